@@ -1,0 +1,68 @@
+# atma — build, test and demo. `make demo` and `make test` do all set-up on a fresh machine
+# (Go, Node.js/npm and gcc present); every step is idempotent and cached under $(ATMA_CACHE).
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+GO ?= go
+ATMA_CACHE ?= $(HOME)/.cache/atma
+export ATMA_CACHE
+# go-nvml's cgo code uses deprecated NVML declarations; keep the build quiet.
+export CGO_CFLAGS ?= -g -O2 -Wno-deprecated-declarations
+ORT_LIB := $(ATMA_CACHE)/onnxruntime/1.30.0/libonnxruntime.so.1
+TEST_BACKBONE := $(ATMA_CACHE)/backbones/test-tiny/manifest.json
+BIN := bin
+FUZZTIME ?= 10s
+
+.PHONY: all build test demo bench lint fuzz onnxruntime test-backbone generate clean help
+
+all: build
+
+help:
+	@echo "make demo        embed a few sentences on the embedded defaults (sets everything up)"
+	@echo "make test        vet, format check and all tests (sets everything up)"
+	@echo "make build       build bin/atma, bin/sentry, bin/judge"
+	@echo "make bench       run the benchmarks"
+	@echo "make fuzz        run every fuzz target for FUZZTIME ($(FUZZTIME))"
+	@echo "make lint        go vet (also with -tags hftokenizers) and a gofmt check"
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+onnxruntime: $(ORT_LIB)
+$(ORT_LIB):
+	scripts/install-onnxruntime.sh >/dev/null
+
+test-backbone: $(TEST_BACKBONE)
+$(TEST_BACKBONE):
+	$(GO) run ./internal/tools/testbackbone -out $(dir $(TEST_BACKBONE)) >/dev/null
+
+lint:
+	$(GO) vet ./...
+	$(GO) vet -tags hftokenizers ./...
+	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
+
+test: onnxruntime test-backbone lint
+	$(GO) test -count=1 ./...
+
+demo: build onnxruntime test-backbone
+	$(BIN)/atma gpu info
+	@echo
+	@echo "Embedding with the test backbone (random weights: the plumbing, not the meaning):"
+	@printf '%s\n' "I moved from Berlin to Lisbon last spring." "Where do I live now?" "My dog Rex is three years old." \
+	  | $(BIN)/atma embed --backbone test-tiny --format table
+
+bench: onnxruntime test-backbone
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+generate:
+	$(GO) generate ./...
+
+clean:
+	rm -rf $(BIN)

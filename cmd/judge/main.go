@@ -1,0 +1,18 @@
+// Command judge is the atma judge CLI (the same tree as `atma judge`); see `judge --help`.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/atma-dev/atma/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Main(ctx, "judge", os.Args[1:], cli.StdIO())
+	stop()
+	os.Exit(code)
+}

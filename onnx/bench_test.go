@@ -1,0 +1,92 @@
+package onnx
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/atma-dev/atma/onnx/tinybert"
+	"github.com/atma-dev/atma/tokenizer"
+)
+
+// BenchmarkEncoderOverhead measures the Go side of the Encoder (tokenize + pack + pool)
+// against the ONNX Runtime Run it wraps, on a synthetic encoder of realistic width (4 layers
+// × 384, 6 heads) at batch 32 × 128 tokens. It reports both times per batch and the Go side
+// as a percentage of Run (goal ≤ 5 %).
+func BenchmarkEncoderOverhead(b *testing.B) {
+	initORT(b)
+	m, _ := tinyBackbone(b, tinybert.Config{Hidden: 384, Layers: 4, Heads: 6, Intermediate: 1536, Seed: 1})
+	m.MaxTokens = 128
+	enc, err := NewEncoder(b.Context(), m, EncoderConfig{Task: "none", BatchSize: 32, Session: SessionConfig{Provider: ProviderCPU}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer enc.Destroy()
+	texts := make([]string, 32)
+	for i := range texts {
+		texts[i] = strings.Repeat(fmt.Sprintf("Memory %d says the user moved to another city and changed jobs. ", i), 12)
+	}
+	var goSide, runSide time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		encs := make([]tokenizer.Encoding, len(texts))
+		for i, s := range texts {
+			if encs[i], err = enc.tok.Encode(s, enc.maxTokens); err != nil {
+				b.Fatal(err)
+			}
+		}
+		batch := planBatches(encs, 32, 1<<20)[0]
+		inputs, seq, err := enc.pack(batch, encs)
+		if err != nil || seq != 128 {
+			b.Fatalf("pack: seq %d, %v", seq, err)
+		}
+		t1 := time.Now()
+		outputs := []ort.Value{nil}
+		if err := enc.sess.Run(inputs, outputs); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		out := outputs[0].(*ort.Tensor[float32])
+		if _, err := enc.pool(out.GetData(), out.GetShape(), batch, encs); err != nil {
+			b.Fatal(err)
+		}
+		t3 := time.Now()
+		destroyAll(inputs)
+		out.Destroy()
+		goSide += t1.Sub(t0) + t3.Sub(t2)
+		runSide += t2.Sub(t1)
+	}
+	b.ReportMetric(float64(goSide.Microseconds())/float64(b.N), "go-µs/batch")
+	b.ReportMetric(float64(runSide.Microseconds())/float64(b.N), "ort-µs/batch")
+	b.ReportMetric(100*float64(goSide)/float64(runSide), "overhead-%")
+}
+
+// BenchmarkEncode is the whole Encode call on the same realistic-width model, in size
+// families of texts per call.
+func BenchmarkEncode(b *testing.B) {
+	initORT(b)
+	m, _ := tinyBackbone(b, tinybert.Config{Hidden: 384, Layers: 4, Heads: 6, Intermediate: 1536, Seed: 1})
+	m.MaxTokens = 128
+	enc, err := NewEncoder(b.Context(), m, EncoderConfig{Task: "none", Session: SessionConfig{Provider: ProviderCPU}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer enc.Destroy()
+	for _, n := range []int{1, 32, 128} {
+		texts := make([]string, n)
+		for i := range texts {
+			texts[i] = fmt.Sprintf("Sentence %d: I used to live in Berlin, but now I live in Lisbon with my cat.", i)
+		}
+		b.Run(fmt.Sprintf("texts=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := enc.Embed(b.Context(), texts); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "texts/s")
+		})
+	}
+}
