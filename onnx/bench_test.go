@@ -38,8 +38,7 @@ func BenchmarkEncoderOverhead(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		batch := planBatches(encs, 32, 1<<20)[0]
-		inputs, seq, err := enc.pack(batch, encs)
+		inputs, seq, err := enc.pack(encs)
 		if err != nil || seq != 128 {
 			b.Fatalf("pack: seq %d, %v", seq, err)
 		}
@@ -50,7 +49,7 @@ func BenchmarkEncoderOverhead(b *testing.B) {
 		}
 		t2 := time.Now()
 		out := outputs[0].(*ort.Tensor[float32])
-		if _, err := enc.pool(out.GetData(), out.GetShape(), batch, encs); err != nil {
+		if _, err := enc.pool(out.GetData(), out.GetShape(), encs); err != nil {
 			b.Fatal(err)
 		}
 		t3 := time.Now()

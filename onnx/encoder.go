@@ -340,21 +340,34 @@ func planBatches(encs []tokenizer.Encoding, size, maxTokens int) [][]int {
 
 // run feeds one batch to the model and returns its pooled, post-processed vectors.
 func (e *Encoder) run(batch []int, encs []tokenizer.Encoding) (_ [][]float32, err error) {
-	inputs, seq, err := e.pack(batch, encs)
+	rows := make([]tokenizer.Encoding, len(batch), len(batch)+1)
+	for r, i := range batch {
+		rows[r] = encs[i]
+	}
+	if e.m.Output.Kind == OutputSentence && rows[len(rows)-1].Len() == 0 {
+		// Graphs that size the batch from the last token's row (USE-lite) drop trailing empty
+		// texts; a one-token filler row keeps them, and its output is discarded.
+		rows = append(rows, tokenizer.Encoding{IDs: []int32{int32(e.m.PadID)}, TypeIDs: []int32{0}})
+	}
+	inputs, seq, err := e.pack(rows)
 	defer func() { err = errors.Join(err, destroyAll(inputs)) }()
 	if err != nil {
 		return nil, err
 	}
 	outputs := []ort.Value{nil}
 	if err := e.sess.Run(inputs, outputs); err != nil {
-		return nil, fmt.Errorf("run backbone %s on a batch of %d × %d tokens: %w", e.m.ID, len(batch), seq, err)
+		return nil, fmt.Errorf("run backbone %s on a batch of %d × %d tokens: %w", e.m.ID, len(rows), seq, err)
 	}
 	defer func() { err = errors.Join(err, outputs[0].Destroy()) }()
 	t, ok := outputs[0].(*ort.Tensor[float32])
 	if !ok {
 		return nil, fmt.Errorf("backbone %s: output %s is %T, want a float tensor", e.m.ID, e.m.Output.Name, outputs[0])
 	}
-	return e.pool(t.GetData(), t.GetShape(), batch, encs)
+	vecs, err := e.pool(t.GetData(), t.GetShape(), rows)
+	if err != nil {
+		return nil, err
+	}
+	return vecs[:len(batch)], nil
 }
 
 func destroyAll(vs []ort.Value) error {
@@ -366,13 +379,13 @@ func destroyAll(vs []ort.Value) error {
 }
 
 // pack builds the model's input tensors for one batch, padded to its longest text.
-func (e *Encoder) pack(batch []int, encs []tokenizer.Encoding) ([]ort.Value, int, error) {
+func (e *Encoder) pack(rows []tokenizer.Encoding) ([]ort.Value, int, error) {
 	seq, total := 1, 0
-	for _, i := range batch {
-		seq = max(seq, encs[i].Len())
-		total += encs[i].Len()
+	for _, enc := range rows {
+		seq = max(seq, enc.Len())
+		total += enc.Len()
 	}
-	b := len(batch)
+	b := len(rows)
 	inputs := make([]ort.Value, 0, len(e.feeds))
 	for _, f := range e.feeds {
 		var shape ort.Shape
@@ -381,9 +394,8 @@ func (e *Encoder) pack(batch []int, encs []tokenizer.Encoding) ([]ort.Value, int
 		case RoleInputIDs, RoleAttentionMask, RoleTokenTypeIDs:
 			shape = ort.NewShape(int64(b), int64(seq))
 			data = make([]int64, b*seq)
-			for r, i := range batch {
+			for r, enc := range rows {
 				row := data[r*seq : (r+1)*seq]
-				enc := encs[i]
 				switch f.role {
 				case RoleInputIDs:
 					for k := range row {
@@ -406,16 +418,16 @@ func (e *Encoder) pack(batch []int, encs []tokenizer.Encoding) ([]ort.Value, int
 		case RoleSparseIndices:
 			shape = ort.NewShape(int64(total), 2)
 			data = make([]int64, 0, 2*total)
-			for r, i := range batch {
-				for k := range encs[i].Len() {
+			for r, enc := range rows {
+				for k := range enc.Len() {
 					data = append(data, int64(r), int64(k))
 				}
 			}
 		case RoleSparseValues:
 			shape = ort.NewShape(int64(total))
 			data = make([]int64, 0, total)
-			for _, i := range batch {
-				for _, id := range encs[i].IDs {
+			for _, enc := range rows {
+				for _, id := range enc.IDs {
 					data = append(data, int64(id))
 				}
 			}
@@ -441,9 +453,9 @@ func newIntTensor(shape ort.Shape, data []int64, as32 bool) (ort.Value, error) {
 }
 
 // pool turns the raw output into one finished vector per text.
-func (e *Encoder) pool(data []float32, shape ort.Shape, batch []int, encs []tokenizer.Encoding) ([][]float32, error) {
+func (e *Encoder) pool(data []float32, shape ort.Shape, rows []tokenizer.Encoding) ([][]float32, error) {
 	h := e.m.Dimension
-	b := len(batch)
+	b := len(rows)
 	out := make([][]float32, b)
 	switch e.m.Output.Kind {
 	case OutputSentence:
@@ -459,8 +471,8 @@ func (e *Encoder) pool(data []float32, shape ort.Shape, batch []int, encs []toke
 		}
 		seq := int(shape[1])
 		acc := make([]float64, h)
-		for r, i := range batch {
-			n := min(encs[i].Len(), seq)
+		for r, enc := range rows {
+			n := min(enc.Len(), seq)
 			if e.m.Pooling == PoolCLS {
 				n = 1
 			}

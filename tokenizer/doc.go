@@ -13,7 +13,8 @@ type Encoding struct {
 	// Tokens are the vocabulary pieces of IDs.
 	Tokens []string
 	// Offsets are [start, end) byte offsets of each token in the input text; special tokens
-	// have [0, 0].
+	// added around the text (such as [CLS] and [SEP]) have [0, 0], while one typed in the
+	// text has its real offsets.
 	Offsets [][2]int
 	// Truncated reports that tokens were dropped to fit the requested maximum.
 	Truncated bool

@@ -56,7 +56,16 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 func Main(ctx context.Context, bin string, args []string, streams IO) int {
 	f := &Factory{IO: streams}
 	var level slog.LevelVar
-	f.Logger = slog.New(slog.NewTextHandler(streams.ErrOut, &slog.HandlerOptions{Level: &level}))
+	// Commands are read by people: no timestamps, info and up unless --verbose.
+	f.Logger = slog.New(slog.NewTextHandler(streams.ErrOut, &slog.HandlerOptions{
+		Level: &level,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
 
 	root, err := newRoot(f, bin, &level)
 	if err != nil {

@@ -4,15 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/atma-dev/atma/onnx/graph"
+	"github.com/atma-dev/atma/onnx/onnxpb"
 )
 
-// Supported ONNX opsets. 17 is the floor because TF's ScatterNd sums duplicate indices and
-// ONNX ScatterND gained reduction="add" in opset 16; 21 is the newest opset whose operator
-// changes the converter has been checked against.
+// Supported ONNX opsets. TF's ScatterNd sums duplicate indices, which needs ScatterND's
+// reduction="add" (opset 16); 17 is the floor because it is the opset the rest of atma and
+// onnx/graph target. 21 is the newest opset whose operator changes the converter has been
+// checked against (the tests run at 17, 18 and 21).
 const (
 	DefaultOpset = 17
 	MinOpset     = 17
@@ -54,7 +59,8 @@ type Options struct {
 	// pair is rebuilt inside the graph from the positions where attention_mask is non-zero, in
 	// row-major order, which is the order TF.js's own encoder builds them in, so results are
 	// the same as feeding the sparse inputs. The model must have the two inputs "indices" and
-	// "values".
+	// "values". As in the sparse graph, trailing rows without tokens are dropped from the
+	// output (see the package documentation).
 	Dense bool
 }
 
@@ -121,6 +127,8 @@ type converter struct {
 	opset int
 	vals  map[string][]*value
 	cur   *node // node being converted, for naming
+	// unranked lists graph inputs and outputs of unknown rank.
+	unranked []string
 }
 
 // Convert translates the model into a serialized ONNX model. Unknown ops, ops used in ways the
@@ -132,12 +140,15 @@ func (m *Model) Convert(opts Options) ([]byte, error) {
 	if opts.Opset == 0 {
 		opts.Opset = DefaultOpset
 	}
-	out, err := m.pickOutput(opts.OutputName)
+	target, err := m.pickOutput(opts.OutputName)
 	if err != nil {
 		return nil, fmt.Errorf("convert TF.js model: %w", err)
 	}
-	order, err := m.topoOrder(out.node)
+	order, err := m.topoOrder(target.node)
 	if err != nil {
+		return nil, fmt.Errorf("convert TF.js model: %w", err)
+	}
+	if err := checkOps(order); err != nil {
 		return nil, fmt.Errorf("convert TF.js model: %w", err)
 	}
 	g := graph.New("tfjs")
@@ -148,9 +159,9 @@ func (m *Model) Convert(opts Options) ([]byte, error) {
 	if err := c.inputs(order, opts.Dense); err != nil {
 		return nil, fmt.Errorf("convert TF.js model: %w", err)
 	}
-	outName := g.Unique(out.String())
-	if outName != out.String() {
-		return nil, fmt.Errorf("convert TF.js model: output name %q collides with an input", out)
+	outName := g.Unique(target.String())
+	if outName != target.String() {
+		return nil, fmt.Errorf("convert TF.js model: output name %q collides with an input", target)
 	}
 	for _, n := range order {
 		if _, done := c.vals[n.name]; done {
@@ -164,10 +175,7 @@ func (m *Model) Convert(opts Options) ([]byte, error) {
 			}
 			ins[i] = vs[r.index]
 		}
-		h, ok := handlers[n.op]
-		if !ok {
-			return nil, fmt.Errorf("convert TF.js model: node %q: %w %q; supported ops: %s", n.name, ErrUnsupportedOp, n.op, strings.Join(SupportedOps(), ", "))
-		}
+		h := handlers[n.op]
 		if want := h.inputs; want >= 0 && len(ins) != want {
 			return nil, fmt.Errorf("convert TF.js model: node %q (%s): has %d inputs, want %d", n.name, n.op, len(ins), want)
 		}
@@ -178,17 +186,43 @@ func (m *Model) Convert(opts Options) ([]byte, error) {
 		}
 		c.vals[n.name] = outs
 	}
-	vs := c.vals[out.node]
-	if out.index >= len(vs) {
-		return nil, fmt.Errorf("convert TF.js model: output %q: node %q has %d output(s)", out, out.node, len(vs))
+	vs := c.vals[target.node]
+	if target.index >= len(vs) {
+		return nil, fmt.Errorf("convert TF.js model: output %q: node %q has %d output(s)", target, target.node, len(vs))
 	}
-	res := vs[out.index]
-	c.cur = &node{name: out.node}
+	res := vs[target.index]
+	c.cur = &node{name: target.node}
 	g.Node(graph.Node{Op: "Identity", Inputs: []string{c.ref(res)}, Outputs: []string{outName}})
 	g.Output(outName, res.dtype, dimsOf(res)...)
-	b, err := g.Marshal()
+	if !res.ranked {
+		c.unranked = append(c.unranked, outName)
+	}
+	b, err := c.marshal()
 	if err != nil {
 		return nil, fmt.Errorf("convert TF.js model: %w", err)
+	}
+	return b, nil
+}
+
+// marshal serializes the graph. graph.Graph declares every input and output with a shape, and
+// an empty one means a scalar; values whose rank is unknown get their shape removed, which is
+// how ONNX says "any rank".
+func (c *converter) marshal() ([]byte, error) {
+	if len(c.unranked) == 0 {
+		return c.g.Marshal()
+	}
+	mp, err := c.g.Build()
+	if err != nil {
+		return nil, err
+	}
+	for _, vi := range append(append([]*onnxpb.ValueInfoProto{}, mp.Graph.Input...), mp.Graph.Output...) {
+		if slices.Contains(c.unranked, vi.GetName()) {
+			vi.GetType().GetTensorType().Shape = nil
+		}
+	}
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(mp)
+	if err != nil {
+		return nil, fmt.Errorf("marshal ONNX model: %w", err)
 	}
 	return b, nil
 }
@@ -299,6 +333,9 @@ func (c *converter) inputs(order []*node, dense bool) error {
 				return err
 			}
 			c.g.Input(v.name, v.dtype, dimsOf(v)...)
+			if !v.ranked {
+				c.unranked = append(c.unranked, v.name)
+			}
 			c.vals[n.name] = []*value{v}
 		}
 		return nil
@@ -335,7 +372,7 @@ func (c *converter) inputs(order []*node, dense bool) error {
 	c.cur = &node{name: "dense_inputs"}
 	// indices = positions of the non-zero mask entries, row-major ([N, 2] int64);
 	// values = input_ids at those positions.
-	nz := c.op("NonZero", c.op("Cast", []string{mask}, graph.AttrInt("to", int64(graph.Bool))))
+	nz := c.op("NonZero", []string{c.op("Cast", []string{mask}, graph.AttrInt("to", int64(graph.Bool)))})
 	pos := c.op("Transpose", []string{nz}, graph.AttrInts("perm", 1, 0))
 	tok := c.op("GatherND", []string{ids, pos})
 	iOut := &value{name: pos, dtype: graph.Int64, shape: []int64{-1, 2}, ranked: true}
@@ -437,12 +474,35 @@ func like(name string, v *value) *value {
 
 // SupportedOps lists the TF ops the converter handles, sorted.
 func SupportedOps() []string {
-	ops := make([]string, 0, len(handlers))
+	ops := []string{"Placeholder"}
 	for k := range handlers {
 		ops = append(ops, k)
 	}
 	sort.Strings(ops)
 	return ops
+}
+
+// checkOps reports every op of nodes that has no handler, each with the first node using it.
+func checkOps(nodes []*node) error {
+	first := map[string]string{}
+	var missing []string
+	for _, n := range nodes {
+		if _, ok := handlers[n.op]; ok || n.op == "Placeholder" {
+			continue
+		}
+		if _, seen := first[n.op]; !seen {
+			first[n.op] = n.name
+			missing = append(missing, n.op)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	parts := make([]string, len(missing))
+	for i, op := range missing {
+		parts[i] = fmt.Sprintf("%s (node %q)", op, first[op])
+	}
+	return fmt.Errorf("%w: %s; add a converter for it to onnx/tfjs or export the model without it (supported ops: %s)", ErrUnsupportedOp, strings.Join(parts, ", "), strings.Join(SupportedOps(), ", "))
 }
 
 // normAxis maps a possibly negative axis into [0, rank).

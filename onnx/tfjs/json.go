@@ -27,8 +27,7 @@ type modelJSON struct {
 }
 
 type topologyJSON struct {
-	Node    []nodeJSON      `json:"node"`
-	Library json.RawMessage `json:"library"`
+	Node []nodeJSON `json:"node"`
 }
 
 type nodeJSON struct {
@@ -66,15 +65,14 @@ type quantization struct {
 
 // attrValue is a TF AttrValue: exactly one of its fields is normally set.
 type attrValue struct {
-	I      *jsonInt     `json:"i"`
-	F      *jsonFloat   `json:"f"`
-	B      *bool        `json:"b"`
-	S      *jsonBytes   `json:"s"`
-	Type   *jsonDType   `json:"type"`
-	Shape  *shapeJSON   `json:"shape"`
-	List   *attrList    `json:"list"`
-	Tensor *tensorJSON  `json:"tensor"`
-	Func   *json.RawMessage `json:"func"`
+	I      *jsonInt    `json:"i"`
+	F      *jsonFloat  `json:"f"`
+	B      *bool       `json:"b"`
+	S      *jsonBytes  `json:"s"`
+	Type   *jsonDType  `json:"type"`
+	Shape  *shapeJSON  `json:"shape"`
+	List   *attrList   `json:"list"`
+	Tensor *tensorJSON `json:"tensor"`
 }
 
 type attrList struct {

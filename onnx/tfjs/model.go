@@ -69,7 +69,7 @@ func Load(dir string) (*Model, error) {
 	}
 	mj, err := parseModelJSON(data)
 	if err != nil {
-		return nil, fmt.Errorf("load TF.js model: parse %s: %w", p, err)
+		return nil, fmt.Errorf("load TF.js model: parse %s: %w; the file is damaged or not a TF.js graph model: re-fetch it or re-run the TF.js converter", p, err)
 	}
 	weights, err := loadWeights(dir, mj.WeightsManifest)
 	if err != nil {

@@ -41,21 +41,21 @@ var handlers = map[string]handler{
 	"Relu6":      {1, convRelu6},
 
 	// element-wise, two inputs, with broadcasting
-	"Add":          {2, binary("Add", false)},
-	"AddV2":        {2, binary("Add", false)},
-	"Sub":          {2, binary("Sub", false)},
-	"Mul":          {2, binary("Mul", false)},
+	"Add":          {2, binop("Add", false)},
+	"AddV2":        {2, binop("Add", false)},
+	"Sub":          {2, binop("Sub", false)},
+	"Mul":          {2, binop("Mul", false)},
 	"RealDiv":      {2, convRealDiv},
-	"Maximum":      {2, binary("Max", false)},
-	"Minimum":      {2, binary("Min", false)},
-	"Pow":          {2, binary("Pow", false)},
-	"Less":         {2, binary("Less", true)},
-	"LessEqual":    {2, binary("LessOrEqual", true)},
-	"Greater":      {2, binary("Greater", true)},
-	"GreaterEqual": {2, binary("GreaterOrEqual", true)},
-	"Equal":        {2, binary("Equal", true)},
-	"LogicalAnd":   {2, binary("And", true)},
-	"LogicalOr":    {2, binary("Or", true)},
+	"Maximum":      {2, binop("Max", false)},
+	"Minimum":      {2, binop("Min", false)},
+	"Pow":          {2, binop("Pow", false)},
+	"Less":         {2, binop("Less", true)},
+	"LessEqual":    {2, binop("LessOrEqual", true)},
+	"Greater":      {2, binop("Greater", true)},
+	"GreaterEqual": {2, binop("GreaterOrEqual", true)},
+	"Equal":        {2, binop("Equal", true)},
+	"LogicalAnd":   {2, binop("And", true)},
+	"LogicalOr":    {2, binop("Or", true)},
 	"SelectV2":     {3, convSelect(true)},
 	"Select":       {3, convSelect(false)},
 	"BiasAdd":      {2, convBiasAdd},
@@ -157,6 +157,10 @@ func sameShape(a, b []int64) bool {
 	return true
 }
 
+// maxInlineElements bounds inline constants, which real models keep small (TF.js puts the
+// values of every Const in the weight files).
+const maxInlineElements = 1 << 22
+
 // inlineTensor decodes a TensorProto attribute. As in TF, a list of values shorter than the
 // shape repeats its last element (an empty list means zeros).
 func inlineTensor(tj *tensorJSON, dt graph.DType) (*tensor, error) {
@@ -168,7 +172,7 @@ func inlineTensor(tj *tensorJSON, dt graph.DType) (*tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n > 1<<28 {
+	if n > maxInlineElements {
 		return nil, fmt.Errorf("inline tensor of shape %v is too large", shape)
 	}
 	if tj.TensorContent != nil && len(*tj.TensorContent) > 0 {
@@ -297,7 +301,7 @@ func broadcast(a, b *value) ([]int64, bool, error) {
 	return outShape, true, nil
 }
 
-func binary(op string, boolOut bool) func(*converter, *node, []*value) ([]*value, error) {
+func binop(op string, boolOut bool) func(*converter, *node, []*value) ([]*value, error) {
 	return func(c *converter, n *node, in []*value) ([]*value, error) {
 		a, b := in[0], in[1]
 		if a.dtype != b.dtype {
@@ -324,7 +328,7 @@ func convRealDiv(c *converter, n *node, in []*value) ([]*value, error) {
 	if !isFloat(in[0].dtype) {
 		return nil, fmt.Errorf("RealDiv of %v; want a float type", in[0].dtype)
 	}
-	return binary("Div", false)(c, n, in)
+	return binop("Div", false)(c, n, in)
 }
 
 // convSelect is SelectV2 (broadcasting, like ONNX Where) or Select, whose rank-1 condition

@@ -38,18 +38,14 @@ func gather(c *converter, p, idx *value, axis, bd int64) ([]*value, error) {
 		}
 		bd += int64(ir)
 	}
-	if bd != 0 || axis < 0 {
-		if pr < 0 {
-			if bd != 0 {
-				return nil, fmt.Errorf("batch_dims needs the params' rank")
-			}
-		} else {
-			a, err := normAxis(axis, pr)
-			if err != nil {
-				return nil, err
-			}
-			axis = a
+	if pr >= 0 {
+		a, err := normAxis(axis, pr)
+		if err != nil {
+			return nil, err
 		}
+		axis = a
+	} else if bd != 0 {
+		return nil, fmt.Errorf("batch_dims needs the params' rank")
 	}
 	if bd == 0 {
 		res := out(c.op("Gather", []string{c.ref(p), c.ref(idx)}, graph.AttrInt("axis", axis)), p.dtype, nil, false)
@@ -133,10 +129,7 @@ func shapeResult(s *value) ([]int64, bool) {
 		d, err := s.konst.ints()
 		return d, err == nil
 	}
-	if s.ranked && s.rank() == 1 && s.shape[0] >= 0 {
-		return fill(int(s.shape[0]), -1), true
-	}
-	return nil, false
+	return rankFromShapeInput(s)
 }
 
 // convScatterNd is TF ScatterNd: updates scattered into zeros of the given shape, with

@@ -45,10 +45,23 @@ func convReshape(c *converter, n *node, in []*value) ([]*value, error) {
 			return nil, err
 		}
 		res.shape, res.ranked = resolveReshape(x, dims), true
-	} else if s.ranked && s.shape[0] >= 0 {
-		res.shape, res.ranked = fill(int(s.shape[0]), -1), true
+	} else {
+		res.shape, res.ranked = rankFromShapeInput(s)
 	}
 	return []*value{res}, nil
+}
+
+// maxRank bounds the ranks the converter tracks; a shape tensor claiming more elements than
+// this leaves the result's rank unknown rather than allocating for it.
+const maxRank = 64
+
+// rankFromShapeInput is the static shape (all dims unknown) of a tensor whose shape is the
+// 1-D tensor s, when s's length is known.
+func rankFromShapeInput(s *value) ([]int64, bool) {
+	if !s.ranked || s.rank() != 1 || s.shape[0] < 0 || s.shape[0] > maxRank {
+		return nil, false
+	}
+	return fill(int(s.shape[0]), -1), true
 }
 
 // resolveReshape fills in a -1 in a constant target shape when the input's size is known.
@@ -416,11 +429,18 @@ func convStridedSlice(c *converter, n *node, in []*value) ([]*value, error) {
 				continue
 			}
 			sp := sliceSpec{axis: inAxis, start: b, end: e, step: s}
-			if bit(beginMask, i) {
-				sp.start = map[bool]int64{true: 0, false: maxInt64}[s > 0]
+			// Masked bounds are the extremes; ONNX clamps them to the ends of the axis.
+			switch {
+			case bit(beginMask, i) && s > 0:
+				sp.start = 0
+			case bit(beginMask, i):
+				sp.start = maxInt64
 			}
-			if bit(endMask, i) {
-				sp.end = map[bool]int64{true: maxInt64, false: minInt64}[s > 0]
+			switch {
+			case bit(endMask, i) && s > 0:
+				sp.end = maxInt64
+			case bit(endMask, i):
+				sp.end = minInt64
 			}
 			if s < 0 && !bit(beginMask, i) && b < 0 {
 				if dim >= 0 {
@@ -590,6 +610,9 @@ func convSlice(c *converter, n *node, in []*value) ([]*value, error) {
 	return []*value{res}, nil
 }
 
+// maxSplit bounds the number of outputs of a split.
+const maxSplit = 1 << 16
+
 // convSplitV splits along axis into pieces of the given sizes; one size may be -1 (the rest).
 func convSplitV(c *converter, n *node, in []*value) ([]*value, error) {
 	x := in[0]
@@ -605,8 +628,8 @@ func convSplitV(c *converter, n *node, in []*value) ([]*value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if num != int64(len(sizes)) || num < 1 {
-		return nil, fmt.Errorf("num_split %d does not match %d split sizes", num, len(sizes))
+	if num != int64(len(sizes)) || num < 1 || num > maxSplit {
+		return nil, fmt.Errorf("num_split %d does not match %d split sizes (at most %d)", num, len(sizes), maxSplit)
 	}
 	if x.ranked {
 		if axis, err = normAxis(axis, x.rank()); err != nil {
@@ -676,8 +699,8 @@ func convSplit(c *converter, n *node, in []*value) ([]*value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if num < 1 {
-		return nil, fmt.Errorf("num_split %d must be positive", num)
+	if num < 1 || num > maxSplit {
+		return nil, fmt.Errorf("num_split %d must be between 1 and %d", num, maxSplit)
 	}
 	if x.ranked {
 		if axis, err = normAxis(axis, x.rank()); err != nil {
@@ -746,8 +769,8 @@ func convFill(c *converter, n *node, in []*value) ([]*value, error) {
 	if dims.konst != nil {
 		res.shape, _ = dims.konst.ints()
 		res.ranked = true
-	} else if dims.ranked && dims.shape[0] >= 0 {
-		res.shape, res.ranked = fill(int(dims.shape[0]), -1), true
+	} else {
+		res.shape, res.ranked = rankFromShapeInput(dims)
 	}
 	return []*value{res}, nil
 }

@@ -238,7 +238,7 @@ func decodeWeight(w weightSpec, b []byte) (*tensor, int, error) {
 		if w.DType == "int32" {
 			iv := make([]int64, n)
 			for i, v := range vals {
-				iv[i] = int64(math.Round(v))
+				iv[i] = int64(math.Floor(v + 0.5)) // JavaScript's Math.round: halves go up
 			}
 			return intTensor(graph.Int32, shape, iv), n * sz, nil
 		}

@@ -86,6 +86,7 @@ export const tokenSentences = [
   "the the the the the",
   zalgoSame,
   zalgoMixed,
+  "\u01c5" + "\u0301".repeat(32) + " \u01c4\u01c5\u01c6 \u01f1",
   longText,
 ];
 

@@ -3,17 +3,34 @@ package spm
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/atma-dev/atma/tokenizer"
 )
 
-// edge is one lattice arc: a piece covering symbols [start, end).
+// edge is one lattice arc: a piece (or an unknown code point, id 0) over symbols
+// [start, end).
 type edge struct {
 	start, end int32
 	id         int32
-	score      float64
 }
+
+// workspace holds the buffers of one Encode call; they are pooled between calls.
+type workspace struct {
+	sym    symbols
+	edges  []edge
+	byEnd  []edge
+	perEnd []int32
+	best   []float64
+	words  []int32
+	toks   []token
+}
+
+var workspaces = sync.Pool{New: func() any { return new(workspace) }}
+
+// maxPooledSymbols keeps the buffers of huge texts out of the pool.
+const maxPooledSymbols = 1 << 16
 
 // Encode splits text into USE-lite token ids exactly as the JS Tokenizer.encode of
 // @energetic-ai/embeddings 0.2.0 does (see doc.go). maxTokens > 0 keeps only the first
@@ -33,8 +50,14 @@ func (t *Tokenizer) Encode(text string, maxTokens int) (tokenizer.Encoding, erro
 	if !utf8.ValidString(text) {
 		return tokenizer.Encoding{}, fmt.Errorf("spm encode: byte offset %d: %w", invalidOffset(text), ErrInvalidUTF8)
 	}
-	sym := prepare(text)
-	toks := t.segment(sym.runes)
+	ws := workspaces.Get().(*workspace)
+	defer func() {
+		if cap(ws.sym.runes) <= maxPooledSymbols {
+			workspaces.Put(ws)
+		}
+	}()
+	prepare(text, &ws.sym)
+	toks := t.segment(ws)
 
 	enc := tokenizer.Encoding{}
 	if maxTokens > 0 && len(toks) > maxTokens {
@@ -45,10 +68,11 @@ func (t *Tokenizer) Encode(text string, maxTokens int) (tokenizer.Encoding, erro
 	enc.TypeIDs = make([]int32, len(toks))
 	enc.Tokens = make([]string, len(toks))
 	enc.Offsets = make([][2]int, len(toks))
+	spans := ws.sym.spans
 	for i, tok := range toks {
 		enc.IDs[i] = tok.id
 		enc.Tokens[i] = t.pieces[tok.id]
-		enc.Offsets[i] = [2]int{sym.spans[tok.start][0], sym.spans[tok.end-1][1]}
+		enc.Offsets[i] = [2]int{spans[tok.start][0], spans[tok.end-1][1]}
 	}
 	return enc, nil
 }
@@ -61,27 +85,29 @@ type token struct {
 
 // segment is the JS Tokenizer.encode after processInput: the lattice of every vocabulary
 // piece (or unknown code point), the forward pass with its tie and sentinel rules, the
-// backward pass and the merging of unknown runs.
-func (t *Tokenizer) segment(runes []rune) []token {
+// backward pass and the merging of unknown runs. The result lives in ws.
+func (t *Tokenizer) segment(ws *workspace) []token {
+	runes := ws.sym.runes
 	n := len(runes)
 	if n == 0 {
 		return nil
 	}
 	// Lattice arcs in the order the JS visits them: by end position, then by start position
 	// (for...in over integer keys is ascending); a (start, end) pair has a single piece.
-	edges := make([]edge, 0, 2*n)
-	perEnd := make([]int32, n+2)
+	edges := ws.edges[:0]
+	perEnd := resize(ws.perEnd, n+2)
+	clear(perEnd)
 	for i := range n {
 		before := len(edges)
 		node := int32(0)
 		for j := i; j < n; j++ {
-			child, ok := t.edges[trieEdge{node, runes[j]}]
+			child, ok := t.child(node, runes[j])
 			if !ok {
 				break
 			}
 			node = child
-			if nd := &t.nodes[node]; nd.end {
-				edges = append(edges, edge{start: int32(i), end: int32(i) + nd.depth, id: nd.id, score: nd.score})
+			if nd := t.nodes[node]; nd.id >= 0 {
+				edges = append(edges, edge{start: int32(i), end: int32(i) + nd.depth, id: nd.id})
 			}
 		}
 		if len(edges) == before {
@@ -95,20 +121,29 @@ func (t *Tokenizer) segment(runes []rune) []token {
 	for i := 1; i < len(perEnd); i++ {
 		perEnd[i] += perEnd[i-1]
 	}
-	byEnd := make([]edge, len(edges))
-	fill := slices.Clone(perEnd)
+	byEnd := resize(ws.byEnd, len(edges))
+	fill := resize(ws.words, n+2) // scratch until the forward pass
+	copy(fill, perEnd)
 	for _, e := range edges { // stable: starts stay ascending within an end
 		byEnd[fill[e.end]] = e
 		fill[e.end]++
 	}
+	ws.edges, ws.perEnd, ws.byEnd = edges, perEnd, byEnd
 
 	// Forward pass. best[k] == 0 doubles as "no path yet" in the JS, so an arc always wins
-	// over a best of exactly 0, and ties go to the later (shorter) arc.
-	best := make([]float64, n+1)
-	words := make([]int32, n+1)
+	// over a best of exactly 0, and ties go to the later (shorter) arc. Pieces score what the
+	// vocabulary says, unknown code points 0.
+	best := resize(ws.best, n+1)
+	words := resize(ws.words, n+1)
+	clear(best)
+	clear(words)
+	ws.best, ws.words = best, words
 	for end := 1; end <= n; end++ {
 		for _, e := range byEnd[perEnd[end]:perEnd[end+1]] {
-			score := e.score + best[e.start]
+			score := best[e.start]
+			if e.id != unknownID {
+				score = t.scores[e.id] + score
+			}
 			if best[end] == 0 || score >= best[end] {
 				best[end] = score
 				words[end] = e.id
@@ -117,29 +152,33 @@ func (t *Tokenizer) segment(runes []rune) []token {
 	}
 
 	// Backward pass: from the end, step back by the chosen piece's length in UTF-16 units.
-	var rev []token
+	// Runs of unknown ids collapse into one (the JS keeps the last of the run; the token here
+	// covers all of it). Tokens are collected last to first.
+	toks := ws.toks[:0]
+	prevUnknown := false
 	for iter := n; iter > 0; {
 		id := words[iter]
 		start := max(iter-int(t.backLen[id]), 0)
-		rev = append(rev, token{id: id, start: start, end: iter})
-		iter -= int(t.backLen[id])
-	}
-
-	// Runs of unknown ids collapse into one (the JS keeps the last of the run; the offsets
-	// here cover all of it).
-	out := make([]token, 0, len(rev))
-	prevUnknown := false
-	for _, tok := range rev {
-		isUnknown := tok.id == unknownID
+		isUnknown := id == unknownID
 		if prevUnknown && isUnknown {
-			out[len(out)-1].start = tok.start
+			toks[len(toks)-1].start = start
 		} else {
-			out = append(out, tok)
+			toks = append(toks, token{id: id, start: start, end: iter})
 		}
 		prevUnknown = isUnknown
+		iter -= int(t.backLen[id])
 	}
-	slices.Reverse(out)
-	return out
+	slices.Reverse(toks)
+	ws.toks = toks
+	return toks
+}
+
+// resize returns s with length n, reusing its storage when it is large enough.
+func resize[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
 }
 
 // invalidOffset is the byte offset of the first invalid UTF-8 sequence in s.

@@ -69,6 +69,24 @@ func FuzzEncode(f *testing.F) {
 				t.Fatalf("NFKC(%+q) = %+q, x/text says %+q", text, got.String(), want)
 			}
 		}
+		// prepare's fast paths agree with the segment-by-segment normalization.
+		var sym symbols
+		prepare(text, &sym)
+		var slow []rune
+		if text != "" {
+			slow = append(slow, wordStart)
+		}
+		for _, seg := range nfkcSegments(text) {
+			for _, r := range seg.out {
+				if r == ' ' {
+					r = wordStart
+				}
+				slow = append(slow, r)
+			}
+		}
+		if string(sym.runes) != string(slow) {
+			t.Fatalf("prepare(%+q) = %+q, segments give %+q", text, string(sym.runes), string(slow))
+		}
 	})
 }
 

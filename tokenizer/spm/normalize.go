@@ -1,6 +1,7 @@
 package spm
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -11,9 +12,8 @@ import (
 const (
 	// wordStart is SentencePiece's "▁": it starts the text and replaces every space.
 	wordStart = '\u2581'
-	// cgj is U+034F COMBINING GRAPHEME JOINER, which x/text inserts to keep text
+	// cgjStr is U+034F COMBINING GRAPHEME JOINER, which x/text inserts to keep text
 	// "stream-safe" (UAX #15) and which JavaScript's String.prototype.normalize never does.
-	cgj    = '\u034f'
 	cgjStr = "\u034f"
 )
 
@@ -24,27 +24,36 @@ type symbols struct {
 	spans [][2]int
 }
 
-// prepare reproduces the JS processInput: NFKC, then "▁" + text with every U+0020 replaced
-// by "▁"; the empty result stays empty. The synthetic leading "▁" has the span [0, 0]; every
-// other code point carries the span of the input normalization segment that produced it.
-func prepare(text string) symbols {
+// prepare reproduces the JS processInput into s: NFKC, then "▁" + text with every U+0020
+// replaced by "▁"; the empty result stays empty. The synthetic leading "▁" has the span
+// [0, 0]; every other code point carries the span of the input normalization segment that
+// produced it.
+func prepare(text string, s *symbols) {
+	s.runes, s.spans = s.runes[:0], s.spans[:0]
 	if text == "" {
-		return symbols{}
+		return
 	}
-	n := len(text) + 1 // NFKC mostly keeps the length in code points at most this
-	s := symbols{runes: make([]rune, 0, n), spans: make([][2]int, 0, n)}
-	s.runes = append(s.runes, wordStart)
-	s.spans = append(s.spans, [2]int{0, 0})
+	s.add(wordStart, 0, 0)
+	if norm.NFKC.IsNormalString(text) {
+		// x/text's NFKC leaves text as it is, so no CGJ would be inserted and ICU agrees.
+		for i, r := range text {
+			s.add(r, i, i+utf8.RuneLen(r))
+		}
+		return
+	}
 	for _, seg := range nfkcSegments(text) {
 		for _, r := range seg.out {
-			if r == ' ' {
-				r = wordStart
-			}
-			s.runes = append(s.runes, r)
-			s.spans = append(s.spans, [2]int{seg.start, seg.end})
+			s.add(r, seg.start, seg.end)
 		}
 	}
-	return s
+}
+
+func (s *symbols) add(r rune, start, end int) {
+	if r == ' ' {
+		r = wordStart
+	}
+	s.runes = append(s.runes, r)
+	s.spans = append(s.spans, [2]int{start, end})
 }
 
 // segment is the NFKC form of text[start:end].
@@ -57,24 +66,42 @@ type segment struct {
 }
 
 // nfkcSegments normalizes text to NFKC piece by piece, keeping which input bytes each piece
-// came from. It matches ICU's (and so JavaScript's) NFKC also for runs of more than 30
-// combining marks, where x/text inserts a CGJ and sorts and composes each chunk on its own:
-// such runs are normalized again by nfkcUnbounded.
+// came from. Two x/text habits are undone:
+//   - a code point whose decomposition holds several starters (ǅ → D z ̌) may come out as
+//     several segments, the first ones of zero input width; they get the input span of the
+//     segment that consumes the code point;
+//   - after 30 combining marks in a row x/text inserts a CGJ and sorts and composes each
+//     chunk on its own (the stream-safe format), which ICU, and so JavaScript, never does:
+//     such runs are normalized again, whole, by nfkcUnbounded.
 func nfkcSegments(text string) []segment {
 	var it norm.Iter
 	it.InitString(norm.NFKC, text)
 	var segs []segment
+	buf := make([]rune, 0, len(text))
 	for !it.Done() {
 		start := it.Pos()
 		out := it.Next()
 		end := it.Pos()
-		if strings.HasPrefix(string(out), cgjStr) && !strings.HasPrefix(text[start:], cgjStr) && len(segs) > 0 {
-			last := &segs[len(segs)-1]
-			last.end = end
-			last.overflow = true
+		if bytes.HasPrefix(out, []byte(cgjStr)) && !strings.HasPrefix(text[start:], cgjStr) && len(segs) > 0 {
+			// A continuation: it, the segment it continues and the zero-width segments
+			// before that one become one segment.
+			from := segs[len(segs)-1].start
+			for len(segs) > 0 && segs[len(segs)-1].start >= from {
+				segs = segs[:len(segs)-1]
+			}
+			segs = append(segs, segment{start: from, end: end, overflow: true})
 			continue
 		}
-		segs = append(segs, segment{start: start, end: end, out: []rune(string(out))})
+		n := len(buf)
+		for _, r := range string(out) {
+			buf = append(buf, r)
+		}
+		segs = append(segs, segment{start: start, end: end, out: buf[n:len(buf):len(buf)]})
+	}
+	for i := len(segs) - 2; i >= 0; i-- {
+		if segs[i].start == segs[i].end {
+			segs[i].end = segs[i+1].end
+		}
 	}
 	for i := range segs {
 		if segs[i].overflow {

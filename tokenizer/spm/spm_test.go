@@ -128,6 +128,8 @@ func TestEncodeEncoding(t *testing.T) {
 		{name: "unknown run", text: "日本語", tokens: []string{"▁", "\ufffd"}, offsets: [][2]int{{0, 0}, {0, 9}}},
 		// NFKC turns the ligature into "fi"; both bytes spans point at the ligature.
 		{name: "nfkc expansion", text: "ﬁ", tokens: []string{"▁fi"}, offsets: [][2]int{{0, 3}}},
+		// ǅ becomes D + ž over two x/text segments; both point at the two bytes of ǅ.
+		{name: "split code point", text: "ǅx", tokens: []string{"▁D", "\ufffd", "x"}, offsets: [][2]int{{0, 2}, {0, 2}, {2, 3}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -270,6 +272,12 @@ func TestNFKCSegments(t *testing.T) {
 		{name: "compat", text: "ﬁ ½ ① Ｆ ㍿", want: norm.NFKC.String("ﬁ ½ ① Ｆ ㍿")},
 		{name: "compose", text: "e\u0301\u0323 \u1100\u1161\u11a8", want: norm.NFKC.String("e\u0301\u0323 \u1100\u1161\u11a8")},
 		{name: "cgj kept", text: "a\u034f\u0301b", want: "a\u034f\u0301b"},
+		// ǅ decomposes to D z ̌; x/text emits the D as a zero-width segment, and the 32 marks
+		// after z overflow its stream-safe limit.
+		{name: "split code point with long run", text: "\u01c5" + strings.Repeat("\u0301", 32) + "x", want: "D\u017e" + strings.Repeat("\u0301", 32) + "x"},
+		{name: "split code point", text: "\u01c5\u01c4", want: "D\u017eD\u017d"},
+		// Already NFKC for ICU (no composite of x and an acute): kept as it is.
+		{name: "long run on x", text: "x" + strings.Repeat("\u0301", 40), want: "x" + strings.Repeat("\u0301", 40)},
 		// 40 acute accents: ICU composes the first with the e and keeps 39, no CGJ.
 		{name: "long run", text: "e" + strings.Repeat("\u0301", 40) + "x", want: "\u00e9" + strings.Repeat("\u0301", 39) + "x"},
 		// Mixed classes beyond 30 marks: the whole run is sorted (220 before 230), then the
@@ -282,19 +290,27 @@ func TestNFKCSegments(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []rune
-			prev := 0
+			prev := [2]int{0, 0}
 			for _, seg := range nfkcSegments(tt.text) {
-				if seg.start != prev || seg.end < seg.start {
-					t.Fatalf("segment [%d,%d) after %d", seg.start, seg.end, prev)
+				// Segments follow each other, or share the span of one split code point.
+				next := seg.start == prev[1] && seg.end > seg.start
+				shared := seg.start == prev[0] && seg.end == prev[1]
+				if !next && !shared {
+					t.Fatalf("segment [%d,%d) after [%d,%d)", seg.start, seg.end, prev[0], prev[1])
 				}
-				prev = seg.end
+				prev = [2]int{seg.start, seg.end}
 				got = append(got, seg.out...)
 			}
-			if prev != len(tt.text) {
-				t.Errorf("segments end at %d, text has %d bytes", prev, len(tt.text))
+			if prev[1] != len(tt.text) {
+				t.Errorf("segments end at %d, text has %d bytes", prev[1], len(tt.text))
 			}
 			if string(got) != tt.want {
 				t.Errorf("NFKC = %+q, want %+q", string(got), tt.want)
+			}
+			var sym symbols
+			prepare(tt.text, &sym)
+			if want := "\u2581" + strings.ReplaceAll(tt.want, " ", "\u2581"); string(sym.runes) != want {
+				t.Errorf("prepare = %+q, want %+q", string(sym.runes), want)
 			}
 		})
 	}

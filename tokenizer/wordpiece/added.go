@@ -10,11 +10,11 @@ import (
 type addedToken struct {
 	id         int32
 	content    string
-	singleWord bool // match only when not inside a word
-	lstrip     bool // swallow whitespace on the left
-	rstrip     bool // swallow whitespace on the right
-	normalized bool // match against the normalised text instead of the original
-	special    bool // skipped by Decode when asked to
+	singleWord bool   // match only when not inside a word
+	lstrip     bool   // swallow whitespace on the left
+	rstrip     bool   // swallow whitespace on the right
+	normalized bool   // match against the normalised text instead of the original
+	special    bool   // skipped by Decode when asked to
 	decoded    string // what Decode writes: the content, normalised if normalized is set
 }
 

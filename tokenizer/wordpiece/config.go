@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 )
 
 // fileConfig is the part of a Hugging Face tokenizer.json that this package reads. Sections
@@ -44,7 +45,6 @@ type bertNormalizerConfig struct {
 }
 
 type wordPieceConfig struct {
-	Type                    string           `json:"type"`
 	UnkToken                *string          `json:"unk_token"`
 	ContinuingSubwordPrefix *string          `json:"continuing_subword_prefix"`
 	MaxInputCharsPerWord    *int             `json:"max_input_chars_per_word"`
@@ -136,6 +136,12 @@ func Parse(data []byte) (*Tokenizer, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	t.vocabSize = len(t.model.vocab)
+	for _, at := range t.added.byID {
+		if _, ok := t.model.vocab[at.content]; !ok {
+			t.vocabSize++
+		}
+	}
 	return t, nil
 }
 
@@ -156,17 +162,26 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 	if isNull(raw) {
 		return errors.New("missing")
 	}
-	var mc wordPieceConfig
-	if err := json.Unmarshal(raw, &mc); err != nil {
+	// Read the type before the rest: other models have other shapes.
+	var head struct {
+		Type                    string          `json:"type"`
+		ContinuingSubwordPrefix json.RawMessage `json:"continuing_subword_prefix"`
+		MaxInputCharsPerWord    json.RawMessage `json:"max_input_chars_per_word"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
 		return err
 	}
 	// Old files omit the model type; a WordPiece model is then recognised by its fields.
-	if mc.Type != "WordPiece" && (mc.Type != "" || mc.ContinuingSubwordPrefix == nil || mc.MaxInputCharsPerWord == nil) {
-		name := mc.Type
+	if head.Type != "WordPiece" && (head.Type != "" || head.ContinuingSubwordPrefix == nil || head.MaxInputCharsPerWord == nil) {
+		name := head.Type
 		if name == "" {
 			name = "(untyped)"
 		}
 		return fmt.Errorf("unsupported model type %q: only WordPiece is supported", name)
+	}
+	var mc wordPieceConfig
+	if err := json.Unmarshal(raw, &mc); err != nil {
+		return err
 	}
 	if len(mc.Vocab) == 0 {
 		return errors.New("empty vocabulary")
@@ -214,7 +229,7 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 		if m.idToToken[id] == "" {
 			m.idToToken[id] = tok
 		}
-		if len(m.prefix) > 0 && len(tok) >= len(m.prefix) && tok[:len(m.prefix)] == m.prefix {
+		if strings.HasPrefix(tok, m.prefix) {
 			m.maxContLen = max(m.maxContLen, len(tok)-len(m.prefix))
 		}
 		m.maxWordLen = max(m.maxWordLen, len(tok))

@@ -52,6 +52,38 @@ func TestMatchesHuggingFace(t *testing.T) {
 	}
 }
 
+// TestRandomMatchHuggingFace compares ids, offsets and decoding with the reference on 500
+// seeded random strings (mixed scripts, marks, controls, symbols, special tokens).
+func TestRandomMatchHuggingFace(t *testing.T) {
+	tok := loadBERT(t)
+	data, err := os.ReadFile(filepath.Join("testdata", "hf_random.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g struct {
+		Cases []hfCase `json:"cases"`
+	}
+	if err := json.Unmarshal(data, &g); err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Cases) < 500 {
+		t.Fatalf("hf_random.golden has %d cases, want 500", len(g.Cases))
+	}
+	for _, c := range g.Cases {
+		got, err := tok.Encode(c.Text, 0)
+		if err != nil {
+			t.Errorf("%s: Encode(%q): %v", c.Name, c.Text, err)
+			continue
+		}
+		if !slices.Equal(got.IDs, c.IDs) || !slices.Equal(got.Offsets, c.Offsets) {
+			t.Errorf("%s: Encode(%q)\n got %v %v\nwant %v %v", c.Name, c.Text, got.IDs, got.Offsets, c.IDs, c.Offsets)
+		}
+		if d := tok.Decode(c.IDs, true); d != c.Decoded {
+			t.Errorf("%s: Decode(%v, true) = %q, want %q", c.Name, c.IDs, d, c.Decoded)
+		}
+	}
+}
+
 // TestVariantsMatchHuggingFace does the same for the configurations in
 // testdata/variants.json: other normaliser settings, no normaliser or pre-tokeniser,
 // BertProcessing, other templates, no decoder, and added tokens with the lstrip, rstrip,

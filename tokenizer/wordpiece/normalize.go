@@ -1,6 +1,7 @@
 package wordpiece
 
 import (
+	"slices"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -52,7 +53,7 @@ func (bn *bertNormalizer) normalize(n *normalized, scratch *normalized, text str
 	// Stage 1 and 2: clean text and CJK padding, one original character at a time.
 	// An inserted space shares the alignment of the character before it (or the empty
 	// range at the start), as NormalizedString::transform does.
-	stage := n
+	stage := n // the last stage writes to n
 	if bn.stripAccents || bn.lowercase {
 		stage = scratch
 		stage.reset()
@@ -80,37 +81,39 @@ func (bn *bertNormalizer) normalize(n *normalized, scratch *normalized, text str
 	if stage == n {
 		return
 	}
-	// Stage 3: NFD with canonical reordering, then drop non-spacing marks.
-	src := stage
+	// Stage 3: NFD with canonical reordering into n, then drop non-spacing marks and
+	// (stage 4) lowercase while copying back to scratch; the two buffers then swap.
 	if bn.stripAccents {
 		n.reset()
-		decomposeNFD(n, src)
-		// Filter in place.
-		k := 0
+		decomposeNFD(n, scratch)
+		scratch.reset()
 		for j, r := range n.runes {
 			if isNonspacingMark(r) {
 				continue
 			}
-			n.runes[k], n.aligns[k] = r, n.aligns[j]
-			k++
+			if bn.lowercase {
+				scratch.appendLower(r, n.aligns[j])
+			} else {
+				scratch.push(r, n.aligns[j])
+			}
 		}
-		n.runes, n.aligns = n.runes[:k], n.aligns[:k]
-		if !bn.lowercase {
-			return
-		}
-		// Lowercase reads from scratch: swap the buffers' roles.
-		scratch.runes = append(scratch.runes[:0], n.runes...)
-		scratch.aligns = append(scratch.aligns[:0], n.aligns...)
-		src = scratch
+		*n, *scratch = *scratch, *n
+		return
 	}
-	// Stage 4: lowercase (full mapping; an expansion shares the source alignment).
+	// Stage 4 alone: lowercase.
 	n.reset()
-	for j, r := range src.runes {
-		before := len(n.runes)
-		n.runes = toLowerFull(n.runes, r)
-		for range len(n.runes) - before {
-			n.aligns = append(n.aligns, src.aligns[j])
-		}
+	for j, r := range scratch.runes {
+		n.appendLower(r, scratch.aligns[j])
+	}
+}
+
+// appendLower appends the full lowercase mapping of r; an expansion (U+0130) shares the
+// alignment of r.
+func (n *normalized) appendLower(r rune, a span) {
+	before := len(n.runes)
+	n.runes = toLowerFull(n.runes, r)
+	for range len(n.runes) - before {
+		n.aligns = append(n.aligns, a)
 	}
 }
 
@@ -119,42 +122,67 @@ func (bn *bertNormalizer) normalize(n *normalized, scratch *normalized, text str
 // from.
 func decomposeNFD(dst *normalized, src *normalized) {
 	var buf [4]byte
-	var dec [64]byte
 	runStart := len(dst.runes) // first index of the current run of non-starters
+	push := func(c rune, enc []byte, a span) {
+		ccc := cccOfBytes(c, enc)
+		if ccc == 0 {
+			dst.push(c, a)
+			runStart = len(dst.runes)
+			return
+		}
+		// Insert c after every earlier non-starter of its run with a combining class not
+		// above its own (a stable insertion sort, as canonical ordering requires).
+		k := len(dst.runes)
+		for k > runStart && cccOf(dst.runes[k-1]) > ccc {
+			k--
+		}
+		dst.runes = slices.Insert(dst.runes, k, c)
+		dst.aligns = slices.Insert(dst.aligns, k, a)
+	}
 	for j, r := range src.runes {
 		a := src.aligns[j]
 		if r < 0xC0 || hfNoDecomposition(r) {
 			// Nothing below U+00C0 has a canonical decomposition or a non-zero
 			// combining class.
-			dst.push(r, a)
+			push(r, nil, a)
+			continue
+		}
+		if r >= hangulBase && r < hangulBase+hangulCount {
+			// Hangul syllables decompose algorithmically into conjoining jamo, all
+			// starters.
+			s := r - hangulBase
+			dst.push(jamoL+s/(jamoV*jamoT), a)
+			dst.push(jamoVBase+(s%(jamoV*jamoT))/jamoT, a)
+			if t := s % jamoT; t != 0 {
+				dst.push(jamoTBase+t, a)
+			}
 			runStart = len(dst.runes)
 			continue
 		}
-		nb := utf8.EncodeRune(buf[:], r)
-		out := norm.NFD.Append(dec[:0], buf[:nb]...)
-		for len(out) > 0 {
-			c, size := utf8.DecodeRune(out)
-			ccc := cccOfBytes(c, out[:size])
-			out = out[size:]
-			if ccc == 0 {
-				dst.push(c, a)
-				runStart = len(dst.runes)
-				continue
-			}
-			// Insert c after every earlier non-starter of its run with a combining class
-			// not above its own (a stable insertion sort, as canonical ordering requires).
-			k := len(dst.runes)
-			for k > runStart && cccOf(dst.runes[k-1]) > ccc {
-				k--
-			}
-			dst.runes = append(dst.runes, 0)
-			dst.aligns = append(dst.aligns, span{})
-			copy(dst.runes[k+1:], dst.runes[k:])
-			copy(dst.aligns[k+1:], dst.aligns[k:])
-			dst.runes[k], dst.aligns[k] = c, a
+		n := utf8.EncodeRune(buf[:], r)
+		dec := norm.NFD.Properties(buf[:n]).Decomposition()
+		if dec == nil {
+			push(r, buf[:n], a)
+			continue
+		}
+		for len(dec) > 0 {
+			c, size := utf8.DecodeRune(dec)
+			push(c, dec[:size], a)
+			dec = dec[size:]
 		}
 	}
 }
+
+// Hangul syllable decomposition constants (Unicode 3.12).
+const (
+	hangulBase  = 0xAC00
+	hangulCount = 11172
+	jamoL       = 0x1100
+	jamoVBase   = 0x1161
+	jamoTBase   = 0x11A7
+	jamoV       = 21
+	jamoT       = 28
+)
 
 // cccOf is the canonical combining class of r as Hugging Face's tables have it: characters
 // they do not know have class 0.
@@ -168,7 +196,7 @@ func cccOf(r rune) uint8 {
 }
 
 func cccOfBytes(r rune, enc []byte) uint8 {
-	if r < 0x300 || hfUnassigned(r) {
+	if r < 0x300 || enc == nil || hfUnassigned(r) {
 		return 0
 	}
 	return norm.NFD.Properties(enc).CCC()

@@ -24,6 +24,7 @@ type Tokenizer struct {
 	nSpecial         int            // tokens the template adds
 	decoder          *wordPieceDecoder
 	padID            int32
+	vocabSize        int
 
 	scratch sync.Pool // *encodeScratch
 }
@@ -36,6 +37,9 @@ type templateItem struct {
 	tokens  []string
 	typeID  int32
 }
+
+// maxPooledText is the longest text whose buffers go back to the pool.
+const maxPooledText = 1 << 16
 
 // encodeScratch holds the buffers of one Encode call.
 type encodeScratch struct {
@@ -71,7 +75,14 @@ func (t *Tokenizer) Encode(text string, maxTokens int) (tokenizer.Encoding, erro
 	if s == nil {
 		s = &encodeScratch{}
 	}
-	defer t.scratch.Put(s)
+	defer func() {
+		// Keep the buffers of ordinary texts only, so that one huge text does not pin
+		// its memory in the pool.
+		if len(text) <= maxPooledText {
+			clear(s.tokens) // drop references into text
+			t.scratch.Put(s)
+		}
+	}()
 
 	toks := t.tokenize(s, text)
 	truncated := false
@@ -217,15 +228,7 @@ func (t *Tokenizer) PadID() int32 { return t.padID }
 
 // VocabSize is the number of distinct token strings, added tokens included (Hugging Face's
 // get_vocab_size(true)).
-func (t *Tokenizer) VocabSize() int {
-	n := len(t.model.vocab)
-	for _, at := range t.added.byID {
-		if _, ok := t.model.vocab[at.content]; !ok {
-			n++
-		}
-	}
-	return n
-}
+func (t *Tokenizer) VocabSize() int { return t.vocabSize }
 
 // tokenID looks a token string up among the added tokens, then in the vocabulary.
 func (t *Tokenizer) tokenID(tok string) (int32, bool) {

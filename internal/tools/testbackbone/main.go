@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 
 	"github.com/atma-dev/atma/onnx"
+	"github.com/atma-dev/atma/onnx/graph"
 	"github.com/atma-dev/atma/onnx/tinybert"
 )
 
@@ -91,12 +92,12 @@ func run(out, tokPath string) error {
 		return err
 	}
 	for name, b := range map[string][]byte{"model.onnx": data, "tokenizer.json": tok} {
-		if err := writeAtomic(filepath.Join(out, name), b); err != nil {
+		if err := graph.WriteFileAtomic(filepath.Join(out, name), b); err != nil {
 			return err
 		}
 	}
 	// The manifest goes last: its presence means the backbone is complete.
-	if err := writeAtomic(filepath.Join(out, "manifest.json"), append(man, '\n')); err != nil {
+	if err := graph.WriteFileAtomic(filepath.Join(out, "manifest.json"), append(man, '\n')); err != nil {
 		return err
 	}
 	fmt.Println(filepath.Join(out, "manifest.json"))
@@ -123,12 +124,4 @@ func moduleDir(mod string) (string, error) {
 func digest(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }

@@ -1,5 +1,5 @@
-// Regenerates hf.golden, hf_variants.golden and hf_unicode.txt.gz from the reference
-// implementation: the
+// Regenerates hf.golden, hf_variants.golden, hf_random.golden and hf_unicode.txt.gz from
+// the reference implementation: the
 // Hugging Face tokenizers library (Rust), through its official Node binding.
 //
 //   mkdir /tmp/hf && cd /tmp/hf && npm install tokenizers@0.23.2
@@ -88,6 +88,48 @@ async function golden(tk, corpus) {
   };
 }
 
+// randomCases encodes seeded random strings that mix ASCII, controls, many scripts,
+// combining marks, CJK, symbols, emoji, private-use and astral characters with special
+// tokens and tricky words.
+async function randomCases(tk, n) {
+  let seed = 20240601;
+  const rnd = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x80000000; };
+  const pools = [
+    [0x20, 0x7e], [0x20, 0x7e], [0x20, 0x7e], [0x61, 0x7a], [0x61, 0x7a], [0x41, 0x5a],
+    [0x00, 0x1f], [0x7f, 0xff], [0x100, 0x24f], [0x300, 0x36f], [0x370, 0x3ff], [0x400, 0x4ff],
+    [0x590, 0x6ff], [0x900, 0x97f], [0xe00, 0xe7f], [0x1100, 0x11ff], [0x1e00, 0x1eff],
+    [0x2000, 0x206f], [0x2070, 0x22ff], [0x3000, 0x30ff], [0x4e00, 0x4fff], [0xac00, 0xad00],
+    [0xf900, 0xfaff], [0xfe00, 0xffff], [0x1d100, 0x1d1ff], [0x1f300, 0x1faff], [0x20000, 0x20100],
+    [0x10000, 0x10ffff], [0xe000, 0xe0ff],
+  ];
+  const words = ['the', 'hello', '[SEP]', '[MASK]', '[CLS]', '[PAD]', '[UNK]', "don't", 'café', 'naïve',
+    'İ', 'ﬁ', 'Σ', 'ß', '...', '##', '2024', 'x'];
+  const out = [];
+  tk.disableTruncation();
+  for (let i = 0; i < n; i++) {
+    let text = '';
+    const len = Math.floor(rnd() * 40);
+    for (let k = 0; k < len; k++) {
+      if (rnd() < 0.15) { text += words[Math.floor(rnd() * words.length)]; continue; }
+      if (rnd() < 0.15) { text += ' '; continue; }
+      const p = pools[Math.floor(rnd() * pools.length)];
+      let cp = p[0] + Math.floor(rnd() * (p[1] - p[0] + 1));
+      if (cp >= 0xd800 && cp <= 0xdfff) cp = 0x41;
+      text += String.fromCodePoint(cp);
+    }
+    const e = await tk.encode(text);
+    const byteAt = byteOffsets(text);
+    out.push({
+      name: `random/${i}`,
+      text,
+      ids: e.getIds(),
+      offsets: e.getOffsets().map(([s, t]) => [byteAt[s], byteAt[t]]),
+      decoded: await tk.decode(e.getIds(), true),
+    });
+  }
+  return out;
+}
+
 // unicodeTable describes, for every scalar value, what the file's BertNormalizer makes of
 // it alone and how BertPreTokenizer classes it between two letters. Runs of code points
 // that behave alike share a line: "first last normalised class" where normalised is one
@@ -130,18 +172,28 @@ function unicodeTable(tk) {
   return `# ${lines.length} runs; Hugging Face tokenizers ${VERSION}; see hf_golden.js\n` + lines.join('\n') + '\n';
 }
 
+// oneCasePerLine writes {source, cases} with one case per line, for readable diffs.
+function oneCasePerLine(g) {
+  return `{"source": ${JSON.stringify(g.source)},\n"cases": [\n` +
+    g.cases.map((c) => JSON.stringify(c)).join(',\n') + '\n]}\n';
+}
+
 (async () => {
   const path = process.argv[2];
   if (!path) throw new Error('usage: node hf_golden.js tokenizer.json');
   const tk = Tokenizer.fromFile(path);
   tk.disablePadding();
   const corpus = JSON.parse(fs.readFileSync('corpus.json', 'utf8'));
-  fs.writeFileSync('hf.golden', JSON.stringify(await golden(tk, corpus), null, 1) + '\n');
+  fs.writeFileSync('hf.golden', oneCasePerLine(await golden(tk, corpus)));
   const base = JSON.parse(fs.readFileSync(path, 'utf8'));
   const spec = JSON.parse(fs.readFileSync('variants.json', 'utf8'));
-  fs.writeFileSync('hf_variants.golden', JSON.stringify({
+  fs.writeFileSync('hf_variants.golden', oneCasePerLine({
     source: `Hugging Face tokenizers ${VERSION} (Node binding), variants.json applied to bert-base-uncased; regenerate with testdata/hf_golden.js`,
     cases: await variants(base, spec),
-  }, null, 1) + '\n');
+  }));
+  fs.writeFileSync('hf_random.golden', oneCasePerLine({
+    source: `Hugging Face tokenizers ${VERSION} (Node binding), bert-base-uncased, seeded random strings; regenerate with testdata/hf_golden.js`,
+    cases: await randomCases(tk, 500),
+  }));
   fs.writeFileSync('hf_unicode.txt.gz', zlib.gzipSync(unicodeTable(tk), { level: 9 }));
 })().catch((e) => { console.error(e); process.exit(1); });

@@ -1,0 +1,183 @@
+package sentry
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestROCAUC(t *testing.T) {
+	tests := []struct {
+		name   string
+		scores []float64
+		labels []bool
+		want   float64
+	}{
+		// Of the 4 (positive, negative) pairs, 3 are ordered right: (0.35 > 0.1), (0.8 > 0.1),
+		// (0.8 > 0.4); (0.35 < 0.4) is not.
+		{"hand example", []float64{0.1, 0.4, 0.35, 0.8}, []bool{false, false, true, true}, 0.75},
+		{"perfect", []float64{3, 1, 2, 0}, []bool{true, false, true, false}, 1},
+		{"inverted", []float64{0, 1}, []bool{true, false}, 0},
+		{"tie counts half", []float64{0.5, 0.5}, []bool{true, false}, 0.5},
+		// Pairs: (2 vs 1) 1, (2 vs 2) ½, (3 vs 1) 1, (3 vs 2) 1 → 3.5 / 4.
+		{"partial tie", []float64{1, 2, 2, 3}, []bool{false, false, true, true}, 0.875},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ROCAUC(tc.scores, tc.labels)
+			if err != nil || math.Abs(got-tc.want) > 1e-12 {
+				t.Errorf("ROCAUC = %v, %v; want %v", got, err, tc.want)
+			}
+		})
+	}
+	if got, err := ROCAUC([]float64{1, 2}, []bool{true, true}); err == nil || !math.IsNaN(got) {
+		t.Errorf("no negatives: %v, %v", got, err)
+	}
+}
+
+// scoredSet returns similarities of n pairs, about a third of them conflicts, with the
+// conflicts mostly at high a and low b.
+func scoredSet(seed uint64, n int) (a, b []float64, conflict []bool) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	a, b, conflict = make([]float64, n), make([]float64, n), make([]bool, n)
+	clip := func(x float64) float64 { return math.Max(-1, math.Min(1, x)) }
+	for i := range n {
+		conflict[i] = rng.IntN(3) == 0
+		if conflict[i] {
+			a[i], b[i] = clip(0.75+0.2*rng.NormFloat64()), clip(0.2+0.25*rng.NormFloat64())
+		} else {
+			a[i], b[i] = clip(0.4+0.4*rng.NormFloat64()), clip(0.5+0.3*rng.NormFloat64())
+		}
+	}
+	return a, b, conflict
+}
+
+// TestCalibrateMatchesBruteForce compares the cumulative-count search with trying every
+// grid triple through Gate.Decide.
+func TestCalibrateMatchesBruteForce(t *testing.T) {
+	for _, target := range []float64{0.8, 0.95, 1} {
+		a, b, conflict := scoredSet(uint64(target*100), 300)
+		cfg := CalibrationConfig{TargetRecall: target, Step: 0.1}
+		got, err := calibrate(a, b, conflict, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := 0
+		for _, c := range conflict {
+			if c {
+				pos++
+			}
+		}
+		bestRouted, bestTP := len(a)+1, -1
+		var best Thresholds
+		for _, tt := range grid(-1, 1, 0.1) {
+			for _, tl := range grid(-1, 1, 0.1) {
+				for _, tg := range grid(-2, 2, 0.1) {
+					g := NewGate(Thresholds{Top: tt, Log: tl, Gap: tg})
+					routed, tp := 0, 0
+					for i := range a {
+						if g.Decide(a[i], b[i]).Route {
+							routed++
+							if conflict[i] {
+								tp++
+							}
+						}
+					}
+					if float64(tp) >= target*float64(pos)-1e-9 && (routed < bestRouted || (routed == bestRouted && tp > bestTP)) {
+						bestRouted, bestTP, best = routed, tp, g.Thresholds
+					}
+				}
+			}
+		}
+		if got.Thresholds != best {
+			t.Errorf("target %v: thresholds %+v, brute force %+v", target, got.Thresholds, best)
+		}
+		if want := float64(bestRouted) / float64(len(a)); math.Abs(got.RoutingRate-want) > 1e-12 {
+			t.Errorf("target %v: routing rate %v, brute force %v", target, got.RoutingRate, want)
+		}
+		if got.Recall < target || math.Abs(got.Recall-float64(bestTP)/float64(pos)) > 1e-12 {
+			t.Errorf("target %v: recall %v (brute force %d/%d)", target, got.Recall, bestTP, pos)
+		}
+		if got.Candidates != 21*21*41 {
+			t.Errorf("searched %d triples", got.Candidates)
+		}
+	}
+}
+
+func TestCalibrateOnHeads(t *testing.T) {
+	task := newSlotTask(51, 8, 3, 3)
+	val := task.examples(52, 120)
+	h := randomHeads(53, 8, 10, 6)
+	rep, err := Calibrate(h, val, CalibrationConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := Evaluate(h, NewGate(rep.Thresholds), val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Recall < 0.95 || math.Abs(ev.Recall-rep.Recall) > 1e-12 || math.Abs(ev.RoutingRate-rep.RoutingRate) > 1e-12 || math.Abs(ev.Precision-rep.Precision) > 1e-12 {
+		t.Errorf("calibration report %+v, evaluation with its thresholds %+v", rep, ev)
+	}
+	none := make([]Example, len(val))
+	for i, ex := range val {
+		ex.YLog = 1
+		none[i] = ex
+	}
+	if _, err := Calibrate(h, none, CalibrationConfig{}); !errors.Is(err, ErrNoConflicts) {
+		t.Errorf("no conflicts: %v", err)
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	task := newSlotTask(61, 8, 3, 3)
+	exs := task.examples(62, 90)
+	h := randomHeads(63, 8, 10, 6)
+	g := NewGate(Thresholds{Top: 0.1, Log: 0.2, Gap: 0.3})
+	ev, err := Evaluate(h, g, exs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mseTop, mseLog float64
+	var tp, fp, fn, routed, conflicts int
+	for _, ex := range exs {
+		ut, ul := h.Project(ex.U)
+		pt, pl := h.Project(ex.P)
+		d := g.Score(Projection{ut, ul}, Projection{pt, pl})
+		mseTop += (d.A - float64(ex.YTop)) * (d.A - float64(ex.YTop)) / 90
+		mseLog += (d.B - float64(ex.YLog)) * (d.B - float64(ex.YLog)) / 90
+		c := ex.YTop == 1 && ex.YLog == 0
+		if c {
+			conflicts++
+		}
+		if d.Route {
+			routed++
+		}
+		switch {
+		case c && d.Route:
+			tp++
+		case c:
+			fn++
+		case d.Route:
+			fp++
+		}
+	}
+	if math.Abs(ev.MSETop-mseTop) > 1e-6 || math.Abs(ev.MSELog-mseLog) > 1e-6 {
+		t.Errorf("MSE %v, %v; want %v, %v", ev.MSETop, ev.MSELog, mseTop, mseLog)
+	}
+	if ev.TP != tp || ev.FP != fp || ev.FN != fn || ev.Conflicts != conflicts || ev.N != 90 {
+		t.Errorf("counts %+v; want tp %d fp %d fn %d of %d conflicts", ev, tp, fp, fn, conflicts)
+	}
+	p, r := float64(tp)/float64(tp+fp), float64(tp)/float64(tp+fn)
+	if math.Abs(ev.Precision-p) > 1e-12 || math.Abs(ev.Recall-r) > 1e-12 || math.Abs(ev.F1-2*p*r/(p+r)) > 1e-12 ||
+		math.Abs(ev.RoutingRate-float64(routed)/90) > 1e-12 {
+		t.Errorf("precision %v recall %v F1 %v routing %v", ev.Precision, ev.Recall, ev.F1, ev.RoutingRate)
+	}
+	if ev.AUC < 0 || ev.AUC > 1 || math.IsNaN(ev.AUCLogic) {
+		t.Errorf("AUC %v, AUC(1−b) %v", ev.AUC, ev.AUCLogic)
+	}
+	if _, err := Evaluate(h, g, nil); err == nil {
+		t.Error("evaluated no examples")
+	}
+}

@@ -1,0 +1,221 @@
+package sentry
+
+import (
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// paramNames are the PyTorch names of the eight parameters, in the order netGraph.params and
+// the optimizer use: nn.Sequential(Linear, act, Linear) numbers its layers 0, 1, 2.
+var paramNames = [8]string{
+	"topic_head.0.weight", "topic_head.0.bias", "topic_head.2.weight", "topic_head.2.bias",
+	"logic_head.0.weight", "logic_head.0.bias", "logic_head.2.weight", "logic_head.2.bias",
+}
+
+// netGraph is the Gorgonia training graph of both heads for batches of at most batch pairs.
+// A smaller batch is padded with copies of its first pair whose loss weight is zero, and the
+// real pairs weigh 1/n each, so the loss and its gradients are exactly those of a graph built
+// for n pairs.
+type netGraph struct {
+	g     *G.ExprGraph
+	vm    G.VM
+	dt    tensor.Dtype
+	batch int
+	in    int
+
+	u, p, yTop, yLog, w *G.Node // inputs: [batch, in], [batch, in], [batch], [batch], [batch]
+	params              [8]*G.Node
+	lossTop, lossLog    G.Value // Σ w·(s − y)² per head (the batch's mean squared error)
+	loss                G.Value // α·lossTop + β·lossLog
+}
+
+// newNetGraph builds the graph with parameters copied from h, in float32 or float64.
+func newNetGraph(h *Heads, batch int, alpha, beta float64, dt tensor.Dtype) (*netGraph, error) {
+	if err := h.validate(); err != nil {
+		return nil, fmt.Errorf("build training graph: %w", err)
+	}
+	if dt != tensor.Float32 && dt != tensor.Float64 {
+		return nil, fmt.Errorf("build training graph: unsupported dtype %v", dt)
+	}
+	n := &netGraph{g: G.NewGraph(), dt: dt, batch: batch, in: h.Dim()}
+	g := n.g
+	mat := func(name string, rows, cols int) *G.Node {
+		return G.NewMatrix(g, dt, G.WithShape(rows, cols), G.WithName(name),
+			G.WithValue(tensor.New(tensor.Of(dt), tensor.WithShape(rows, cols))))
+	}
+	vec := func(name string, size int) *G.Node {
+		return G.NewVector(g, dt, G.WithShape(size), G.WithName(name),
+			G.WithValue(tensor.New(tensor.Of(dt), tensor.WithShape(size))))
+	}
+	n.u = mat("u", batch, n.in)
+	n.p = mat("p", batch, n.in)
+	n.yTop = vec("y_top", batch)
+	n.yLog = vec("y_log", batch)
+	n.w = vec("w", batch)
+	for i, hd := range []*Head{&h.Topic, &h.Logic} {
+		n.params[4*i+0] = mat(paramNames[4*i+0], hd.In, hd.Hidden)
+		n.params[4*i+1] = mat(paramNames[4*i+1], 1, hd.Hidden)
+		n.params[4*i+2] = mat(paramNames[4*i+2], hd.Hidden, hd.Out)
+		n.params[4*i+3] = mat(paramNames[4*i+3], 1, hd.Out)
+	}
+	n.setHeads(h)
+
+	var err error
+	must := func(x *G.Node, e error) *G.Node {
+		if e != nil && err == nil {
+			err = e
+		}
+		return x
+	}
+	scalar := func(v float64) *G.Node {
+		if dt == tensor.Float32 {
+			return G.NewConstant(float32(v))
+		}
+		return G.NewConstant(v)
+	}
+	eps := scalar(NormEps)
+	head := func(x *G.Node, ps []*G.Node, act Activation) *G.Node {
+		a := must(G.BroadcastAdd(must(G.Mul(x, ps[0])), ps[1], nil, []byte{0}))
+		if act == ReLU {
+			a = must(G.Rectify(a))
+		} else {
+			a = must(G.Tanh(a))
+		}
+		o := must(G.BroadcastAdd(must(G.Mul(a, ps[2])), ps[3], nil, []byte{0}))
+		norm := must(G.Sqrt(must(G.Add(must(G.Sum(must(G.Square(o)), 1)), eps))))
+		norm = must(G.Reshape(norm, tensor.Shape{batch, 1}))
+		return must(G.BroadcastHadamardDiv(o, norm, nil, []byte{1}))
+	}
+	headLoss := func(ps []*G.Node, act Activation, y *G.Node) *G.Node {
+		s := must(G.Sum(must(G.HadamardProd(head(n.u, ps, act), head(n.p, ps, act))), 1))
+		return must(G.Sum(must(G.HadamardProd(must(G.Square(must(G.Sub(s, y)))), n.w))))
+	}
+	lt := headLoss(n.params[0:4], ReLU, n.yTop)
+	ll := headLoss(n.params[4:8], Tanh, n.yLog)
+	loss := must(G.Add(must(G.Mul(scalar(alpha), lt)), must(G.Mul(scalar(beta), ll))))
+	if err != nil {
+		return nil, fmt.Errorf("build training graph: %w", err)
+	}
+	G.Read(lt, &n.lossTop)
+	G.Read(ll, &n.lossLog)
+	G.Read(loss, &n.loss)
+	if _, err := G.Grad(loss, n.params[:]...); err != nil {
+		return nil, fmt.Errorf("build training graph: gradients: %w", err)
+	}
+	n.vm = G.NewTapeMachine(g, G.BindDualValues(n.params[:]...))
+	return n, nil
+}
+
+// close releases the VM.
+func (n *netGraph) close() error { return n.vm.Close() }
+
+// data returns a node's backing slice: []float32 or []float64.
+func data(x *G.Node) any { return x.Value().Data() }
+
+// grad returns the backing slice of a parameter's gradient after a run.
+func (n *netGraph) grad(i int) (any, error) {
+	v, err := n.params[i].Grad()
+	if err != nil {
+		return nil, fmt.Errorf("gradient of %s: %w", paramNames[i], err)
+	}
+	return v.Data(), nil
+}
+
+// run computes the loss and gradients of batch, which holds 1 to n.batch examples, and
+// returns the per-head mean squared errors.
+func (n *netGraph) run(batch []Example) (top, log float64, err error) {
+	if len(batch) == 0 || len(batch) > n.batch {
+		return 0, 0, fmt.Errorf("batch of %d examples for a graph of %d", len(batch), n.batch)
+	}
+	wt := 1 / float64(len(batch))
+	switch n.dt {
+	case tensor.Float32:
+		fill(n, batch, float32(wt), data(n.u).([]float32), data(n.p).([]float32),
+			data(n.yTop).([]float32), data(n.yLog).([]float32), data(n.w).([]float32))
+	default:
+		fill(n, batch, wt, data(n.u).([]float64), data(n.p).([]float64),
+			data(n.yTop).([]float64), data(n.yLog).([]float64), data(n.w).([]float64))
+	}
+	// The VM adds each run's gradients to the bound dual values, so clear them first.
+	for i, p := range n.params {
+		g, err := p.Grad()
+		if err != nil {
+			return 0, 0, fmt.Errorf("gradient of %s: %w", paramNames[i], err)
+		}
+		if g, ok := g.(*tensor.Dense); ok { // nil before the first run
+			g.Zero()
+		}
+	}
+	n.vm.Reset()
+	if err := n.vm.RunAll(); err != nil {
+		return 0, 0, fmt.Errorf("run training graph: %w", err)
+	}
+	return scalarOf(n.lossTop), scalarOf(n.lossLog), nil
+}
+
+func fill[T float32 | float64](n *netGraph, batch []Example, wt T, u, p, yt, yl, w []T) {
+	d := n.in
+	for i := range n.batch {
+		ex, weight := batch[0], T(0)
+		if i < len(batch) {
+			ex, weight = batch[i], wt
+		}
+		for j := range d {
+			u[i*d+j] = T(ex.U[j])
+			p[i*d+j] = T(ex.P[j])
+		}
+		yt[i], yl[i], w[i] = T(ex.YTop), T(ex.YLog), weight
+	}
+}
+
+func scalarOf(v G.Value) float64 {
+	switch x := v.Data().(type) {
+	case float32:
+		return float64(x)
+	case float64:
+		return x
+	}
+	panic(fmt.Sprintf("sentry: loss of type %T", v.Data()))
+}
+
+// setHeads copies h into the graph's parameters (transposition-free: both are input-major).
+func (n *netGraph) setHeads(h *Heads) {
+	for i, hd := range []*Head{&h.Topic, &h.Logic} {
+		for j, src := range [][]float32{hd.W1, hd.B1, hd.W2, hd.B2} {
+			switch dst := data(n.params[4*i+j]).(type) {
+			case []float32:
+				copy(dst, src)
+			case []float64:
+				for k, v := range src {
+					dst[k] = float64(v)
+				}
+			}
+		}
+	}
+}
+
+// heads returns the graph's parameters as Heads (rounded to float32 for a float64 graph).
+func (n *netGraph) heads(in, hidden, out int) *Heads {
+	h := &Heads{
+		Topic: Head{In: in, Hidden: hidden, Out: out, Act: ReLU},
+		Logic: Head{In: in, Hidden: hidden, Out: out, Act: Tanh},
+	}
+	for i, hd := range []*Head{&h.Topic, &h.Logic} {
+		dst := [4]*[]float32{&hd.W1, &hd.B1, &hd.W2, &hd.B2}
+		for j := range dst {
+			switch src := data(n.params[4*i+j]).(type) {
+			case []float32:
+				*dst[j] = append([]float32(nil), src...)
+			case []float64:
+				s := make([]float32, len(src))
+				for k, v := range src {
+					s[k] = float32(v)
+				}
+				*dst[j] = s
+			}
+		}
+	}
+	return h
+}

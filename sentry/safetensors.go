@@ -1,0 +1,213 @@
+package sentry
+
+import (
+	"cmp"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+)
+
+// This file reads and writes the safetensors format: an 8-byte little-endian header length N,
+// N bytes of JSON header {name: {"dtype", "shape", "data_offsets": [begin, end)}, …,
+// "__metadata__": {string: string}}, then the tensors' raw little-endian bytes, offsets
+// relative to the end of the header. No maintained Go module for the format exists among the
+// project's dependencies, and it is small, so it is implemented here.
+
+// maxHeaderLen bounds the JSON header (the reference implementation uses 100 MB).
+const maxHeaderLen = 100 << 20
+
+// dtypeSizes are the safetensors element types and their sizes in bytes.
+var dtypeSizes = map[string]int64{
+	"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1,
+	"I16": 2, "U16": 2, "F16": 2, "BF16": 2,
+	"I32": 4, "U32": 4, "F32": 4,
+	"I64": 8, "U64": 8, "F64": 8,
+}
+
+// stTensor is one tensor: its element type, shape and little-endian bytes.
+type stTensor struct {
+	DType string
+	Shape []int64
+	Data  []byte
+}
+
+type stEntry struct {
+	DType       string  `json:"dtype"`
+	Shape       []int64 `json:"shape"`
+	DataOffsets []int64 `json:"data_offsets"`
+}
+
+// encodeSafetensors serialises tensors (in name order) and metadata.
+func encodeSafetensors(tensors map[string]stTensor, meta map[string]string) ([]byte, error) {
+	names := make([]string, 0, len(tensors))
+	for name := range tensors {
+		if name == "__metadata__" {
+			return nil, fmt.Errorf("tensor name %q is reserved", name)
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	header := make(map[string]any, len(tensors)+1)
+	if len(meta) > 0 {
+		header["__metadata__"] = meta
+	}
+	var off int64
+	for _, name := range names {
+		t := tensors[name]
+		size, ok := dtypeSizes[t.DType]
+		if !ok {
+			return nil, fmt.Errorf("tensor %s: unknown dtype %q", name, t.DType)
+		}
+		n, ok := numel(t.Shape)
+		if !ok || n*size != int64(len(t.Data)) {
+			return nil, fmt.Errorf("tensor %s: %d bytes do not fit shape %v of %s", name, len(t.Data), t.Shape, t.DType)
+		}
+		shape := t.Shape
+		if shape == nil {
+			shape = []int64{}
+		}
+		header[name] = stEntry{DType: t.DType, Shape: shape, DataOffsets: []int64{off, off + int64(len(t.Data))}}
+		off += int64(len(t.Data))
+	}
+	h, err := json.Marshal(header)
+	if err != nil {
+		return nil, fmt.Errorf("encode safetensors header: %w", err)
+	}
+	// Pad the header with spaces so the data starts 8-byte aligned, as the reference writer does.
+	if pad := (8 - len(h)%8) % 8; pad > 0 {
+		h = append(h, bytes.Repeat([]byte{' '}, pad)...)
+	}
+	out := make([]byte, 8, 8+len(h)+int(off))
+	binary.LittleEndian.PutUint64(out, uint64(len(h)))
+	out = append(out, h...)
+	for _, name := range names {
+		out = append(out, tensors[name].Data...)
+	}
+	return out, nil
+}
+
+// decodeSafetensors parses and validates a whole file. Every error wraps ErrCorrupt. The
+// returned tensors' Data alias b.
+func decodeSafetensors(b []byte) (map[string]stTensor, map[string]string, error) {
+	corrupt := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+	}
+	if len(b) < 8 {
+		return nil, nil, corrupt("file of %d bytes is truncated (no 8-byte header length)", len(b))
+	}
+	n := binary.LittleEndian.Uint64(b)
+	if n > maxHeaderLen {
+		return nil, nil, corrupt("header length %d exceeds %d bytes", n, maxHeaderLen)
+	}
+	if n > uint64(len(b)-8) {
+		return nil, nil, corrupt("file of %d bytes is truncated (header of %d bytes)", len(b), n)
+	}
+	hdr := b[8 : 8+n]
+	buf := b[8+n:]
+	if len(bytes.TrimSpace(hdr)) == 0 || bytes.TrimLeft(hdr, " ")[0] != '{' {
+		return nil, nil, corrupt("header is not a JSON object")
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(hdr, &raw); err != nil {
+		return nil, nil, corrupt("header: %v", err)
+	}
+	var meta map[string]string
+	if m, ok := raw["__metadata__"]; ok {
+		if err := json.Unmarshal(m, &meta); err != nil {
+			return nil, nil, corrupt("metadata is not a string→string map: %v", err)
+		}
+		delete(raw, "__metadata__")
+	}
+	type span struct {
+		name       string
+		begin, end int64
+	}
+	spans := make([]span, 0, len(raw))
+	tensors := make(map[string]stTensor, len(raw))
+	for name, r := range raw {
+		var e stEntry
+		dec := json.NewDecoder(bytes.NewReader(r))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&e); err != nil {
+			return nil, nil, corrupt("tensor %s: %v", name, err)
+		}
+		size, ok := dtypeSizes[e.DType]
+		if !ok {
+			return nil, nil, corrupt("tensor %s: unknown dtype %q", name, e.DType)
+		}
+		if len(e.DataOffsets) != 2 || e.DataOffsets[0] < 0 || e.DataOffsets[1] < e.DataOffsets[0] {
+			return nil, nil, corrupt("tensor %s: bad data_offsets %v", name, e.DataOffsets)
+		}
+		count, ok := numel(e.Shape)
+		if !ok || count > math.MaxInt64/size || count*size != e.DataOffsets[1]-e.DataOffsets[0] {
+			return nil, nil, corrupt("tensor %s: shape %v of %s does not match data_offsets %v", name, e.Shape, e.DType, e.DataOffsets)
+		}
+		spans = append(spans, span{name, e.DataOffsets[0], e.DataOffsets[1]})
+		tensors[name] = stTensor{DType: e.DType, Shape: e.Shape}
+	}
+	slices.SortFunc(spans, func(a, b span) int {
+		return cmp.Or(cmp.Compare(a.begin, b.begin), cmp.Compare(a.end, b.end))
+	})
+	var pos int64
+	for _, s := range spans {
+		if s.begin != pos {
+			return nil, nil, corrupt("tensor %s: data starts at %d, want %d (gap or overlap)", s.name, s.begin, pos)
+		}
+		pos = s.end
+	}
+	switch {
+	case pos > int64(len(buf)):
+		return nil, nil, corrupt("file is truncated: tensor data needs %d bytes after the header, %d present", pos, len(buf))
+	case pos < int64(len(buf)):
+		return nil, nil, corrupt("%d trailing bytes after the tensor data", int64(len(buf))-pos)
+	}
+	for _, s := range spans {
+		t := tensors[s.name]
+		t.Data = buf[s.begin:s.end:s.end]
+		tensors[s.name] = t
+	}
+	return tensors, meta, nil
+}
+
+// numel is the product of shape, false if a dimension is negative or the product overflows.
+func numel(shape []int64) (int64, bool) {
+	n := int64(1)
+	for _, d := range shape {
+		if d < 0 || (d > 0 && n > math.MaxInt64/d) {
+			return 0, false
+		}
+		n *= d
+	}
+	return n, true
+}
+
+func f32Bytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func bytesF32(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// transpose returns the rows×cols row-major matrix m as cols×rows.
+func transpose(m []float32, rows, cols int) []float32 {
+	t := make([]float32, len(m))
+	for i := range rows {
+		for j := range cols {
+			t[j*rows+i] = m[i*cols+j]
+		}
+	}
+	return t
+}
