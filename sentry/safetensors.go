@@ -1,8 +1,8 @@
 package sentry
 
 import (
-	"cmp"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"

@@ -113,7 +113,7 @@ func newRoot(f *Factory, bin string, level *slog.LevelVar) (*cobra.Command, erro
 one stays available for history but never answers a question about the present.`,
 			Example: "  atma gpu info\n  echo 'I moved to Lisbon.' | atma embed --backbone test-tiny",
 		}
-		root.AddCommand(newCmdGPU(f), newCmdEmbed(f, nil))
+		root.AddCommand(newCmdGPU(f), newCmdEmbed(f, nil), newCmdData(f))
 	case "sentry":
 		root = &cobra.Command{
 			Use:   "sentry",
