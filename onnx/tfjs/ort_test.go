@@ -2,56 +2,19 @@ package tfjs
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/atma-dev/atma/internal/orttest"
 )
-
-// ortLibrary finds the ONNX Runtime shared library: ATMA_ORT_LIB, else the cache that
-// scripts/install-onnxruntime.sh fills.
-func ortLibrary() (string, error) {
-	if p := os.Getenv("ATMA_ORT_LIB"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("ATMA_ORT_LIB=%s: %w", p, err)
-		}
-		return p, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	p := filepath.Join(home, ".cache", "atma", "onnxruntime", "1.30.0", "libonnxruntime.so.1")
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("ONNX Runtime library not found at %s (set ATMA_ORT_LIB): %w", p, err)
-	}
-	return p, nil
-}
-
-var ortInit struct {
-	once sync.Once
-	err  error
-}
 
 // requireORT initialises ONNX Runtime once per test binary, failing the test with the fix
 // when the library is missing.
 func requireORT(tb testing.TB) {
 	tb.Helper()
-	ortInit.once.Do(func() {
-		p, err := ortLibrary()
-		if err != nil {
-			ortInit.err = err
-			return
-		}
-		ort.SetSharedLibraryPath(p)
-		ortInit.err = ort.InitializeEnvironment(ort.WithLogLevelError())
-	})
-	if ortInit.err != nil {
-		tb.Fatalf("ONNX Runtime is needed for this test: %v; run `make onnxruntime` (scripts/install-onnxruntime.sh)", ortInit.err)
-	}
+	orttest.Require(tb)
 }
 
 // feed is one named input: data is []float32, []int64, []int32 or []bool.
