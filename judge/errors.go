@@ -3,6 +3,7 @@ package judge
 import (
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // Sentinel errors of the parsers and of Verdict.Validate. Every parse error is a
@@ -61,7 +62,7 @@ type ParseError struct {
 func (e *ParseError) Error() string {
 	msg := e.Err.Error()
 	if e.Field != "" {
-		msg += ": " + e.Field
+		msg += " " + strconv.Quote(e.Field)
 	}
 	if e.Detail != "" {
 		msg += ": " + e.Detail

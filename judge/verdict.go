@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -151,14 +152,21 @@ type Verdict struct {
 	Confidence float64 `json:"confidence"`
 }
 
-// MarshalJSON writes the verdict with every field, links as [] when there are none.
+// MarshalJSON writes the verdict with every field, links as [] when there are none, and
+// without escaping <, > and & (summaries say "Berlin -> Lisbon").
 func (v Verdict) MarshalJSON() ([]byte, error) {
 	type plain Verdict
 	p := plain(v)
 	if p.Links == nil {
 		p.Links = []Link{}
 	}
-	return json.Marshal(p)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // allowedActions lists the actions a conflict of each type may take. ActionKeep is allowed

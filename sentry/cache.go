@@ -46,7 +46,7 @@ type CacheStats struct {
 // Cache is an Embedder that computes each distinct text's embedding once and keeps it in an
 // append-only file, dir/<sha256(key)[:32]>.embcache:
 //
-//	header:  "ATMAEMB1" | dim uint32 LE | 4 zero bytes | sha256(key) (32 bytes)   — 48 bytes
+//	header:  "ATMAEMB1" | dim uint32 LE | CRC-32C of the other 44 bytes | sha256(key) — 48 bytes
 //	record:  sha256(text) (32 bytes) | dim float32 LE | CRC-32C of the preceding bytes
 //
 // Records have a fixed size, so a damaged one (checksum mismatch) is skipped, its text
@@ -192,7 +192,8 @@ func (c *Cache) readHeader(size int64) error {
 		bad = "header is truncated"
 	} else if _, err := c.f.ReadAt(hdr, 0); err != nil {
 		return fmt.Errorf("read header: %w", err)
-	} else if string(hdr[:8]) != cacheMagic || binary.LittleEndian.Uint32(hdr[8:]) == 0 || binary.LittleEndian.Uint32(hdr[8:]) > 1<<20 {
+	} else if string(hdr[:8]) != cacheMagic || binary.LittleEndian.Uint32(hdr[12:]) != headerCRC(hdr) ||
+		binary.LittleEndian.Uint32(hdr[8:]) == 0 || binary.LittleEndian.Uint32(hdr[8:]) > 1<<20 {
 		bad = "header is damaged"
 	} else if !bytes.Equal(hdr[16:48], c.key[:]) {
 		bad = "header belongs to another key"
@@ -213,6 +214,12 @@ func (c *Cache) readHeader(size int64) error {
 	c.stats.Corrupt++
 	c.dim, c.scanned = 0, 0
 	return nil
+}
+
+// headerCRC is the checksum of a header's bytes other than the checksum field.
+func headerCRC(hdr []byte) uint32 {
+	crc := crc32.Update(0, crcTable, hdr[:12])
+	return crc32.Update(crc, crcTable, hdr[16:cacheHeaderLen])
 }
 
 func recordOK(rec []byte) bool {
@@ -326,7 +333,7 @@ func (c *Cache) compute(ctx context.Context, texts []string, hashes [][32]byte, 
 				return err
 			}
 		} else if c.dim != dim {
-			return fmt.Errorf("text %d: embedding has %d values, the cache holds %d-d vectors", missing[0], dim, c.dim)
+			return fmt.Errorf("text %d: embedding has %d values, the cache holds %d-d vectors (include the dimension in the cache key)", missing[0], dim, c.dim)
 		}
 		// Cut off a partial record left by an interrupted writer.
 		st, err := c.f.Stat()
@@ -372,6 +379,7 @@ func (c *Cache) writeHeader(dim int) error {
 	copy(hdr, cacheMagic)
 	binary.LittleEndian.PutUint32(hdr[8:], uint32(dim))
 	copy(hdr[16:], c.key[:])
+	binary.LittleEndian.PutUint32(hdr[12:], headerCRC(hdr))
 	if _, err := c.f.WriteAt(hdr, 0); err != nil {
 		return fmt.Errorf("write header: %w", err)
 	}

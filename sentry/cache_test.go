@@ -132,6 +132,11 @@ func TestCacheRecoversFromDamage(t *testing.T) {
 			copy(b, "GARBAGE!")
 			os.WriteFile(path, b, 0o644)
 		}, []string{"a", "b", "c"}},
+		{"damaged dimension", func(t *testing.T, path string) {
+			b, _ := os.ReadFile(path)
+			b[8]++
+			os.WriteFile(path, b, 0o644)
+		}, []string{"a", "b", "c"}},
 		{"header only partly", func(t *testing.T, path string) {
 			os.Truncate(path, 10)
 		}, []string{"a", "b", "c"}},
@@ -245,4 +250,73 @@ func TestCacheConcurrent(t *testing.T) {
 	if s := c.Stats(); s.Corrupt != 0 {
 		t.Errorf("concurrent appends left corrupt entries: %+v", s)
 	}
+}
+
+func TestEmbedPairs(t *testing.T) {
+	f := &fakeEmbedder{dim: 5}
+	pairs := []TextPair{{U: "a", P: "b", YTop: 1}, {U: "b", P: "c", YLog: 1}, {U: "a", P: "a", YTop: 1, YLog: 1}}
+	exs, err := EmbedPairs(t.Context(), f, pairs, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls := f.calls; len(calls) != 2 || !slices.Equal(calls[0], []string{"a", "b"}) || !slices.Equal(calls[1], []string{"c"}) {
+		t.Errorf("embedder calls %q, want [[a b] [c]]", calls)
+	}
+	if len(exs) != 3 || !slices.Equal(exs[1].P, fakeVector("c", 5)) || exs[1].YLog != 1 || exs[0].YTop != 1 || &exs[0].U[0] != &exs[2].P[0] {
+		t.Errorf("examples %+v", exs)
+	}
+	f.bad = "d"
+	if _, err := EmbedPairs(t.Context(), f, []TextPair{{U: "a", P: "d"}}, 0); err == nil || !strings.Contains(err.Error(), "pair example 0: P[1] is NaN") {
+		t.Errorf("NaN embedding: %v", err)
+	}
+}
+
+// FuzzCacheFile opens a cache whose file holds arbitrary bytes: whatever is there, every
+// answer must be the embedder's.
+func FuzzCacheFile(f *testing.F) {
+	dir := f.TempDir()
+	fe := &fakeEmbedder{dim: 5}
+	c, err := OpenCache(CacheConfig{Dir: dir, Key: "k", Logger: quiet}, fe)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := c.Embed(context.Background(), []string{"a", "b"}); err != nil {
+		f.Fatal(err)
+	}
+	c.Close()
+	good, err := os.ReadFile(c.Path())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:60])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		probe, err := OpenCache(CacheConfig{Dir: dir, Key: "k", Logger: quiet}, fe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := probe.Path()
+		probe.Close()
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := OpenCache(CacheConfig{Dir: dir, Key: "k", Logger: quiet}, fe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		for range 2 {
+			got, err := c.Embed(context.Background(), []string{"a", "b", "c"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, text := range []string{"a", "b", "c"} {
+				if !slices.Equal(got[i], fakeVector(text, 5)) {
+					t.Fatalf("embedding of %q = %v", text, got[i])
+				}
+			}
+		}
+	})
 }

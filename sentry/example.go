@@ -1,6 +1,7 @@
 package sentry
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -57,4 +58,53 @@ func checkExamples(what string, exs []Example, dim int) (int, error) {
 func finite32(x float32) bool {
 	f := float64(x)
 	return !math.IsNaN(f) && !math.IsInf(f, 0)
+}
+
+// TextPair is a labelled pair of texts, before embedding.
+type TextPair struct {
+	U, P       string
+	YTop, YLog float32
+}
+
+// EmbedPairs embeds the distinct texts of pairs once each, in calls of at most batch texts
+// (0 means 256), and returns one Example per pair; pairs that share a text share its
+// embedding slice. Wrap the Embedder in a Cache to keep the embeddings across runs. An
+// embedding that is not finite or differs in size from the first is an error naming the pair.
+func EmbedPairs(ctx context.Context, e Embedder, pairs []TextPair, batch int) ([]Example, error) {
+	if batch <= 0 {
+		batch = 256
+	}
+	index := map[string]int{}
+	var texts []string
+	for _, p := range pairs {
+		for _, t := range []string{p.U, p.P} {
+			if _, ok := index[t]; !ok {
+				index[t] = len(texts)
+				texts = append(texts, t)
+			}
+		}
+	}
+	embs := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += batch {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("embed pairs: %w", err)
+		}
+		chunk := texts[start:min(start+batch, len(texts))]
+		got, err := e.Embed(ctx, chunk)
+		if err != nil {
+			return nil, fmt.Errorf("embed pairs: %w", err)
+		}
+		if len(got) != len(chunk) {
+			return nil, fmt.Errorf("embed pairs: embedder returned %d vectors for %d texts", len(got), len(chunk))
+		}
+		embs = append(embs, got...)
+	}
+	exs := make([]Example, len(pairs))
+	for i, p := range pairs {
+		exs[i] = Example{U: embs[index[p.U]], P: embs[index[p.P]], YTop: p.YTop, YLog: p.YLog}
+	}
+	if _, err := checkExamples("pair", exs, 0); err != nil {
+		return nil, fmt.Errorf("embed pairs: %w", err)
+	}
+	return exs, nil
 }

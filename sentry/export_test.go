@@ -3,43 +3,18 @@ package sentry
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/atma-dev/atma/internal/orttest"
 )
-
-// ortOnce loads ONNX Runtime once per test binary: ATMA_ORT_LIB, else the library that
-// scripts/install-onnxruntime.sh puts in the default cache.
-var ortOnce = sync.OnceValues(func() (string, error) {
-	lib := os.Getenv("ATMA_ORT_LIB")
-	if lib == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		lib = filepath.Join(home, ".cache", "atma", "onnxruntime", "1.30.0", "libonnxruntime.so.1")
-	}
-	if _, err := os.Stat(lib); err != nil {
-		return lib, err
-	}
-	ort.SetSharedLibraryPath(lib)
-	return lib, ort.InitializeEnvironment()
-})
-
-func requireORT(t *testing.T) {
-	t.Helper()
-	if lib, err := ortOnce(); err != nil {
-		t.Fatalf("ONNX Runtime unavailable (%s: %v); run `make onnxruntime` or set ATMA_ORT_LIB", lib, err)
-	}
-}
 
 // TestONNXExportParity runs the exported heads in ONNX Runtime and compares them with
 // ProjectAll: at most 1e-5 apart, for several batch sizes through the symbolic batch axis.
 func TestONNXExportParity(t *testing.T) {
-	requireORT(t)
+	orttest.Require(t)
 	const in, hidden, out = 24, 32, 16
 	c := testCheckpoint()
 	c.Heads = randomHeads(71, in, hidden, out)

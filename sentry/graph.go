@@ -32,14 +32,14 @@ type netGraph struct {
 }
 
 // newNetGraph builds the graph with parameters copied from h, in float32 or float64.
-func newNetGraph(h *Heads, batch int, alpha, beta float64, dt tensor.Dtype) (*netGraph, error) {
+func newNetGraph(h *Heads, batch int, alpha, beta float64, dt tensor.Dtype) (n *netGraph, err error) {
 	if err := h.validate(); err != nil {
 		return nil, fmt.Errorf("build training graph: %w", err)
 	}
 	if dt != tensor.Float32 && dt != tensor.Float64 {
 		return nil, fmt.Errorf("build training graph: unsupported dtype %v", dt)
 	}
-	n := &netGraph{g: G.NewGraph(), dt: dt, batch: batch, in: h.Dim()}
+	n = &netGraph{g: G.NewGraph(), dt: dt, batch: batch, in: h.Dim()}
 	g := n.g
 	mat := func(name string, rows, cols int) *G.Node {
 		return G.NewMatrix(g, dt, G.WithShape(rows, cols), G.WithName(name),
@@ -62,10 +62,21 @@ func newNetGraph(h *Heads, batch int, alpha, beta float64, dt tensor.Dtype) (*ne
 	}
 	n.setHeads(h)
 
-	var err error
+	// Construction errors are shape bugs in this function; must turns them into a panic that
+	// the deferred recover hands back as an error, so a failed step never feeds nil onward.
+	type buildError struct{ err error }
+	defer func() {
+		if r := recover(); r != nil {
+			be, ok := r.(buildError)
+			if !ok {
+				panic(r)
+			}
+			n, err = nil, fmt.Errorf("build training graph: %w", be.err)
+		}
+	}()
 	must := func(x *G.Node, e error) *G.Node {
-		if e != nil && err == nil {
-			err = e
+		if e != nil {
+			panic(buildError{e})
 		}
 		return x
 	}
@@ -76,35 +87,39 @@ func newNetGraph(h *Heads, batch int, alpha, beta float64, dt tensor.Dtype) (*ne
 		return G.NewConstant(v)
 	}
 	eps := scalar(NormEps)
-	head := func(x *G.Node, ps []*G.Node, act Activation) *G.Node {
+	// head returns the un-normalised output o and Σo² + NormEps per row.
+	head := func(x *G.Node, ps []*G.Node, act Activation) (o, sq *G.Node) {
 		a := must(G.BroadcastAdd(must(G.Mul(x, ps[0])), ps[1], nil, []byte{0}))
 		if act == ReLU {
 			a = must(G.Rectify(a))
 		} else {
 			a = must(G.Tanh(a))
 		}
-		o := must(G.BroadcastAdd(must(G.Mul(a, ps[2])), ps[3], nil, []byte{0}))
-		norm := must(G.Sqrt(must(G.Add(must(G.Sum(must(G.Square(o)), 1)), eps))))
-		norm = must(G.Reshape(norm, tensor.Shape{batch, 1}))
-		return must(G.BroadcastHadamardDiv(o, norm, nil, []byte{1}))
+		o = must(G.BroadcastAdd(must(G.Mul(a, ps[2])), ps[3], nil, []byte{0}))
+		return o, must(G.Add(must(G.Sum(must(G.Square(o)), 1)), eps))
 	}
+	// ⟨o_u/‖o_u‖, o_p/‖o_p‖⟩ = ⟨o_u, o_p⟩ / sqrt(‖o_u‖²·‖o_p‖²), with ‖o‖² = Σo² + NormEps:
+	// the same function as normalising first, without broadcasting the norms over the rows.
 	headLoss := func(ps []*G.Node, act Activation, y *G.Node) *G.Node {
-		s := must(G.Sum(must(G.HadamardProd(head(n.u, ps, act), head(n.p, ps, act))), 1))
+		ou, squ := head(n.u, ps, act)
+		op, sqp := head(n.p, ps, act)
+		dotp := must(G.Sum(must(G.HadamardProd(ou, op)), 1))
+		s := must(G.HadamardDiv(dotp, must(G.Sqrt(must(G.HadamardProd(squ, sqp))))))
 		return must(G.Sum(must(G.HadamardProd(must(G.Square(must(G.Sub(s, y)))), n.w))))
 	}
 	lt := headLoss(n.params[0:4], ReLU, n.yTop)
 	ll := headLoss(n.params[4:8], Tanh, n.yLog)
 	loss := must(G.Add(must(G.Mul(scalar(alpha), lt)), must(G.Mul(scalar(beta), ll))))
+	roots := G.Nodes{G.Read(lt, &n.lossTop), G.Read(ll, &n.lossLog), G.Read(loss, &n.loss)}
+	grads, err := G.Grad(loss, n.params[:]...)
 	if err != nil {
-		return nil, fmt.Errorf("build training graph: %w", err)
-	}
-	G.Read(lt, &n.lossTop)
-	G.Read(ll, &n.lossLog)
-	G.Read(loss, &n.loss)
-	if _, err := G.Grad(loss, n.params[:]...); err != nil {
 		return nil, fmt.Errorf("build training graph: gradients: %w", err)
 	}
-	n.vm = G.NewTapeMachine(g, G.BindDualValues(n.params[:]...))
+	// Differentiating x·W also builds the gradient with respect to the input embeddings,
+	// which nothing needs; compiling only what the losses and parameter gradients depend on
+	// leaves those products (a fifth of the work) out.
+	roots = append(roots, grads...)
+	n.vm = G.NewTapeMachine(g.SubgraphRoots(roots...), G.BindDualValues(n.params[:]...))
 	return n, nil
 }
 

@@ -113,12 +113,22 @@ func newRoot(f *Factory, bin string, level *slog.LevelVar) (*cobra.Command, erro
 one stays available for history but never answers a question about the present.`,
 			Example: "  atma gpu info\n  echo 'I moved to Lisbon.' | atma embed --backbone test-tiny",
 		}
-		root.AddCommand(newCmdGPU(f), newCmdEmbed(f, nil), newCmdData(f))
+		sentryCmd := &cobra.Command{
+			Use:     "sentry <command>",
+			Short:   "Sentry: train, evaluate and run the gate (same as the sentry binary)",
+			Example: "  atma sentry train --out checkpoints/sentry",
+			Args:    cobra.NoArgs,
+			RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		}
+		sentryCmd.AddCommand(sentryCommands(f)...)
+		root.AddCommand(newCmdGPU(f), newCmdEmbed(f, nil), newCmdData(f), sentryCmd)
 	case "sentry":
 		root = &cobra.Command{
-			Use:   "sentry",
-			Short: "Sentry: the embedding gate that decides which memory pairs the Judge audits",
+			Use:     "sentry",
+			Short:   "Sentry: the embedding gate that decides which memory pairs the Judge audits",
+			Example: "  sentry train --out checkpoints/sentry\n  sentry eval\n  printf 'I live in Berlin.\\tI moved to Lisbon.\\n' | sentry gate",
 		}
+		root.AddCommand(sentryCommands(f)...)
 	case "judge":
 		root = &cobra.Command{
 			Use:   "judge",

@@ -42,7 +42,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "embed unknown backbone", bin: "atma", args: []string{"embed", "--backbone", "/nope/manifest.json", "a"}, want: ExitFailure, wantErr: "unknown backbone"},
 		{name: "sentry help", bin: "sentry", args: []string{"--help"}, want: ExitOK, wantOut: "version"},
 		{name: "judge version", bin: "judge", args: []string{"version"}, want: ExitOK, wantOut: "judge dev"},
-		{name: "sentry has no placeholders", bin: "sentry", args: []string{"train"}, want: ExitUsage, wantErr: "unknown command"},
+		{name: "sentry unknown verb", bin: "sentry", args: []string{"frobnicate"}, want: ExitUsage, wantErr: "unknown command"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,633 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/atma-dev/atma/data"
+	"github.com/atma-dev/atma/onnx"
+	"github.com/atma-dev/atma/sentry"
+)
+
+// sentryCommands are the verbs of the sentry tree (`sentry …` and `atma sentry …`).
+func sentryCommands(f *Factory) []*cobra.Command {
+	return []*cobra.Command{
+		newCmdSentryTrain(f, nil), newCmdSentryEval(f, nil), newCmdSentryCalibrate(f, nil),
+		newCmdSentryGate(f, nil), newCmdSentryExport(f, nil),
+	}
+}
+
+// sentryDataOptions say which dataset and split the Sentry commands use. The same values
+// give the same split, so eval and calibrate see what train held back.
+type sentryDataOptions struct {
+	Data     string
+	Seed     uint64
+	HoldOut  []string
+	GenSeed  uint64
+	Task     string
+	Batch    int
+	NoCache  bool
+	CacheDir string
+}
+
+func (o *sentryDataOptions) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Data, "data", "", "dataset directory (atma data generate); default: generate the default dataset")
+	fs.Uint64Var(&o.GenSeed, "data-seed", 1, "seed of the generated dataset when --data is not given")
+	fs.Uint64Var(&o.Seed, "split-seed", 1, "seed of the pairs and the train/val/test split")
+	fs.StringSliceVar(&o.HoldOut, "hold-out", nil, `phrasing families ("job/reported") or styles ("reported") kept out of training, measured apart`)
+	fs.StringVar(&o.Task, "task", "", "backbone task prefix for the texts (default: the backbone's)")
+	fs.IntVar(&o.Batch, "embed-batch", 256, "texts per embedding call")
+	fs.BoolVar(&o.NoCache, "no-cache", false, "do not use the on-disk embedding cache")
+}
+
+// sentryEnv is what every Sentry command opens: the backbone (behind the embedding cache)
+// and, when asked, the dataset's splits.
+type sentryEnv struct {
+	enc      *onnx.Encoder
+	embedder sentry.Embedder
+	cache    *sentry.Cache
+	backbone sentry.Backbone
+}
+
+func (e *sentryEnv) Close() error {
+	var err error
+	if e.cache != nil {
+		err = e.cache.Close()
+	}
+	if e.enc != nil {
+		err = errors.Join(err, e.enc.Destroy())
+	}
+	return err
+}
+
+func (f *Factory) openSentryEnv(ctx context.Context, rt *runtimeOptions, do *sentryDataOptions) (*sentryEnv, error) {
+	enc, err := f.openEncoder(ctx, rt, onnx.EncoderConfig{Task: do.Task})
+	if err != nil {
+		return nil, err
+	}
+	env := &sentryEnv{enc: enc, embedder: enc, backbone: sentry.Backbone{ID: enc.Manifest().ID, SHA256: enc.ModelSHA256(), Dim: enc.Dimension()}}
+	if !do.NoCache {
+		task := do.Task
+		if task == "" {
+			task = enc.Manifest().DefaultTask
+		}
+		key := fmt.Sprintf("%s-%d-%s", env.backbone.SHA256, enc.Dimension(), task)
+		env.cache, err = sentry.OpenCache(sentry.CacheConfig{Dir: filepath.Join(f.cacheDir(), "embeddings"), Key: key, Logger: f.Logger}, enc)
+		if err != nil {
+			enc.Destroy()
+			return nil, err
+		}
+		env.embedder = env.cache
+	}
+	return env, nil
+}
+
+func (f *Factory) sentrySplits(ctx context.Context, env *sentryEnv, do *sentryDataOptions) (*sentry.Splits, error) {
+	var d *data.Dataset
+	var err error
+	if do.Data != "" {
+		d, err = data.Load(do.Data)
+	} else {
+		d, err = data.Generate(data.GenConfig{Seed: do.GenSeed})
+		f.Logger.Info("generated the default dataset", "seed", do.GenSeed, "interactions", len(d.Interactions))
+	}
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	s, err := sentry.Prepare(ctx, env.embedder, d, sentry.PrepareConfig{Seed: do.Seed, Split: data.SplitConfig{HoldOutFamilies: do.HoldOut}, Batch: do.Batch})
+	if err != nil {
+		return nil, err
+	}
+	attrs := []any{"train", len(s.Train), "val", len(s.Val), "test", len(s.Test), "heldout", len(s.HeldOut), "seconds", time.Since(start).Seconds()}
+	if env.cache != nil {
+		st := env.cache.Stats()
+		attrs = append(attrs, "cache", fmt.Sprintf("%+v", st))
+	}
+	f.Logger.Info("pairs embedded", attrs...)
+	return s, nil
+}
+
+// --- train ---
+
+type sentryTrainOptions struct {
+	runtimeOptions
+	sentryDataOptions
+	Out    string
+	Resume string
+	Config sentry.Config
+	JSON   bool
+}
+
+func newCmdSentryTrain(f *Factory, runF func(context.Context, *sentryTrainOptions) error) *cobra.Command {
+	opts := &sentryTrainOptions{}
+	cmd := &cobra.Command{
+		Use:   "train",
+		Short: "Train the topic and logic heads on a frozen backbone",
+		Long: `Train Sentry's two projection heads (Gorgonia, AdamW) on pairs built from a dataset, with
+the backbone frozen and its embeddings cached on disk. Every epoch writes sentry_last and,
+when validation loss improves, sentry_best (safetensors, PyTorch layout), metrics.jsonl and
+loss.png into --out. Ctrl-C saves and exits; --resume continues. After training the gate
+thresholds are calibrated on the validation split and the test split (and held-out
+phrasings) are evaluated at default and calibrated thresholds.`,
+		Example: `  sentry train --out checkpoints/sentry
+  sentry train --data work/data --hold-out reported --epochs 30 --patience 5 --out checkpoints/sentry
+  sentry train --out checkpoints/sentry --resume checkpoints/sentry/sentry_last.safetensors`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.Config.Validate(); err != nil {
+				return usageError{err}
+			}
+			if opts.Out == "" {
+				return usagef("--out is required")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return sentryTrainRun(cmd.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	opts.runtimeOptions.addFlags(fl)
+	opts.sentryDataOptions.addFlags(fl)
+	fl.StringVarP(&opts.Out, "out", "o", "checkpoints/sentry", "directory for checkpoints, metrics and plots")
+	fl.StringVar(&opts.Resume, "resume", "", "checkpoint to continue from (its optimizer state must be beside it)")
+	fl.IntVar(&opts.Config.Epochs, "epochs", 10, "epochs")
+	fl.IntVar(&opts.Config.BatchSize, "batch", 64, "pairs per step (the last batch may be smaller)")
+	fl.Float64Var(&opts.Config.LR, "lr", 1e-3, "peak learning rate")
+	fl.Float64Var(&opts.Config.WeightDecay, "weight-decay", 0.01, "AdamW decoupled weight decay")
+	fl.IntVar(&opts.Config.Hidden, "hidden", 512, "hidden width of each head")
+	fl.IntVar(&opts.Config.Out, "out-dim", 256, "output width of each head")
+	fl.Float64Var(&opts.Config.Alpha, "alpha", 1, "weight of the topic head's loss")
+	fl.Float64Var(&opts.Config.Beta, "beta", 1, "weight of the logic head's loss")
+	fl.IntVar(&opts.Config.Patience, "patience", 0, "stop after this many epochs without a better validation loss (0: never)")
+	fl.StringVar(&opts.Config.Schedule, "schedule", "", "learning-rate schedule: constant or cosine")
+	fl.Uint64Var(&opts.Config.Seed, "seed", 1, "seed of the initial weights and the shuffles")
+	fl.Float64Var(&opts.Config.Calibration.TargetRecall, "target-recall", 0.95, "conflict recall the calibrated thresholds must reach")
+	fl.BoolVar(&opts.JSON, "json", false, "print the summary as JSON")
+	return cmd
+}
+
+// sentrySummary is what train and eval report.
+type sentrySummary struct {
+	Backbone   sentry.Backbone              `json:"backbone"`
+	Checkpoint string                       `json:"checkpoint"`
+	BestEpoch  int                          `json:"best_epoch,omitempty"`
+	Seconds    float64                      `json:"seconds,omitempty"`
+	Rows       []sentryEvalRow              `json:"rows"`
+	Thresholds map[string]sentry.Thresholds `json:"thresholds"`
+}
+
+type sentryEvalRow struct {
+	Split      string            `json:"split"`
+	Thresholds string            `json:"thresholds"`
+	Eval       sentry.Evaluation `json:"eval"`
+}
+
+func sentryTrainRun(ctx context.Context, f *Factory, opts *sentryTrainOptions) error {
+	start := time.Now()
+	env, err := f.openSentryEnv(ctx, &opts.runtimeOptions, &opts.sentryDataOptions)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	splits, err := f.sentrySplits(ctx, env, &opts.sentryDataOptions)
+	if err != nil {
+		return err
+	}
+	res, err := sentry.Train(ctx, opts.Config, splits.Train, splits.Val, sentry.Options{
+		Dir: opts.Out, Backbone: env.backbone, DataHash: splits.DataHash, Resume: opts.Resume,
+		Progress: f.IO.ErrOut, Logger: f.Logger,
+	})
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("training interrupted; the state is saved — continue with --resume %s: %w", filepath.Join(opts.Out, sentry.LastFile), err)
+		}
+		return err
+	}
+	sum, err := sentryEvaluate(res.Heads, res.Thresholds, splits)
+	if err != nil {
+		return err
+	}
+	sum.Backbone, sum.Checkpoint, sum.BestEpoch, sum.Seconds = env.backbone, res.BestPath, res.Best.Epoch, time.Since(start).Seconds()
+	if err := writeJSONFile(filepath.Join(opts.Out, "eval.json"), sum); err != nil {
+		return err
+	}
+	return writeSentrySummary(f.IO.Out, sum, opts.JSON)
+}
+
+// sentryEvaluate measures heads on the test and held-out splits at the default and the
+// given (usually calibrated) thresholds.
+func sentryEvaluate(h *sentry.Heads, th sentry.Thresholds, s *sentry.Splits) (*sentrySummary, error) {
+	sum := &sentrySummary{Thresholds: map[string]sentry.Thresholds{"default": sentry.DefaultThresholds(), "checkpoint": th}}
+	for _, split := range []struct {
+		name string
+		exs  []sentry.Example
+	}{{"test", s.Test}, {"heldout", s.HeldOut}} {
+		if len(split.exs) == 0 {
+			continue
+		}
+		for _, name := range []string{"default", "checkpoint"} {
+			ev, err := sentry.Evaluate(h, sentry.NewGate(sum.Thresholds[name]), split.exs)
+			if err != nil {
+				return nil, fmt.Errorf("evaluate %s: %w", split.name, err)
+			}
+			sum.Rows = append(sum.Rows, sentryEvalRow{Split: split.name, Thresholds: name, Eval: ev})
+		}
+	}
+	return sum, nil
+}
+
+func writeSentrySummary(w io.Writer, sum *sentrySummary, asJSON bool) error {
+	if asJSON {
+		return json.NewEncoder(w).Encode(sum)
+	}
+	fmt.Fprintf(w, "backbone %s (sha256 %.12s…, %d-d); checkpoint %s", sum.Backbone.ID, sum.Backbone.SHA256, sum.Backbone.Dim, sum.Checkpoint)
+	if sum.BestEpoch > 0 {
+		fmt.Fprintf(w, " (best epoch %d, %.1f s)", sum.BestEpoch, sum.Seconds)
+	}
+	fmt.Fprintln(w)
+	for _, name := range []string{"default", "checkpoint"} {
+		t := sum.Thresholds[name]
+		fmt.Fprintf(w, "thresholds %-10s τ_top %.2f  τ_log %.2f  τ_gap %.2f\n", name, t.Top, t.Log, t.Gap)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "split\tthresholds\tpairs\tMSE top\tMSE logic\tAUC\tprecision\trecall\tF1\trouted\t")
+	for _, r := range sum.Rows {
+		e := r.Eval
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.4f\t%.4f\t%s\t%.3f\t%.3f\t%.3f\t%.1f%%\t\n", r.Split, r.Thresholds, e.N, e.MSETop, e.MSELog, fmtMaybe(e.AUC), e.Precision, e.Recall, e.F1, 100*e.RoutingRate)
+	}
+	return tw.Flush()
+}
+
+func fmtMaybe(v float64) string {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+func writeJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// --- eval ---
+
+type sentryCheckpointOptions struct {
+	runtimeOptions
+	sentryDataOptions
+	Checkpoint string
+	JSON       bool
+}
+
+func (o *sentryCheckpointOptions) addFlags(fs *pflag.FlagSet, data bool) {
+	o.runtimeOptions.addFlags(fs)
+	if data {
+		o.sentryDataOptions.addFlags(fs)
+	} else {
+		fs.StringVar(&o.Task, "task", "", "backbone task prefix for the texts (default: the backbone's)")
+		fs.BoolVar(&o.NoCache, "no-cache", false, "do not use the on-disk embedding cache")
+	}
+	fs.StringVarP(&o.Checkpoint, "checkpoint", "c", "checkpoints/sentry/"+sentry.BestFile, "Sentry checkpoint")
+	fs.BoolVar(&o.JSON, "json", false, "print JSON")
+}
+
+func (f *Factory) loadSentry(ctx context.Context, o *sentryCheckpointOptions) (*sentryEnv, *sentry.Checkpoint, error) {
+	env, err := f.openSentryEnv(ctx, &o.runtimeOptions, &o.sentryDataOptions)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := sentry.LoadCheckpoint(o.Checkpoint, env.backbone)
+	if err != nil {
+		env.Close()
+		return nil, nil, err
+	}
+	return env, c, nil
+}
+
+func newCmdSentryEval(f *Factory, runF func(context.Context, *sentryCheckpointOptions) error) *cobra.Command {
+	opts := &sentryCheckpointOptions{}
+	cmd := &cobra.Command{
+		Use:   "eval",
+		Short: "Evaluate a checkpoint on the test split (and held-out phrasings)",
+		Long: `Evaluate Sentry on the test split of the same dataset and split options it was trained
+with: MSE per head, ROC-AUC of conflict detection (scored by gap = a − b), gate precision,
+recall and F1 against "same slot and conflicting", and the routing rate — at the default and
+at the checkpoint's thresholds.`,
+		Example: `  sentry eval --checkpoint checkpoints/sentry/sentry_best.safetensors
+  sentry eval --data work/data --hold-out reported --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			env, c, err := f.loadSentry(cmd.Context(), opts)
+			if err != nil {
+				return err
+			}
+			defer env.Close()
+			splits, err := f.sentrySplits(cmd.Context(), env, &opts.sentryDataOptions)
+			if err != nil {
+				return err
+			}
+			sum, err := sentryEvaluate(c.Heads, c.Meta.Thresholds, splits)
+			if err != nil {
+				return err
+			}
+			sum.Backbone, sum.Checkpoint = env.backbone, opts.Checkpoint
+			return writeSentrySummary(f.IO.Out, sum, opts.JSON)
+		},
+	}
+	opts.addFlags(cmd.Flags(), true)
+	return cmd
+}
+
+// --- calibrate ---
+
+type sentryCalibrateOptions struct {
+	sentryCheckpointOptions
+	Calibration sentry.CalibrationConfig
+	DryRun      bool
+}
+
+func newCmdSentryCalibrate(f *Factory, runF func(context.Context, *sentryCalibrateOptions) error) *cobra.Command {
+	opts := &sentryCalibrateOptions{}
+	cmd := &cobra.Command{
+		Use:   "calibrate",
+		Short: "Pick gate thresholds on the validation split and write them into the checkpoint",
+		Long: `Search τ_top, τ_log and τ_gap on the validation split for the lowest routing rate that
+still reaches the target conflict recall, and write them into the checkpoint's metadata
+(atomically; the weights are unchanged).`,
+		Example: `  sentry calibrate --checkpoint checkpoints/sentry/sentry_best.safetensors --target-recall 0.98`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if r := opts.Calibration.TargetRecall; r <= 0 || r > 1 {
+				return usagef("--target-recall must be in (0, 1], got %g", r)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return sentryCalibrateRun(cmd.Context(), f, opts)
+		},
+	}
+	opts.addFlags(cmd.Flags(), true)
+	cmd.Flags().Float64Var(&opts.Calibration.TargetRecall, "target-recall", 0.95, "conflict recall to reach")
+	cmd.Flags().Float64Var(&opts.Calibration.Step, "step", 0.02, "grid step")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the thresholds without writing them")
+	return cmd
+}
+
+func sentryCalibrateRun(ctx context.Context, f *Factory, opts *sentryCalibrateOptions) error {
+	env, c, err := f.loadSentry(ctx, &opts.sentryCheckpointOptions)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	splits, err := f.sentrySplits(ctx, env, &opts.sentryDataOptions)
+	if err != nil {
+		return err
+	}
+	rep, err := sentry.Calibrate(c.Heads, splits.Val, opts.Calibration)
+	if err != nil {
+		return err
+	}
+	if !opts.DryRun {
+		c.Meta.Thresholds, c.Meta.Calibrated = rep.Thresholds, true
+		if err := sentry.WriteCheckpoint(opts.Checkpoint, c); err != nil {
+			return err
+		}
+	}
+	if opts.JSON {
+		return json.NewEncoder(f.IO.Out).Encode(rep)
+	}
+	t := rep.Thresholds
+	_, err = fmt.Fprintf(f.IO.Out, "τ_top %.2f  τ_log %.2f  τ_gap %.2f  on %d validation pairs (%d conflicts): recall %.3f (target %.2f), precision %.3f, F1 %.3f, routed %.1f%%%s\n",
+		t.Top, t.Log, t.Gap, rep.N, rep.Conflicts, rep.Recall, rep.TargetRecall, rep.Precision, rep.F1, 100*rep.RoutingRate,
+		map[bool]string{true: " (dry run: not written)", false: "; written to " + opts.Checkpoint}[opts.DryRun])
+	return err
+}
+
+// --- gate ---
+
+type sentryGateOptions struct {
+	sentryCheckpointOptions
+	File       string
+	Thresholds sentry.Thresholds
+}
+
+type gateInput struct {
+	Old string `json:"old"`
+	New string `json:"new"`
+}
+
+type gateOutput struct {
+	Old   string  `json:"old"`
+	New   string  `json:"new"`
+	A     float64 `json:"a"`
+	B     float64 `json:"b"`
+	Gap   float64 `json:"gap"`
+	Route bool    `json:"route"`
+}
+
+func newCmdSentryGate(f *Factory, runF func(context.Context, *sentryGateOptions) error) *cobra.Command {
+	opts := &sentryGateOptions{}
+	cmd := &cobra.Command{
+		Use:   "gate [--file PAIRS]",
+		Short: "Score (old memory, new input) pairs and say which go to the Judge",
+		Long: `Score pairs with the trained heads: a = topic similarity, b = logic similarity,
+gap = a − b; a pair is routed to the Judge when a > τ_top and (b < τ_log or gap > τ_gap).
+Input (--file or standard input), one pair per line: a JSON object {"old": …, "new": …}
+or the two texts separated by a tab. Thresholds come from the checkpoint unless given.`,
+		Example: `  printf 'I live in Berlin.\tI moved to Lisbon last month.\n' | sentry gate
+  sentry gate --file pairs.jsonl --json --tau-top 0.55`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return sentryGateRun(cmd.Context(), f, opts, cmd.Flags())
+		},
+	}
+	opts.addFlags(cmd.Flags(), false)
+	cmd.Flags().StringVarP(&opts.File, "file", "f", "", "pairs file (default: standard input)")
+	cmd.Flags().Float64Var(&opts.Thresholds.Top, "tau-top", 0, "override τ_top")
+	cmd.Flags().Float64Var(&opts.Thresholds.Log, "tau-log", 0, "override τ_log")
+	cmd.Flags().Float64Var(&opts.Thresholds.Gap, "tau-gap", 0, "override τ_gap")
+	return cmd
+}
+
+func parseGateLines(lines []string) ([]gateInput, error) {
+	var pairs []gateInput
+	var problems []string
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		var p gateInput
+		if strings.HasPrefix(strings.TrimSpace(l), "{") {
+			dec := json.NewDecoder(strings.NewReader(l))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&p); err != nil {
+				problems = append(problems, fmt.Sprintf("line %d: %v", i+1, err))
+				continue
+			}
+		} else if old, nw, ok := strings.Cut(l, "\t"); ok {
+			p = gateInput{Old: old, New: nw}
+		} else {
+			problems = append(problems, fmt.Sprintf("line %d: want a JSON object {\"old\", \"new\"} or two texts separated by a tab", i+1))
+			continue
+		}
+		if p.Old == "" || p.New == "" {
+			problems = append(problems, fmt.Sprintf("line %d: both old and new must be non-empty", i+1))
+			continue
+		}
+		pairs = append(pairs, p)
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("bad pairs input:\n  %s", strings.Join(problems, "\n  "))
+	}
+	return pairs, nil
+}
+
+func sentryGateRun(ctx context.Context, f *Factory, opts *sentryGateOptions, fl *pflag.FlagSet) error {
+	lines, err := readLines(f.IO.In, opts.File)
+	if err != nil {
+		return err
+	}
+	pairs, err := parseGateLines(lines)
+	if err != nil {
+		return usageError{err}
+	}
+	if len(pairs) == 0 {
+		return usagef("no pairs: give them with --file or on standard input")
+	}
+	env, c, err := f.loadSentry(ctx, &opts.sentryCheckpointOptions)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	th := c.Meta.Thresholds
+	for _, o := range []struct {
+		flag string
+		dst  *float64
+		v    float64
+	}{{"tau-top", &th.Top, opts.Thresholds.Top}, {"tau-log", &th.Log, opts.Thresholds.Log}, {"tau-gap", &th.Gap, opts.Thresholds.Gap}} {
+		if fl != nil && fl.Changed(o.flag) {
+			*o.dst = o.v
+		}
+	}
+	texts := make([]string, 0, 2*len(pairs))
+	for _, p := range pairs {
+		texts = append(texts, p.Old, p.New)
+	}
+	embs, err := env.embedder.Embed(ctx, texts)
+	if err != nil {
+		return err
+	}
+	proj := c.Heads.ProjectAll(embs)
+	gate := sentry.NewGate(th)
+	if opts.JSON {
+		je := json.NewEncoder(f.IO.Out)
+		for i, p := range pairs {
+			d := gate.Score(proj[2*i], proj[2*i+1])
+			if err := je.Encode(gateOutput{Old: p.Old, New: p.New, A: d.A, B: d.B, Gap: d.Gap, Route: d.Route}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "A\tB\tGAP\tDECISION\tOLD → NEW\t(τ_top %.2f, τ_log %.2f, τ_gap %.2f)\n", th.Top, th.Log, th.Gap)
+	for i, p := range pairs {
+		d := gate.Score(proj[2*i], proj[2*i+1])
+		decision := "keep"
+		if d.Route {
+			decision = "judge"
+		}
+		fmt.Fprintf(tw, "%.3f\t%.3f\t%.3f\t%s\t%s → %s\t\n", d.A, d.B, d.Gap, decision, p.Old, p.New)
+	}
+	return tw.Flush()
+}
+
+// --- export ---
+
+type sentryExportOptions struct {
+	Checkpoint string
+	Out        string
+	ORTLib     string
+	NoVerify   bool
+}
+
+func newCmdSentryExport(f *Factory, runF func(context.Context, *sentryExportOptions) error) *cobra.Command {
+	opts := &sentryExportOptions{}
+	cmd := &cobra.Command{
+		Use:   "export --out heads.onnx",
+		Short: "Export the heads as an ONNX model, verified through ONNX Runtime",
+		Long: `Export the checkpoint's heads as an ONNX model: input "embedding" [batch, d], outputs
+"topic" and "logic" [batch, out], L2-normalised, with the backbone and thresholds in the
+model metadata. The export is run through ONNX Runtime on random embeddings and compared with
+the Go forward pass; a difference above 1e-5 is an error.`,
+		Example: `  sentry export --checkpoint checkpoints/sentry/sentry_best.safetensors --out checkpoints/sentry/heads.onnx`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Out == "" {
+				return usagef("--out is required")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			c, err := sentry.ReadCheckpoint(opts.Checkpoint)
+			if err != nil {
+				return err
+			}
+			if err := c.WriteONNX(opts.Out); err != nil {
+				return err
+			}
+			msg := "not verified (--no-verify)"
+			if !opts.NoVerify {
+				lib, err := onnx.ResolveLibrary(opts.ORTLib, f.env("ATMA_ORT_LIB"), f.cacheDir())
+				if err != nil {
+					return err
+				}
+				if err := onnx.Init(lib); err != nil {
+					return err
+				}
+				maxErr, err := sentry.VerifyONNX(cmd.Context(), opts.Out, c.Heads, 64, 1)
+				if err != nil {
+					return err
+				}
+				if maxErr > 1e-5 {
+					return fmt.Errorf("export %s differs from the Go forward pass by %.2e (> 1e-5)", opts.Out, maxErr)
+				}
+				msg = fmt.Sprintf("verified through ONNX Runtime %s: max abs error %.1e on 64 embeddings", onnx.Version(), maxErr)
+			}
+			_, err = fmt.Fprintf(f.IO.Out, "wrote %s (%s)\n", opts.Out, msg)
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Checkpoint, "checkpoint", "c", "checkpoints/sentry/"+sentry.BestFile, "Sentry checkpoint")
+	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "ONNX file to write")
+	cmd.Flags().StringVar(&opts.ORTLib, "ort-lib", "", "ONNX Runtime library for the verification")
+	cmd.Flags().BoolVar(&opts.NoVerify, "no-verify", false, "skip the ONNX Runtime check")
+	return cmd
+}

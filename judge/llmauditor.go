@@ -1,0 +1,215 @@
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/atma-dev/atma/llm"
+)
+
+// Chatter is what LLMAuditor needs of a model client; *llm.Client implements it.
+type Chatter interface {
+	Chat(ctx context.Context, req llm.Request) (*llm.Response, error)
+}
+
+var _ Chatter = (*llm.Client)(nil)
+
+// DefaultMaxTokens bounds an audit answer: four short steps and a verdict need a few
+// hundred tokens; reasoning models think longer.
+const DefaultMaxTokens = 1024
+
+// LLMConfig configures an LLMAuditor. The zero value means the defaults.
+type LLMConfig struct {
+	// Name is Result.Source when the server names no model (default "llm").
+	Name string
+	// MaxTokens bounds the answer (0: DefaultMaxTokens).
+	MaxTokens int
+	// Temperature is the sampling temperature (nil: 0, for repeatable audits).
+	Temperature *float64
+	// Seed is sent to servers that take one (nil: none).
+	Seed *int64
+	// Schema constrains the answer to VerdictSchema. The model then writes the verdict
+	// without a think block, so answers are parsed leniently and never count as
+	// format-valid.
+	Schema bool
+	// Strict accepts only answers that pass ParseStrict; any other answer falls back.
+	// By default an answer that fails ParseStrict is parsed with ParseLenient, and falls
+	// back only if that fails too.
+	Strict bool
+	// Fallback audits the pair when the model cannot (nil: a RuleAuditor with defaults).
+	Fallback Auditor
+	// Logger receives a warning for every fallback (nil: slog.Default()).
+	Logger *slog.Logger
+}
+
+// Validate reports every problem with the configuration at once.
+func (c LLMConfig) Validate() error {
+	var errs []error
+	if c.MaxTokens < 0 {
+		errs = append(errs, fmt.Errorf("max tokens %d is negative", c.MaxTokens))
+	}
+	if t := c.Temperature; t != nil && (math.IsNaN(*t) || math.IsInf(*t, 0) || *t < 0) {
+		errs = append(errs, fmt.Errorf("temperature %v is not a non-negative number", *t))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("llm auditor config: %w", err)
+	}
+	return nil
+}
+
+// LLMAuditor audits pairs with a language model behind an OpenAI-compatible endpoint: it
+// sends the audit prompt (Messages), parses the answer (ParseStrict, then ParseLenient
+// unless Strict is set) and falls back to another auditor, the rule auditor by default,
+// when the endpoint is unreachable or times out, answers with a server error, a rate limit
+// or a malformed body, the prompt exceeds the model's context, or the answer cannot be
+// parsed; Result.Fallback says which. A wrong model name, bad credentials and other client
+// errors are returned, not papered over: they need fixing, not a fallback. An LLMAuditor
+// is safe for concurrent use if its Chatter and fallback are (llm.Client and RuleAuditor
+// are).
+type LLMAuditor struct {
+	chat     Chatter
+	cfg      LLMConfig
+	fallback Auditor
+	log      *slog.Logger
+}
+
+var _ Auditor = (*LLMAuditor)(nil)
+
+// NewLLMAuditor returns an auditor that asks the model behind c.
+func NewLLMAuditor(c Chatter, cfg LLMConfig) (*LLMAuditor, error) {
+	if c == nil {
+		return nil, errors.New("llm auditor: nil chat client")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	a := &LLMAuditor{chat: c, cfg: cfg, fallback: cfg.Fallback, log: cfg.Logger}
+	if a.fallback == nil {
+		a.fallback = &RuleAuditor{}
+	}
+	if a.log == nil {
+		a.log = slog.Default()
+	}
+	if a.cfg.Name == "" {
+		a.cfg.Name = "llm"
+	}
+	if a.cfg.MaxTokens == 0 {
+		a.cfg.MaxTokens = DefaultMaxTokens
+	}
+	return a, nil
+}
+
+// Audit asks the model for a verdict on p.
+func (a *LLMAuditor) Audit(ctx context.Context, p Pair) (Result, error) {
+	start := time.Now()
+	temp := 0.0
+	if a.cfg.Temperature != nil {
+		temp = *a.cfg.Temperature
+	}
+	req := llm.Request{Messages: Messages(p), MaxTokens: a.cfg.MaxTokens, Temperature: &temp, Seed: a.cfg.Seed}
+	if a.cfg.Schema {
+		req.JSONSchema = VerdictSchema()
+	}
+	if err := req.Validate(); err != nil {
+		return Result{}, fmt.Errorf("audit: %w", err)
+	}
+	resp, err := a.chat.Chat(ctx, req)
+	if err == nil && len(resp.Choices) == 0 {
+		err = fmt.Errorf("%w: no choices", llm.ErrBadResponse)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{}, fmt.Errorf("audit: %w", ctx.Err())
+		}
+		if fatal(err) {
+			return Result{}, fmt.Errorf("audit: %w", err)
+		}
+		return a.fall(ctx, p, start, Result{}, describe(err))
+	}
+	choice := resp.Choices[0]
+	raw := choice.Content
+	if r := strings.TrimSpace(choice.Reasoning); r != "" && !strings.Contains(raw, thinkClose) {
+		// Reasoning parsers move the think block out of the content; put it back.
+		raw = thinkOpen + "\n" + r + "\n" + thinkClose + "\n" + strings.TrimLeft(raw, " \t\r\n")
+	}
+	res := Result{Raw: raw, Source: a.cfg.Name, Tokens: resp.Usage.TotalTokens}
+	if resp.Model != "" {
+		res.Source = resp.Model
+	}
+	if res.Tokens == 0 {
+		res.Tokens = resp.Counted.PromptTokens + resp.Counted.CompletionTokens
+	}
+	ans, err := ParseStrict(raw)
+	if err != nil {
+		res.ParseError = err.Error()
+		if a.cfg.Strict {
+			return a.fall(ctx, p, start, res, "answer fails the audit format: "+firstLine(err.Error()))
+		}
+		if ans, err = ParseLenient(raw); err != nil {
+			return a.fall(ctx, p, start, res, fmt.Sprintf("unparseable answer (%s): %q", firstLine(err.Error()), clip(strings.TrimSpace(raw), 120)))
+		}
+	}
+	res.Verdict, res.Steps = ans.Verdict, ans.Steps
+	res.Latency = time.Since(start)
+	return res, nil
+}
+
+// fall answers with the fallback auditor, keeping what the model's attempt cost.
+func (a *LLMAuditor) fall(ctx context.Context, p Pair, start time.Time, attempt Result, why string) (Result, error) {
+	a.log.Warn("judge falls back", "model", a.cfg.Name, "reason", why)
+	res, err := a.fallback.Audit(ctx, p)
+	if err != nil {
+		return Result{}, fmt.Errorf("audit: fallback after %s: %w", why, err)
+	}
+	res.Fallback = why
+	res.ParseError = attempt.ParseError
+	res.Tokens += attempt.Tokens
+	res.Latency = time.Since(start)
+	return res, nil
+}
+
+// fatal reports errors a fallback must not hide: the model does not exist, the credentials
+// or the request are wrong (4xx other than rate limits, timeouts and context length).
+func fatal(err error) bool {
+	if errors.Is(err, llm.ErrModelNotFound) {
+		return true
+	}
+	if errors.Is(err, llm.ErrContextLength) {
+		return false
+	}
+	var api *llm.APIError
+	if errors.As(err, &api) {
+		s := api.StatusCode
+		return s >= 400 && s < 500 && s != http.StatusTooManyRequests && s != http.StatusRequestTimeout
+	}
+	return false
+}
+
+// describe names the failure for Result.Fallback.
+func describe(err error) string {
+	var api *llm.APIError
+	switch {
+	case errors.Is(err, llm.ErrContextLength):
+		return "prompt exceeds the model's context length"
+	case errors.Is(err, llm.ErrUnreachable):
+		return "endpoint unreachable"
+	case errors.Is(err, llm.ErrTimeout):
+		return "endpoint timed out"
+	case errors.Is(err, llm.ErrBadResponse):
+		return "malformed response: " + firstLine(err.Error())
+	case errors.As(err, &api):
+		return fmt.Sprintf("server error %d: %s", api.StatusCode, firstLine(err.Error()))
+	}
+	return firstLine(err.Error())
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return clip(s, 200)
+}

@@ -1,0 +1,328 @@
+package judge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Answer is a parsed audit answer: the steps of its think block and its verdict.
+type Answer struct {
+	Steps   Steps   `json:"steps"`
+	Verdict Verdict `json:"verdict"`
+}
+
+const (
+	thinkOpen  = "<think>"
+	thinkClose = "</think>"
+)
+
+// ParseStrict parses an answer that follows the audit format exactly, for rewards and
+// metrics. The answer, apart from white space at either end, must be a <think> block whose
+// lines start the four steps in order (LabelSlot, LabelComparison, LabelConflictType,
+// LabelAction, each once, each with text, nothing before the first), then exactly one JSON
+// object with all eight verdict fields, no others and no repeats, each of its JSON type,
+// enums spelled as defined, confidence in [0, 1], and the fields consistent with each other
+// (Verdict.Validate).
+//
+// The error is a *ParseError, or several joined when the verdict object has several
+// problems; each unwraps to one of the sentinels (ErrNoThink, ErrMissingStep, …).
+func ParseStrict(text string) (Answer, error) {
+	t := strings.TrimRightFunc(text, unicode.IsSpace)
+	lead := len(t) - len(strings.TrimLeftFunc(t, unicode.IsSpace))
+	if !strings.HasPrefix(t[lead:], thinkOpen) {
+		return Answer{}, parseErr(ErrNoThink, lead, "", "the answer must start with %s", thinkOpen)
+	}
+	bodyStart := lead + len(thinkOpen)
+	end := strings.Index(t[bodyStart:], thinkClose)
+	if end < 0 {
+		return Answer{}, parseErr(ErrUnclosedThink, bodyStart, "", "no %s after %s", thinkClose, thinkOpen)
+	}
+	end += bodyStart
+	steps, err := strictSteps(t[bodyStart:end], bodyStart)
+	if err != nil {
+		return Answer{}, err
+	}
+
+	rest := end + len(thinkClose)
+	from := rest + len(t[rest:]) - len(strings.TrimLeftFunc(t[rest:], unicode.IsSpace))
+	switch {
+	case from == len(t):
+		return Answer{}, parseErr(ErrNoJSON, from, "", "nothing follows %s", thinkClose)
+	case t[from] != '{':
+		if i := strings.IndexByte(t[from:], '{'); i >= 0 {
+			return Answer{}, parseErr(ErrExtraText, from, "", "%q precedes the verdict object", clip(t[from:from+i], 40))
+		}
+		if t[from] == '[' || t[from] == '"' {
+			return Answer{}, parseErr(ErrInvalidJSON, from, "", "the verdict must be a JSON object")
+		}
+		return Answer{}, parseErr(ErrNoJSON, from, "", "%q follows %s, not a JSON object", clip(t[from:], 40), thinkClose)
+	}
+	dec := json.NewDecoder(strings.NewReader(t[from:]))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return Answer{}, parseErr(ErrInvalidJSON, from, "", "%v", err)
+	}
+	after := from + int(dec.InputOffset())
+	if trail := strings.TrimLeftFunc(t[after:], unicode.IsSpace); trail != "" {
+		at := len(t) - len(trail)
+		if trail[0] == '{' || trail[0] == '[' {
+			return Answer{}, parseErr(ErrMultipleJSON, at, "", "another JSON value follows the verdict object")
+		}
+		return Answer{}, parseErr(ErrExtraText, at, "", "%q follows the verdict object", clip(trail, 40))
+	}
+	v, err := strictVerdict(raw, from)
+	if err != nil {
+		return Answer{}, err
+	}
+	return Answer{Steps: steps, Verdict: v}, nil
+}
+
+// strictSteps parses the body of a think block; base is its offset in the answer.
+func strictSteps(body string, base int) (Steps, error) {
+	labels := Labels()
+	type mark struct{ label, start, content int } // content: offset just after the label
+	var marks []mark
+	for off := 0; off <= len(body); {
+		nl := strings.IndexByte(body[off:], '\n')
+		line := body[off:]
+		if nl >= 0 {
+			line = body[off : off+nl]
+		}
+		trimmed := strings.TrimLeft(line, " \t")
+		for k, l := range labels {
+			if strings.HasPrefix(trimmed, l) {
+				s := off + len(line) - len(trimmed)
+				marks = append(marks, mark{k, s, s + len(l)})
+				break
+			}
+		}
+		if nl < 0 {
+			break
+		}
+		off += nl + 1
+	}
+	seen := make([]int, len(labels))
+	for _, m := range marks {
+		seen[m.label]++
+		if seen[m.label] > 1 {
+			return Steps{}, parseErr(ErrStepOrder, base+m.start, labels[m.label], "the step appears twice")
+		}
+	}
+	for k, n := range seen {
+		if n == 0 {
+			return Steps{}, parseErr(ErrMissingStep, base, labels[k], "no line starts with it")
+		}
+	}
+	for i, m := range marks {
+		if m.label != i {
+			return Steps{}, parseErr(ErrStepOrder, base+m.start, labels[m.label], "want %s here (order: %s)", labels[i], strings.Join(labels, " "))
+		}
+	}
+	if pre := strings.TrimSpace(body[:marks[0].start]); pre != "" {
+		return Steps{}, parseErr(ErrStepOrder, base, labels[0], "%q precedes the first step", clip(pre, 40))
+	}
+	var s Steps
+	for i, m := range marks {
+		stop := len(body)
+		if i+1 < len(marks) {
+			stop = marks[i+1].start
+		}
+		txt := strings.TrimSpace(body[m.content:stop])
+		if txt == "" {
+			return Steps{}, parseErr(ErrEmptyStep, base+m.start, labels[i], "the step has no text")
+		}
+		*s.ptrs()[i] = txt
+	}
+	return s, nil
+}
+
+// strictVerdict decodes the verdict object: all fields present, none unknown or repeated,
+// each of its type, then the rules of Verdict.Validate. off is the object's offset.
+func strictVerdict(raw []byte, off int) (Verdict, error) {
+	fields, err := objectFields(raw, off, "")
+	if err != nil {
+		return Verdict{}, err
+	}
+	var v Verdict
+	var errs []error
+	fail := func(sentinel error, field, format string, args ...any) {
+		errs = append(errs, parseErr(sentinel, -1, field, format, args...))
+	}
+	for _, f := range fields.unknown {
+		fail(ErrUnknownField, f, "not a verdict field")
+	}
+	for _, f := range fields.repeated {
+		fail(ErrUnknownField, f, "the field appears twice")
+	}
+	str := func(name string, dst *string) {
+		if err := jsonString(fields.values[name], dst); err != nil {
+			fail(ErrFieldType, name, "%v", err)
+		}
+	}
+	for _, name := range verdictFields() {
+		val, ok := fields.values[name]
+		if !ok {
+			fail(ErrMissingField, name, "required")
+			continue
+		}
+		switch name {
+		case "status":
+			str(name, (*string)(&v.Status))
+		case "conflict_type":
+			str(name, (*string)(&v.ConflictType))
+		case "action":
+			str(name, (*string)(&v.Action))
+		case "clarification_question":
+			str(name, &v.ClarificationQuestion)
+		case "transition_summary":
+			str(name, &v.TransitionSummary)
+		case "clarification_needed":
+			switch string(val) {
+			case "true":
+				v.ClarificationNeeded = true
+			case "false":
+			default:
+				fail(ErrFieldType, name, "want true or false, got %s", clip(string(val), 30))
+			}
+		case "confidence":
+			if c := val[0]; c != '-' && (c < '0' || c > '9') {
+				fail(ErrFieldType, name, "want a number, got %s", clip(string(val), 30))
+				break
+			}
+			x, err := strconv.ParseFloat(string(val), 64)
+			if err != nil || math.IsInf(x, 0) {
+				fail(ErrOutOfRange, name, "%s is not a finite number", clip(string(val), 30))
+				break
+			}
+			v.Confidence = x
+		case "links":
+			links, lerrs := strictLinks(val, off)
+			v.Links = links
+			errs = append(errs, lerrs...)
+		}
+	}
+	if len(errs) > 0 {
+		return Verdict{}, errors.Join(errs...)
+	}
+	if err := v.Validate(); err != nil {
+		return Verdict{}, err
+	}
+	return v, nil
+}
+
+func strictLinks(val []byte, off int) ([]Link, []error) {
+	var items []json.RawMessage
+	if val[0] != '[' || json.Unmarshal(val, &items) != nil {
+		return nil, []error{parseErr(ErrFieldType, -1, "links", "want an array of link objects, got %s", clip(string(val), 30))}
+	}
+	links := make([]Link, 0, len(items))
+	var errs []error
+	for i, it := range items {
+		name := fmt.Sprintf("links[%d]", i)
+		fields, err := objectFields(it, off, name)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, f := range fields.unknown {
+			errs = append(errs, parseErr(ErrUnknownField, -1, name+"."+f, "a link has type, from and to"))
+		}
+		for _, f := range fields.repeated {
+			errs = append(errs, parseErr(ErrUnknownField, -1, name+"."+f, "the field appears twice"))
+		}
+		var l Link
+		for _, f := range []struct {
+			key string
+			dst *string
+		}{{"type", (*string)(&l.Type)}, {"from", (*string)(&l.From)}, {"to", (*string)(&l.To)}} {
+			v, ok := fields.values[f.key]
+			if !ok {
+				errs = append(errs, parseErr(ErrMissingField, -1, name+"."+f.key, "required"))
+				continue
+			}
+			if err := jsonString(v, f.dst); err != nil {
+				errs = append(errs, parseErr(ErrFieldType, -1, name+"."+f.key, "%v", err))
+			}
+		}
+		links = append(links, l)
+	}
+	return links, errs
+}
+
+type objFields struct {
+	values            map[string]json.RawMessage
+	unknown, repeated []string
+}
+
+var knownFields = map[string]bool{}
+
+func init() {
+	for _, f := range verdictFields() {
+		knownFields[f] = true
+	}
+}
+
+// objectFields reads a JSON object's members in order, keeping repeated and (for the
+// verdict, field "") unknown keys apart. Link objects (field "links[i]") know type, from, to.
+func objectFields(raw []byte, off int, field string) (objFields, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return objFields{}, parseErr(ErrInvalidJSON, off, field, "%v", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return objFields{}, parseErr(ErrInvalidJSON, off, field, "want a JSON object")
+	}
+	known := knownFields
+	if field != "" {
+		known = map[string]bool{"type": true, "from": true, "to": true}
+	}
+	out := objFields{values: map[string]json.RawMessage{}}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return objFields{}, parseErr(ErrInvalidJSON, off, field, "%v", err)
+		}
+		key := tok.(string) // object keys are always strings once the object decoded
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return objFields{}, parseErr(ErrInvalidJSON, off, field, "%v", err)
+		}
+		switch {
+		case !known[key]:
+			out.unknown = append(out.unknown, key)
+		case out.values[key] != nil:
+			out.repeated = append(out.repeated, key)
+		default:
+			out.values[key] = val
+		}
+	}
+	return out, nil
+}
+
+// jsonString decodes a JSON string, refusing other types.
+func jsonString(val json.RawMessage, dst *string) error {
+	if len(val) == 0 || val[0] != '"' {
+		return fmt.Errorf("want a string, got %s", clip(string(val), 30))
+	}
+	return json.Unmarshal(val, dst)
+}
+
+// clip shortens s to at most n bytes for error messages, on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,88 @@
+// Package sentry trains and runs the Sentry gate: a frozen sentence-embedding backbone
+// followed by two small projection heads that decide which memory pairs go to the LLM Judge.
+//
+// # Model
+//
+// Each text's backbone embedding (d values) passes through two heads,
+//
+//	topic: Linear(d, 512) → ReLU → Linear(512, 256) → L2 normalisation
+//	logic: Linear(d, 512) → Tanh → Linear(512, 256) → L2 normalisation
+//
+// (sizes in Config). For a pair (u, p) the topic similarity is a = ⟨z_top(u), z_top(p)⟩ and the
+// logic similarity b = ⟨z_log(u), z_log(p)⟩. Training minimises, per batch, the mean of
+// α(a − y_top)² + β(b − y_log)². Normalisation is z = h / sqrt(Σh² + NormEps) everywhere.
+//
+// # Gate
+//
+// Gate routes a pair to the Judge when a > τ_top ∧ (b < τ_log ∨ a − b > τ_gap); the defaults
+// are 0.60, 0.45 and 0.15. The inference path is plain Go (gonum's BLAS kernels, no Gorgonia):
+// Heads.Project or Heads.ProjectAll once per text, then Gate.Score per pair, which is two dot
+// products.
+//
+// # Labels
+//
+// Example holds the two embeddings and targets in [-1, 1]. The usual labels are YTop = 1 for
+// the same slot (the same attribute of the same entity), else 0, and YLog = 1 for statements
+// that agree, else 0. A pair is a conflict ("same slot and conflicting", what the gate should
+// route) when YTop > 0.5 and YLog < 0.5; Evaluate and Calibrate use that rule.
+//
+// # Training
+//
+// Train builds a Gorgonia graph of both heads for a full batch and takes its gradients; the
+// optimizer is AdamW with decoupled weight decay written here (Gorgonia's own AdamW does not
+// apply its updates), updating the parameters' backing arrays in place. The last, smaller
+// batch of an epoch runs in the same graph: its missing rows are padded and weigh zero, the
+// real rows 1/n, so loss and gradients equal those of a graph built for n rows. Weights are
+// initialised from Config.Seed (Kaiming-uniform for the ReLU layer, Xavier-uniform
+// otherwise), and each epoch's shuffle is seeded by (Seed, epoch), so a run is reproducible
+// and a resumed run continues exactly where it stopped.
+//
+// Every epoch Train validates, writes sentry_last.safetensors (and sentry_best.safetensors
+// when the validation loss improves), each with its optimizer state, appends a line to
+// metrics.jsonl and redraws loss.png. Patience > 0 stops early. Cancelling the context saves
+// sentry_last at the current batch and returns an error wrapping context.Canceled; pass that
+// file as Options.Resume to continue. NaN or infinite embeddings, targets or losses stop
+// training with an error naming the example or batch. After training, Calibrate chooses the
+// thresholds on the validation split and they are written into sentry_best.
+//
+// # Checkpoints
+//
+// Checkpoints are safetensors files (8-byte little-endian header length, JSON header, raw
+// little-endian data), read and written by this package. Tensors use PyTorch's names and
+// layout, so
+//
+//	nn.ModuleDict({"topic_head": nn.Sequential(nn.Linear(d, 512), nn.ReLU(), nn.Linear(512, 256)),
+//	               "logic_head": nn.Sequential(nn.Linear(d, 512), nn.Tanh(), nn.Linear(512, 256))})
+//
+// loads them with load_state_dict(safetensors.torch.load_file(path)). The metadata holds the
+// format and version, backbone id and model sha256, sizes, α and β, the thresholds (and
+// whether they were calibrated), the hyper-parameters as JSON, the data hash, epoch, step,
+// validation losses, the resume state, and data_sha256, a checksum of the tensors.
+// ReadCheckpoint verifies all of it: a truncated or altered file wraps ErrCorrupt, a newer
+// format ErrVersion, tensors of other sizes ErrShapeMismatch; LoadCheckpoint also rejects
+// another backbone with ErrBackboneMismatch. Files are written to a temporary name and
+// renamed. The optimizer state lives beside a checkpoint (OptimizerPath: x.optim.safetensors,
+// tensors "<param>.exp_avg" and "<param>.exp_avg_sq") and records the checksum of the weights
+// it belongs to.
+//
+// # Evaluation and calibration
+//
+// Evaluate reports each head's MSE, the ROC-AUC of conflict detection scored by gap = a − b
+// (and, for comparison, by 1 − b), and the gate's precision, recall, F1 and routing rate.
+// Calibrate searches τ_top and τ_log over [-1, 1] and τ_gap over [-2, 2] on a grid (step
+// 0.02) for the thresholds that reach the target conflict recall (0.95) while routing the
+// fewest pairs.
+//
+// # Export
+//
+// Heads.ONNX and Checkpoint.WriteONNX export the heads as an ONNX model (input "embedding"
+// [batch, d]; outputs "topic" and "logic" [batch, out]) built with package onnx/graph; its
+// outputs match Project within 1e-5 in ONNX Runtime.
+//
+// # Embedding cache
+//
+// Cache wraps an Embedder (such as *onnx.Encoder) and keeps each distinct text's embedding in
+// an append-only file per backbone key, with a checksum per record; damaged records are
+// recomputed, and a file lock lets processes share it. EmbedPairs turns labelled text pairs
+// into Examples, embedding each distinct text once.
+package sentry
