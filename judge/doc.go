@@ -72,11 +72,11 @@
 //
 // An Auditor turns a Pair into a Result: the verdict, the think steps, the raw answer, its
 // source ("rule" or the model's name), latency, tokens, and why the strict parse failed or
-// why a fallback answered. RuleAuditor decides from the texts alone — slot and value
-// extraction (places, employers, job titles, names, numbers with units), cues of change
-// ("moved", "now", "used to", "no longer"), negation, narrower scope ("only", "except",
-// "rarely") and implications (a ribeye for a vegetarian, a flat in another city) — and
-// from Sentry's scores when the texts give no cue. It is the embedded default when no
+// why a fallback answered. RuleAuditor decides from the texts — slot and value extraction
+// (places, employers, job titles, names, numbers with units), cues of change ("moved",
+// "now", "used to", "no longer"), negation, narrower scope ("only", "except", "rarely")
+// and implications (a ribeye for a vegetarian, a flat in another city) — and from Sentry's
+// scores only when it cannot tell the old record's slot. It is the embedded default when no
 // endpoint is configured and the baseline every LLM judge is compared with. LLMAuditor
 // asks a model through an llm.Client and falls back to the rule auditor when the endpoint
 // is unreachable, errs on the server side, the prompt is too long for the context, or the

@@ -270,7 +270,13 @@ func (r Report) WriteTable(w io.Writer) error {
 			a.Name, a.Accuracy, a.Precision, a.Recall, a.F1, a.TypeAccuracy, a.ActionAccuracy, a.ImplicitAccuracy,
 			a.FormatValid, a.Fallbacks, roundDuration(a.LatencyP50), roundDuration(a.LatencyP95), a.TokensPerItem)
 	}
-	fmt.Fprintf(tw, "\t\t\t\t\t\t\t\t\t\t\t\t\t\n")
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write report table: %w", err)
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return fmt.Errorf("write report table: %w", err)
+	}
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "gold type\titems")
 	for _, a := range r.Auditors {
 		fmt.Fprintf(tw, "\t%s", a.Name)

@@ -122,8 +122,25 @@ func lenientThink(text string) (Steps, int) {
 	return s, region
 }
 
+// indexFold is strings.Index ignoring ASCII case. It folds byte by byte, so offsets stay
+// those of s even when s is not valid UTF-8 (strings.ToLower would change its length).
 func indexFold(s, sub string) int {
-	return strings.Index(strings.ToLower(s), strings.ToLower(sub))
+	lower := func(c byte) byte {
+		if 'A' <= c && c <= 'Z' {
+			return c + 'a' - 'A'
+		}
+		return c
+	}
+outer:
+	for i := 0; i+len(sub) <= len(s); i++ {
+		for j := 0; j < len(sub); j++ {
+			if lower(s[i+j]) != lower(sub[j]) {
+				continue outer
+			}
+		}
+		return i
+	}
+	return -1
 }
 
 // jsonObjects returns the top-level JSON objects found in text, in order, decoded with
@@ -405,7 +422,7 @@ func lenientVerdict(m map[string]any, steps Steps) (Verdict, error) {
 	default:
 		return Verdict{}, parseErr(ErrMissingField, -1, "status", "no status, and no conflict type to infer it from")
 	}
-	if !typeGiven && v.Status != StatusConflict {
+	if !typeGiven {
 		v.ConflictType = TypeNone
 	}
 	if s, ok := fields["action"].(string); ok {

@@ -116,6 +116,16 @@ func findIn(chunks []string, re *regexp.Regexp) string {
 	return ""
 }
 
+// display returns a lower-cased phrase as the text writes it ("lisbon" → "Lisbon"), or the
+// phrase itself when the text does not hold it at the same offsets.
+func (t *text) display(phrase string) string {
+	i := strings.Index(t.low, phrase)
+	if i < 0 || len(t.low) != len(t.orig) {
+		return phrase
+	}
+	return t.orig[i : i+len(phrase)]
+}
+
 // containsWord reports whether phrase occurs in the lower-cased text as whole words.
 func (t *text) containsWord(phrase string) bool {
 	phrase = strings.ToLower(strings.TrimSpace(phrase))
@@ -163,7 +173,7 @@ var (
 	// Slot cues.
 	cueJob          = re(`\b(job|jobs|work(s|ed|ing)? (as|at|for)|employ(ed|er|ment)|colleagues?|boss|manager at|office|shift|hired|career|promot\w*|desk|working life|my work)\b`)
 	cueLocation     = re(`\b(live[sd]?|living|moved|move|moving|relocat\w*|flat|apartment|home|city|neighbourhood|neighborhood|neighbours|neighbors|lease|commute from|my place|hometown)\b`)
-	cueRelationship = re(`\b(wife|husband|girlfriend|boyfriend|partner|fianc\S*|spouse|married|marriage|relationship|together|couple|date night|dating|broke up|break up|split up|divorc\w*|anniversary)\b|`+singleRE)
+	cueRelationship = re(`\b(wife|husband|girlfriend|boyfriend|partner|fianc\S*|spouse|married|marriage|relationship|together|couple|date night|dating|broke up|break up|split up|divorc\w*|anniversary)\b|` + singleRE)
 	cuePets         = re(`\b(pets?|dogs?|cats?|kittens?|pupp(y|ies)|rabbits?|parrots?|hamsters?|tortoises?|guinea pigs?|ferrets?|geckos?|budgies?|goldfish|horses?|snakes?|chinchillas?|vet|walkies|animals?)\b`)
 	cueHobby        = re(`\b(hobby|hobbies|club|practi[cs]e|every (single )?(weekend|day|sunday|saturday|morning|evening|night)|(once|twice|three times|\d+ times) a (week|month)|most evenings|almost every|free evening|keeps me sane|unwind)\b`)
 	cueLike         = re(`\b(love|loves|like|likes|adore|can't stand|cannot stand|hate|hates|fan of|enjoy|enjoys|avoid|avoids|prefer|favou?rite|when it comes to|always a (yes|no))\b`)
@@ -175,6 +185,8 @@ var (
 	// Negation of the fact, and phrases that deny a change rather than the fact.
 	cueNegation   = re(singleRE + `|\b(not|no|never|nope|none|n't|broke up|break up|split( up)?|no longer|anymore|any more|without an?|divorc\w*|separated|dumped|ex|(are|is|we're|it's) (over|done)|gave (away|up|all of)|shelter|rehomed|went to live with|passed away|died|moving \S+ things out|moved out)\b|n't\b`)
 	cueNotChanged = re(`\b(never (leave|move|change)|won't (leave|move)|not (leaving|moving)|not changing|nothing (has )?changed|hasn't changed|never change[sd]?|no question|no surprise|not that it matters|can't wait|don't care either way)\b`)
+	// Idioms with "no" that deny nothing about the user.
+	cueIdiomNo = re(`\b(no problem|no worries|no idea|no doubt|no matter|no wonder|no rush|no surprise|no question)\b`)
 	// Narrower or wider scope.
 	cueScope = re(`\b(only|just (when|on|in|at|during|for|with|an?)|except|barely|rarely|hardly|seldom|occasional(ly)?|once or twice|(once|twice) a (year|season|month)|a couple of times a year|about once|once in a blue moon|on the odd|if i'm lucky|if that|at best|at most|first time in ages|lapsed|not in general|in general|otherwise|not (really|much)|don't really|not that often)\b`)
 	// A conflict stated by implication.
@@ -192,7 +204,7 @@ var (
 	meatWords    = re(`\b(steaks?|ribeye|sirloin|bacon|ham|pork|beef|chicken|lamb|mutton|veal|duck|turkey|sausages?|salami|pepperoni|chorizo|prosciutto|burgers?|kebabs?|meatballs?|wings|ribs|brisket|mince|venison|hot dogs?|salmon|tuna|cod|prawns?|shrimps?|oysters?|mussels|anchov(y|ies)|fish|seafood|meat)\b`)
 	alcoholWords = re(`\b(wine|beers?|pints?|lager|ale|cider|whisk(e)?y|vodka|gin|rum|tequila|champagne|prosecco|cocktails?|margaritas?|mojitos?|negronis?|sake|bourbon|brandy|martinis?|shots|spritz|alcohol)\b`)
 	animalWords  = re(`\b(cheese|milk|butter|buttery|cream|yog(h)?urt|eggs?|omelet(te)?s?|honey|ice cream|mayo(nnaise)?|latte|croissants?)\b`)
-	fitModifier  = re(`\b(veggie|vegetarian|vegan|bean|mushroom|plant-based|beyond|tofu|oat|soy|soya|almond|coconut|rice|alcohol-free|non-alcoholic|virgin|zero|0%|dairy-free|egg-free|fake|mock)[\s-]+$`)
+	fitModifier  = re(`\b(veggie|vegetarian|vegan|bean|mushroom|plant-based|beyond|tofu|oat|soy|soya|almond|coconut|rice|alcohol-free|non-alcoholic|virgin|zero|0%|dairy-free|egg-free|fake|mock|(oat|soy|soya|almond|coconut|rice)[\s-]+(milk|cream))[\s-]+$`)
 )
 
 type diet int
@@ -266,7 +278,7 @@ type quantity struct {
 }
 
 var (
-	numberRE = re(`(€|\$|£)?\s?(\d+(?:[.,]\d+)*)(\s?k\b)?|\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](one|two|three|four|five|six|seven|eight|nine))?\b`)
+	numberRE  = re(`(€|\$|£)?\s?(\d+(?:[.,]\d+)*)(\s?k\b)?|\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](one|two|three|four|five|six|seven|eight|nine))?\b`)
 	wordValue = map[string]float64{
 		"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
 		"nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,

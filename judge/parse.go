@@ -54,12 +54,11 @@ func ParseStrict(text string) (Answer, error) {
 	switch {
 	case from == len(t):
 		return Answer{}, parseErr(ErrNoJSON, from, "", "nothing follows %s", thinkClose)
+	case t[from] == '[' || t[from] == '"':
+		return Answer{}, parseErr(ErrInvalidJSON, from, "", "the verdict must be a JSON object")
 	case t[from] != '{':
 		if i := strings.IndexByte(t[from:], '{'); i >= 0 {
 			return Answer{}, parseErr(ErrExtraText, from, "", "%q precedes the verdict object", clip(t[from:from+i], 40))
-		}
-		if t[from] == '[' || t[from] == '"' {
-			return Answer{}, parseErr(ErrInvalidJSON, from, "", "the verdict must be a JSON object")
 		}
 		return Answer{}, parseErr(ErrNoJSON, from, "", "%q follows %s, not a JSON object", clip(t[from:], 40), thinkClose)
 	}

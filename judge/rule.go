@@ -19,9 +19,9 @@ const (
 
 // RuleConfig configures a RuleAuditor. The zero value means the defaults.
 type RuleConfig struct {
-	// TauTop and TauLog are the score thresholds used when lexical cues are silent: a pair
-	// with A above TauTop is taken to be about one slot, and then to conflict when B is
-	// below TauLog (0: DefaultRuleTauTop, DefaultRuleTauLog).
+	// TauTop and TauLog are the score thresholds used when the rules can read nothing: a
+	// pair with A above TauTop is taken to be about one slot, and then to conflict when B
+	// is below TauLog (0: DefaultRuleTauTop, DefaultRuleTauLog).
 	TauTop, TauLog float64
 }
 
@@ -58,8 +58,8 @@ func (c RuleConfig) withDefaults() RuleConfig {
 // titles, names, numbers with their units) and reads lexical cues: change over time
 // ("moved", "now", "used to", "no longer"), negation, narrower scope ("only", "except",
 // "rarely"), and implications (a steak for a vegetarian, a flat in another city, a first
-// date for someone in a relationship). Sentry's scores decide only when the texts give no
-// cue. It needs no model, answers in microseconds, and is the baseline every LLM judge is
+// date for someone in a relationship). Sentry's scores decide only when the rules cannot
+// tell the old record's slot and the texts share no words. It needs no model, answers in microseconds, and is the baseline every LLM judge is
 // compared with. A RuleAuditor is safe for concurrent use; its zero value uses the
 // defaults.
 type RuleAuditor struct {
@@ -91,9 +91,13 @@ func (r *RuleAuditor) Audit(ctx context.Context, p Pair) (Result, error) {
 func (r *RuleAuditor) Decide(p Pair) (Steps, Verdict) {
 	cfg := r.cfg.withDefaults()
 	old := analyse(newText(p.Old.Text), p.Old.Slot)
-	d := old.judge(newText(p.New.Text))
-	if d.status == StatusUnrelated && !d.lexical && p.Scores != nil && p.Scores.A > cfg.TauTop {
-		// The texts gave nothing away; trust the gate's topic head.
+	nt := newText(p.New.Text)
+	d := old.judge(nt)
+	d.newVal = nt.display(d.newVal)
+	if old.kind == slotUnknown && d.status == StatusUnrelated && !d.lexical && p.Scores != nil && p.Scores.A > cfg.TauTop {
+		// The rules cannot read the old record's slot and the texts share nothing: trust
+		// the gate's heads. (Where the rules know the slot and find the input silent on it,
+		// they overrule the gate, whose topic score is high for every pair it routes.)
 		if p.Scores.B < cfg.TauLog {
 			d = decision{status: StatusConflict, ctype: TypeImplicitViolation, conf: 0.4,
 				reason: fmt.Sprintf("no lexical cue, but Sentry sees the same topic (a = %.2f) in disagreement (b = %.2f)", p.Scores.A, p.Scores.B)}
@@ -148,13 +152,13 @@ func (f *facts) slotName() string {
 func (f *facts) value() string {
 	switch f.kind {
 	case slotJob:
-		return joinNonEmpty(first(f.titles), " at ", first(f.employers))
+		return joinNonEmpty(first(f.titles), " at ", f.t.display(first(f.employers)))
 	case slotLocation:
-		return first(f.places)
+		return f.t.display(first(f.places))
 	case slotRelationship:
-		return first(f.names)
+		return f.t.display(first(f.names))
 	case slotPets:
-		return joinNonEmpty(first(f.names), " the ", first(f.species))
+		return joinNonEmpty(f.t.display(first(f.names)), " the ", first(f.species))
 	case slotDiet:
 		return f.diet.String()
 	case slotNumber:
@@ -183,10 +187,10 @@ func joinNonEmpty(a, sep, b string) string {
 }
 
 var (
-	titleRE = re(`\b(?:as|being|become|becoming|I'm|I am|Im|the new|the best|work as|start as|hired me as|job as)\s+(?:an?\s+|the\s+)?((?:[A-Z]{2,3}\s+)?[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3})`)
-	titleAtRE  = re(`\b[Aa]n?\s+((?:[A-Z]{2,3}\s+)?[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})\s+at\b`)
-	employerRE = re(`\b(?:at|joined|quit|left|for)\s+((?:[Tt]he\s+)?\p{Lu}[\p{L}'&-]*(?:\s+(?:\p{Lu}[\p{L}'&-]*|of|&|the|café|cafe))*)`)
-	orgRE      = re(`\b(?:at|joined|quit|left)\s+(the\s+[a-z]+\s+(?:council|service|department|library|hospital|school|university|company|firm|agency|station|museum|clinic|ministry|authority|centre|center|store|shop|factory|lab|institute)s?)\b`)
+	titleRE     = re(`\b(?:as|being|become|becoming|I'm|I am|Im|the new|the best|work as|start as|hired me as|job as)\s+(?:an?\s+|the\s+)?((?:[A-Z]{2,3}\s+)?[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3})`)
+	titleAtRE   = re(`\b[Aa]n?\s+((?:[A-Z]{2,3}\s+)?[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})\s+at\b`)
+	employerRE  = re(`\b(?:at|joined|quit|left|for)\s+((?:[Tt]he\s+)?\p{Lu}[\p{L}'&-]*(?:\s+(?:\p{Lu}[\p{L}'&-]*|of|&|the|café|cafe))*)`)
+	orgRE       = re(`\b(?:at|joined|quit|left)\s+(the\s+[a-z]+\s+(?:council|service|department|library|hospital|school|university|company|firm|agency|station|museum|clinic|ministry|authority|centre|center|store|shop|factory|lab|institute)s?)\b`)
 	placeRE     = re(`\b(?:in|to|from|through|hello|around|near|across|bye bye|back to)\s+(?:(?:my|the|our)\s+)?(\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)*)`)
 	weakPlaceRE = re(`\b(?:left|leave|visit|for)\s+(\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)*)`)
 	placeDetRE  = re(`(?:^|[.!?]\s+)(?:The|My|Our)\s+(\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)*)`)
@@ -479,13 +483,10 @@ func (f *facts) judgeTemporal(n *text) decision {
 			}
 		}
 	}
-	change := ""
-	if !n.has(cueNotChanged) {
-		change = n.find(cueChange)
-	}
+	change := changeIn(n, cueChange)
 	if mentioned == "" && newVal == "" {
 		// Nothing names the slot's value: only a plain statement of change counts.
-		if s := n.find(strongChange); s != "" && !n.has(cueNotChanged) {
+		if s := changeIn(n, strongChange); s != "" {
 			return conflict(TypeTemporalUpdate, 0.55, "", fmt.Sprintf("the new input talks about a change of %s (%q)", f.slotName(), s), s)
 		}
 		return unrelated(0.6, fmt.Sprintf("the new input names no %s", f.slotName()))
@@ -497,7 +498,7 @@ func (f *facts) judgeTemporal(n *text) decision {
 	switch {
 	case change != "":
 		return conflict(TypeTemporalUpdate, 0.85, newVal, fmt.Sprintf("the new input says the %s changed (%q)", f.slotName(), change), change)
-	case neg != "" && !n.has(cueNotChanged):
+	case neg != "" && findIn(n.chunksWhere(func(c string) bool { return strings.Contains(c, mentioned) }), cueNotChanged) == "":
 		return conflict(TypeTemporalUpdate, 0.75, newVal, fmt.Sprintf("the new input says the old %s no longer holds (%q)", f.slotName(), neg), neg)
 	case newVal != "" && mentioned == "":
 		return conflict(TypeImplicitViolation, 0.6, newVal, fmt.Sprintf("the new input implies another %s (%s) without saying it changed", f.slotName(), newVal))
@@ -531,7 +532,7 @@ func (f *facts) judgeNegation(n *text) decision {
 	// Negation inside an implicit cue ("pets are not allowed") is part of the implication.
 	bare := make([]string, len(chunks))
 	for i, c := range chunks {
-		bare[i] = implicit.ReplaceAllString(c, " ")
+		bare[i] = cueIdiomNo.ReplaceAllString(implicit.ReplaceAllString(c, " "), " ")
 	}
 	neg := ""
 	if findIn(chunks, cueNotChanged) == "" {
@@ -603,7 +604,9 @@ func (f *facts) judgeScope(n *text) decision {
 func (f *facts) judgeDiet(n *text) decision {
 	mentionsDiet := detectDiet(n) != dietNone || n.has(dietItem)
 	food := f.diet.breaks(n)
-	if !mentionsDiet && food == "" && !n.has(cueEating) {
+	// Any food or drink counts as the diet's topic, even one that fits it ("oat milk").
+	foodTalk := n.has(cueEating) || n.has(meatWords) || n.has(alcoholWords) || n.has(animalWords)
+	if !mentionsDiet && food == "" && !foodTalk {
 		return unrelated(0.7, "the new input says nothing about food or drink")
 	}
 	switch {
@@ -655,6 +658,21 @@ func (f *facts) judgeGeneric(n *text) decision {
 		return conflict(TypeScopeMismatch, 0.5, "", fmt.Sprintf("they share %q and the new input narrows it (%q)", shared, s), s)
 	}
 	return consistent(0.5, fmt.Sprintf("they share %q and nothing contradicts", shared))
+}
+
+// changeIn returns the first match of re in a sentence that does not deny a change
+// ("I'll never leave Lisbon"), so that a filler such as "Not that it matters." elsewhere
+// does not hide a move.
+func changeIn(n *text, re *regexp.Regexp) string {
+	for _, c := range n.chunks {
+		if cueNotChanged.MatchString(c) {
+			continue
+		}
+		if m := re.FindString(c); m != "" {
+			return strings.TrimSpace(m)
+		}
+	}
+	return ""
 }
 
 // findScope returns the first scope cue in the chunks, skipping "the only" ("the only

@@ -121,7 +121,15 @@ one stays available for history but never answers a question about the present.`
 			RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 		}
 		sentryCmd.AddCommand(sentryCommands(f)...)
-		root.AddCommand(newCmdGPU(f), newCmdEmbed(f, nil), newCmdData(f), sentryCmd)
+		judgeCmd := &cobra.Command{
+			Use:     "judge <command>",
+			Short:   "Judge: audit memory pairs, evaluate judges, build SFT data (same as the judge binary)",
+			Example: "  atma judge eval",
+			Args:    cobra.NoArgs,
+			RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		}
+		judgeCmd.AddCommand(judgeCommands(f)...)
+		root.AddCommand(newCmdGPU(f), newCmdEmbed(f, nil), newCmdData(f), sentryCmd, judgeCmd)
 	case "sentry":
 		root = &cobra.Command{
 			Use:     "sentry",
@@ -131,9 +139,11 @@ one stays available for history but never answers a question about the present.`
 		root.AddCommand(sentryCommands(f)...)
 	case "judge":
 		root = &cobra.Command{
-			Use:   "judge",
-			Short: "Judge: the LLM auditor of conflicting memories",
+			Use:     "judge",
+			Short:   "Judge: the LLM auditor of conflicting memories",
+			Example: "  judge audit --old 'I live in Berlin.' --new 'I moved to Lisbon.'\n  judge eval\n  judge sft-data --out sft.jsonl",
 		}
+		root.AddCommand(judgeCommands(f)...)
 	default:
 		return nil, fmt.Errorf("unknown binary %q (want atma, sentry or judge)", bin)
 	}

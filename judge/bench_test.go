@@ -1,0 +1,67 @@
+package judge
+
+import (
+	"strings"
+	"testing"
+)
+
+// answerOfSize is a valid answer whose think steps hold about words words each.
+func answerOfSize(words int) string {
+	step := strings.TrimSpace(strings.Repeat("the user moved from Berlin to Lisbon ", words/7+1))
+	return Render(Steps{step, step, "temporal_update: " + step, "transition: " + step}, baseVerdict)
+}
+
+var sizes = []struct {
+	name  string
+	words int
+}{{"Small", 20}, {"Med", 200}, {"Large", 2000}}
+
+func BenchmarkParseStrict(b *testing.B) {
+	for _, s := range sizes {
+		text := answerOfSize(s.words)
+		b.Run(s.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if _, err := ParseStrict(text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkParseLenient(b *testing.B) {
+	for _, s := range sizes {
+		// The lenient path proper: a fenced answer that ParseStrict refuses.
+		text := strings.Replace(answerOfSize(s.words), "</think>\n", "</think>\n```json\n", 1) + "\n```"
+		b.Run(s.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if _, err := ParseLenient(text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkRuleAudit(b *testing.B) {
+	filler := "Work was busy and the weather was grey. "
+	for _, s := range []struct {
+		name      string
+		sentences int
+	}{{"Small", 1}, {"Med", 8}, {"Large", 64}} {
+		p := Pair{
+			Old: Record{Text: "I live in Berlin."},
+			New: Record{Text: strings.Repeat(filler, s.sentences-1) + "I moved to Lisbon last month."},
+		}
+		r := &RuleAuditor{}
+		b.Run(s.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := r.Audit(b.Context(), p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
