@@ -12,7 +12,7 @@ TEST_BACKBONE := $(ATMA_CACHE)/backbones/test-tiny/manifest.json
 BIN := bin
 FUZZTIME ?= 10s
 
-.PHONY: all build test demo bench lint fuzz onnxruntime test-backbone models generate clean help
+.PHONY: all build test demo bench lint fuzz onnxruntime test-backbone models llama-server test-integration generate clean help
 
 all: build
 
@@ -23,7 +23,8 @@ help:
 	@echo "make build       build bin/atma, bin/sentry, bin/judge"
 	@echo "make bench       run the benchmarks"
 	@echo "make fuzz        run every fuzz target for FUZZTIME ($(FUZZTIME))"
-	@echo "make lint        go vet (also with -tags hftokenizers) and a gofmt check"
+	@echo "make lint        go vet (also with -tags hftokenizers and integration) and a gofmt check"
+	@echo "make test-integration  the llm client against a real llama-server (builds it once, ~15 min)"
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -44,6 +45,7 @@ models:
 lint:
 	$(GO) vet ./...
 	$(GO) vet -tags hftokenizers ./...
+	$(GO) vet -tags integration ./llm/
 	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 
@@ -58,6 +60,14 @@ demo: build onnxruntime models
 	  "Where do I live now?" "My dog Rex is three years old." "I gave my dog to my sister." \
 	  "The quarterly report is due on Friday." \
 	  | $(BIN)/atma embed --format table
+
+# llama.cpp's llama-server, built from the source bundle of the node-llama-cpp npm package.
+llama-server:
+	scripts/build-llama-server.sh >/dev/null
+
+# Not part of `make test`: a real OpenAI-compatible server with a tiny random GGUF model.
+test-integration: llama-server
+	$(GO) test -count=1 -tags integration -run . -v ./llm/
 
 bench: onnxruntime test-backbone models
 	$(GO) test -run '^$$' -bench . -benchmem ./...

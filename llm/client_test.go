@@ -399,6 +399,7 @@ func TestChatQuirks(t *testing.T) {
 	ollama := testdata(t, "ollama_chat.json")
 	llama := testdata(t, "llamacpp_chat_n2_logprobs.json")
 	nslots := testdata(t, "llamacpp_400_nslots.json")
+	nfield := testdata(t, "llamacpp_400_nfield.json")
 
 	// honours n; usage summed over choices.
 	honours := func(_ int, s seen) reply {
@@ -414,6 +415,14 @@ func TestChatQuirks(t *testing.T) {
 		n := requestedN(s)
 		if n > 4 {
 			return reply{status: 400, body: nslots}
+		}
+		return reply{body: withChoices(t, llama, n, seedTag(s), nil)}
+	}
+	// Newer llama-server words the same refusal as a field-range error.
+	slots4field := func(_ int, s seen) reply {
+		n := requestedN(s)
+		if n > 4 {
+			return reply{status: 400, body: nfield}
 		}
 		return reply{body: withChoices(t, llama, n, seedTag(s), nil)}
 	}
@@ -450,6 +459,11 @@ func TestChatQuirks(t *testing.T) {
 			wantN: [][]int{{10, 5, 2, 2, 2, 2, 2}, {2, 2, 2, 2, 2}}, wantSeeds: []int64{0, 2, 4, 6, 8},
 			// each response reports 2 completion tokens (one choice's worth);
 			// logprobs show 2 tokens per choice ("Yes." replicated).
+			wantUsage: Usage{5 * 24, 5 * 2, 5 * 26}, wantCounted: Usage{24, 10 * 2, 24 + 20}, wantRequests: 5,
+		},
+		{
+			name: "newer llama-server caps n with a field error", respond: slots4field, req: Request{Messages: user, N: 10, Seed: ptr(int64(0)), Logprobs: true},
+			wantN: [][]int{{10, 5, 2, 2, 2, 2, 2}, {2, 2, 2, 2, 2}}, wantSeeds: []int64{0, 2, 4, 6, 8},
 			wantUsage: Usage{5 * 24, 5 * 2, 5 * 26}, wantCounted: Usage{24, 10 * 2, 24 + 20}, wantRequests: 5,
 		},
 		{

@@ -41,7 +41,9 @@
 //	Ollama        ignores n, always one choice                issues the missing requests (concurrently)
 //	llama-server  n above its slot count (-np) is a 400:      halves n until accepted, then splits the rest
 //	              "n_cmpl cannot be greater than the          into requests of that size
-//	              number of slots, please increase -np"
+//	              number of slots, please increase -np", or
+//	              since late 2025 "Field 'n': Value must be
+//	              between 1 <= value <= 4, but got 8"
 //	any           fewer choices than asked, no error          treats the count returned as the server's cap
 //	any           logprobs as chat-style content[] or as      one form: []TokenLogprob with Top
 //	              legacy tokens/token_logprobs/top_logprobs

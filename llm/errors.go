@@ -254,7 +254,9 @@ func isNCapError(err error) bool {
 	msg := strings.ToLower(e.Message)
 	return strings.Contains(msg, "n_cmpl") ||
 		strings.Contains(msg, "number of slots") ||
-		strings.Contains(msg, "one completion choice")
+		strings.Contains(msg, "one completion choice") ||
+		// llama-server since late 2025: "Field 'n': Value must be between 1 <= value <= 4, but got 8".
+		strings.HasPrefix(msg, "field 'n'")
 }
 
 // isMaxTokensRejected recognises hosted models that refuse max_tokens and
