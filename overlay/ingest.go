@@ -1,0 +1,347 @@
+package overlay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/sentry"
+)
+
+// IngestTrace records what the commit path did with one memory.
+type IngestTrace struct {
+	User       string           `json:"user"`
+	RecordID   string           `json:"record_id"`
+	Content    string           `json:"content"`
+	Status     store.Status     `json:"status"`
+	Candidates []CandidateTrace `json:"candidates"`
+	Commits    []CommitTrace    `json:"commits"`
+	Timings    Timings          `json:"timings"`
+}
+
+// CandidateTrace is one audited (or not) candidate of an ingest.
+type CandidateTrace struct {
+	ID      string       `json:"id"`
+	Content string       `json:"content"`
+	Status  store.Status `json:"status"`
+	// From is "seed" (a host hit, Rank is its place) or "linked" (linked to a seed).
+	From string `json:"from"`
+	Rank int    `json:"rank,omitempty"`
+	// Gate scores; Routed says whether the pair went to the Judge.
+	A       float64        `json:"a"`
+	B       float64        `json:"b"`
+	Gap     float64        `json:"gap"`
+	Routed  bool           `json:"routed"`
+	Gated   bool           `json:"gated"` // false: no heads, every pair routed
+	Verdict *judge.Verdict `json:"verdict,omitempty"`
+	// Auditor is who gave the verdict ("rule" or the model); Fallback why the rule
+	// auditor answered instead of the model.
+	Auditor  string `json:"auditor,omitempty"`
+	Fallback string `json:"fallback,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// CommitTrace is one change the commit made.
+type CommitTrace struct {
+	Action judge.Action `json:"action"`
+	Old    string       `json:"old"`
+	New    string       `json:"new"`
+	// Transition is the transition record's id, for the transition action.
+	Transition string `json:"transition,omitempty"`
+	Slot       string `json:"slot,omitempty"`
+	Note       string `json:"note,omitempty"`
+}
+
+// Timings of one ingest.
+type Timings struct {
+	Embed   time.Duration `json:"embed_ns"`
+	Seeds   time.Duration `json:"seeds_ns"`
+	Gate    time.Duration `json:"gate_ns"`
+	Judge   time.Duration `json:"judge_ns"`
+	Commit  time.Duration `json:"commit_ns"`
+	Routed  int           `json:"routed"`
+	Audited int           `json:"audited"`
+}
+
+func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float32) (*IngestTrace, error) {
+	now := o.cfg.Now()
+	rec := store.Record{
+		ID:         store.NewID(now),
+		User:       user,
+		Content:    in.Content,
+		EventTime:  in.EventTime,
+		SourcePos:  in.SourcePos,
+		Status:     store.StatusActive,
+		Confidence: 1,
+		Source:     in.Source,
+		Meta:       in.Meta,
+	}
+	if rec.EventTime.IsZero() {
+		rec.EventTime = now
+	}
+	rec.Embeddings.Backbone = vec
+	var proj sentry.Projection
+	if o.cfg.Heads != nil {
+		proj.Top, proj.Log = o.cfg.Heads.Project(vec)
+		rec.Embeddings.Topic, rec.Embeddings.Logic = proj.Top, proj.Log
+	}
+	tr := &IngestTrace{User: user, RecordID: rec.ID, Content: rec.Content}
+
+	t0 := time.Now()
+	cands, err := o.candidates(ctx, user, in.Content, vec, tr)
+	if err != nil {
+		return nil, err
+	}
+	tr.Timings.Seeds = time.Since(t0)
+
+	t0 = time.Now()
+	for i := range tr.Candidates {
+		ct := &tr.Candidates[i]
+		c := cands[i]
+		if o.cfg.Heads == nil || len(c.Embeddings.Backbone) == 0 {
+			ct.Routed = true
+			continue
+		}
+		cp := sentry.Projection{Top: c.Embeddings.Topic, Log: c.Embeddings.Logic}
+		if len(cp.Top) == 0 || len(cp.Top) != len(proj.Top) {
+			cp.Top, cp.Log = o.cfg.Heads.Project(c.Embeddings.Backbone)
+		}
+		d := o.gate.Score(cp, proj)
+		ct.A, ct.B, ct.Gap, ct.Routed, ct.Gated = d.A, d.B, d.Gap, d.Route, true
+	}
+	tr.Timings.Gate = time.Since(t0)
+
+	t0 = time.Now()
+	verdicts := make([]*judge.Verdict, len(cands))
+	for i := range tr.Candidates {
+		ct := &tr.Candidates[i]
+		if !ct.Routed {
+			continue
+		}
+		tr.Timings.Routed++
+		pair := judge.Pair{
+			Old: judge.Record{ID: cands[i].ID, Text: cands[i].Content, Slot: cands[i].Slot, Time: cands[i].Time()},
+			New: judge.Record{ID: rec.ID, Text: rec.Content, Time: rec.EventTime},
+		}
+		if ct.Gated {
+			pair.Scores = &judge.Scores{A: ct.A, B: ct.B, Gap: ct.Gap}
+		}
+		res, err := o.cfg.Auditor.Audit(ctx, pair)
+		if err != nil {
+			// A judge that cannot answer (and has no fallback) commits nothing for this
+			// pair; the trace says why.
+			ct.Error = err.Error()
+			o.cfg.Logger.Warn("judge failed; pair left as it was", "user", user, "old", cands[i].ID, "err", err)
+			continue
+		}
+		tr.Timings.Audited++
+		v := res.Verdict
+		verdicts[i], ct.Verdict, ct.Auditor, ct.Fallback = &v, &v, res.Source, res.Fallback
+	}
+	tr.Timings.Judge = time.Since(t0)
+
+	t0 = time.Now()
+	err = o.cfg.Store.Tx(ctx, user, func(tx store.Tx) error {
+		tr.Commits = tr.Commits[:0]
+		return o.commit(ctx, tx, &rec, cands, verdicts, tr)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("commit: %w", err)
+	}
+	tr.Timings.Commit = time.Since(t0)
+	tr.Status = rec.Status
+	return tr, nil
+}
+
+// candidates are the host's seeds for the new text plus the records linked to them; only
+// records that may hold now (not superseded) are audited.
+func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float32, tr *IngestTrace) ([]store.Record, error) {
+	seeds, err := o.cfg.Seeder.Seeds(ctx, user, text, vec, o.cfg.Candidates)
+	if err != nil {
+		return nil, fmt.Errorf("host seeds: %w", err)
+	}
+	var out []store.Record
+	seen := map[string]bool{}
+	add := func(r store.Record, from string, rank int) {
+		if seen[r.ID] || r.Status == store.StatusSuperseded {
+			return
+		}
+		seen[r.ID] = true
+		out = append(out, r)
+		tr.Candidates = append(tr.Candidates, CandidateTrace{ID: r.ID, Content: r.Content, Status: r.Status, From: from, Rank: rank})
+	}
+	var linked []string
+	for i, s := range seeds {
+		r, err := o.cfg.Store.Get(ctx, user, s.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // the host knew a record the bank has since deleted
+		}
+		if err != nil {
+			return nil, err
+		}
+		add(r, "seed", i+1)
+		for _, l := range r.Links {
+			linked = append(linked, l.To)
+		}
+	}
+	for _, id := range linked {
+		if seen[id] {
+			continue
+		}
+		r, err := o.cfg.Store.Get(ctx, user, id)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		add(r, "linked", 0)
+	}
+	return out, nil
+}
+
+// commit writes the new record and applies the verdicts in tx.
+func (o *Overlay) commit(ctx context.Context, tx store.Tx, rec *store.Record, cands []store.Record, verdicts []*judge.Verdict, tr *IngestTrace) error {
+	// Apply the strongest verdicts first: a supersession decides the new record's slot.
+	order := make([]int, 0, len(cands))
+	for i, v := range verdicts {
+		if v != nil {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return actionRank(verdicts[a].Action) - actionRank(verdicts[b].Action) })
+
+	if !o.cfg.NoCommit {
+		for _, i := range order {
+			v := verdicts[i]
+			if v.Status == judge.StatusConflict && v.ClarificationNeeded && (v.Action == judge.ActionKeep || v.ConflictType == judge.TypeImplicitViolation) {
+				rec.Status = store.StatusUnknown
+				if rec.Meta == nil {
+					rec.Meta = map[string]string{}
+				}
+				rec.Meta["clarification"] = v.ClarificationQuestion
+				rec.Meta["conflicts_with"] = cands[i].ID
+				tr.Commits = append(tr.Commits, CommitTrace{Action: judge.ActionKeep, Old: cands[i].ID, New: rec.ID, Note: "implicit conflict: the new memory waits for clarification (status unknown): " + v.ClarificationQuestion})
+			}
+		}
+	}
+	if err := tx.Put(ctx, *rec); err != nil {
+		return err
+	}
+	if o.cfg.NoCommit {
+		return nil
+	}
+	for _, i := range order {
+		if err := o.apply(ctx, tx, rec, cands[i], verdicts[i], tr); err != nil {
+			return err
+		}
+	}
+	if r, err := tx.Get(ctx, rec.ID); err == nil {
+		rec.Status = r.Status
+	}
+	return nil
+}
+
+func actionRank(a judge.Action) int {
+	switch a {
+	case judge.ActionTransition:
+		return 0
+	case judge.ActionSupersede:
+		return 1
+	case judge.ActionScopedException:
+		return 2
+	case judge.ActionCoexist:
+		return 3
+	}
+	return 4
+}
+
+// apply commits one verdict between candidate old and the new record.
+func (o *Overlay) apply(ctx context.Context, tx store.Tx, rec *store.Record, old store.Record, v *judge.Verdict, tr *IngestTrace) error {
+	if v.Status != judge.StatusConflict {
+		if v.Action == judge.ActionCoexist && v.Status == judge.StatusConsistent {
+			return o.link(ctx, tx, rec.ID, store.LinkCoexistsWith, old.ID, judge.ActionCoexist, tr)
+		}
+		return nil
+	}
+	// Re-read: an earlier verdict of this ingest may have changed it.
+	old, err := tx.Get(ctx, old.ID)
+	if err != nil {
+		return err
+	}
+	switch v.Action {
+	case judge.ActionSupersede, judge.ActionTransition:
+		if old.Status == store.StatusSuperseded {
+			return nil
+		}
+		nw, err := tx.Get(ctx, rec.ID)
+		if err != nil {
+			return err
+		}
+		slot := old.Slot
+		if slot == "" {
+			slot = nw.Slot
+		}
+		if slot == "" {
+			slot = "slot:" + old.ID
+		}
+		// Both become versions of one single-valued slot, ordered by time.
+		for _, r := range []store.Record{old, nw} {
+			if r.Slot != slot || !r.SingleValued {
+				r.Slot, r.SingleValued = slot, true
+				if err := tx.Put(ctx, r); err != nil {
+					return err
+				}
+			}
+		}
+		older, newer := old.ID, rec.ID
+		note := ""
+		if store.CompareVersions(nw, old) < 0 {
+			// A backfilled memory older than the current one: it is the history.
+			older, newer = rec.ID, old.ID
+			note = "the new memory is older than the record it conflicts with: it was stored as history"
+		}
+		if err := store.Supersede(ctx, tx, older, newer); err != nil {
+			return err
+		}
+		rec.Slot, rec.SingleValued = slot, true
+		ct := CommitTrace{Action: v.Action, Old: older, New: newer, Slot: slot, Note: note}
+		if v.Action == judge.ActionTransition {
+			summary := v.TransitionSummary
+			if summary == "" {
+				summary = fmt.Sprintf("changed from %q to %q", old.Content, rec.Content)
+			}
+			now := tx.Now()
+			tid := store.NewID(now)
+			newer, _ := tx.Get(ctx, newer)
+			t := store.Record{ID: tid, Content: summary, EventTime: newer.Time(), SourcePos: newer.SourcePos, Status: store.StatusTransition,
+				Confidence: v.Confidence, Source: "overlay", Meta: map[string]string{"from": older, "to": newer.ID}}
+			if err := tx.Put(ctx, t); err != nil {
+				return err
+			}
+			if err := store.Evolve(ctx, tx, older, tid, newer.ID); err != nil {
+				return err
+			}
+			ct.Transition = tid
+		}
+		tr.Commits = append(tr.Commits, ct)
+		return nil
+	case judge.ActionScopedException:
+		return o.link(ctx, tx, rec.ID, store.LinkScopedException, old.ID, v.Action, tr)
+	case judge.ActionCoexist:
+		return o.link(ctx, tx, rec.ID, store.LinkCoexistsWith, old.ID, v.Action, tr)
+	}
+	return nil
+}
+
+func (o *Overlay) link(ctx context.Context, tx store.Tx, from string, lt store.LinkType, to string, a judge.Action, tr *IngestTrace) error {
+	if err := tx.Link(ctx, from, lt, to); err != nil {
+		return err
+	}
+	tr.Commits = append(tr.Commits, CommitTrace{Action: a, Old: to, New: from})
+	return nil
+}

@@ -1,0 +1,191 @@
+package overlay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/sentry"
+)
+
+// Embedder turns texts into backbone vectors (an *onnx.Encoder).
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Seed is one host hit: a record id with its fused rank score.
+type Seed struct {
+	ID    string
+	Score float64
+}
+
+// Seeder is the host memory's seed retrieval.
+type Seeder interface {
+	// Seeds returns user's records nearest to text (and its vector vec), best first.
+	Seeds(ctx context.Context, user, text string, vec []float32, k int) ([]Seed, error)
+}
+
+// Errors callers test with errors.Is.
+var (
+	// ErrInvalidInput: an input the overlay refuses (empty or oversized content, bad UTF-8).
+	ErrInvalidInput = errors.New("invalid input")
+)
+
+// MaxContentBytes bounds one memory's content.
+const MaxContentBytes = 16 << 10
+
+// Config wires an Overlay. Store, Seeder and Embedder are required.
+type Config struct {
+	Store    store.Store
+	Seeder   Seeder
+	Embedder Embedder
+	// Heads project embeddings for the gate; nil routes every candidate to the Judge
+	// (the "gate off" ablation) and stores no projections.
+	Heads *sentry.Heads
+	// Thresholds of the gate (zero: the checkpoint's or the defaults).
+	Thresholds sentry.Thresholds
+	// Auditor judges routed pairs (nil: the rule auditor).
+	Auditor judge.Auditor
+	// NoCommit records verdicts without changing statuses or links (the "Judge off"
+	// ablation).
+	NoCommit bool
+	// Candidates is the number of host hits per new memory (0: 5).
+	Candidates int
+	// Now is the clock (nil: time.Now).
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Overlay is the bank with its commit path. It is safe for concurrent use.
+type Overlay struct {
+	cfg   Config
+	gate  sentry.Gate
+	locks sync.Map // user → *sync.Mutex: one ingest at a time per user
+}
+
+// New checks cfg and returns an Overlay.
+func New(cfg Config) (*Overlay, error) {
+	var errs []error
+	if cfg.Store == nil {
+		errs = append(errs, errors.New("store is required"))
+	}
+	if cfg.Seeder == nil {
+		errs = append(errs, errors.New("seeder (host retrieval) is required"))
+	}
+	if cfg.Embedder == nil {
+		errs = append(errs, errors.New("embedder is required"))
+	}
+	if cfg.Candidates < 0 {
+		errs = append(errs, fmt.Errorf("candidates %d is negative", cfg.Candidates))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("overlay config: %w", err)
+	}
+	if cfg.Candidates == 0 {
+		cfg.Candidates = 5
+	}
+	if cfg.Auditor == nil {
+		r, err := judge.NewRuleAuditor(judge.RuleConfig{})
+		if err != nil {
+			return nil, err
+		}
+		cfg.Auditor = r
+	}
+	if cfg.Thresholds == (sentry.Thresholds{}) {
+		cfg.Thresholds = sentry.DefaultThresholds()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Overlay{cfg: cfg, gate: sentry.NewGate(cfg.Thresholds)}, nil
+}
+
+// Store is the bank.
+func (o *Overlay) Store() store.Store { return o.cfg.Store }
+
+// Input is one new memory.
+type Input struct {
+	Content string `json:"content"`
+	// EventTime is when it was said or happened (zero: now).
+	EventTime time.Time `json:"event_time,omitzero"`
+	// SourcePos orders memories of one source with the same time (a turn index).
+	SourcePos int64             `json:"source_pos,omitempty"`
+	Source    string            `json:"source,omitempty"`
+	Meta      map[string]string `json:"meta,omitempty"`
+}
+
+// Validate reports what is wrong with an input.
+func (in Input) Validate() error {
+	switch {
+	case in.Content == "":
+		return fmt.Errorf("%w: content is empty", ErrInvalidInput)
+	case len(in.Content) > MaxContentBytes:
+		return fmt.Errorf("%w: content is %d bytes, more than %d; split it into several memories", ErrInvalidInput, len(in.Content), MaxContentBytes)
+	case !utf8.ValidString(in.Content):
+		return fmt.Errorf("%w: content is not valid UTF-8", ErrInvalidInput)
+	}
+	return nil
+}
+
+func (o *Overlay) lock(user string) func() {
+	m, _ := o.locks.LoadOrStore(user, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+// Add ingests inputs for user in order, each through the commit path, and returns one
+// trace per input. Every input is checked before anything is written; an ingest that
+// fails leaves the bank as it was before that input (earlier inputs stay committed) and
+// the error names the input.
+func (o *Overlay) Add(ctx context.Context, user string, inputs []Input) ([]IngestTrace, error) {
+	if err := store.ValidateUser(user); err != nil {
+		return nil, err
+	}
+	var errs []error
+	for i, in := range inputs {
+		if err := in.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("memory %d: %w", i, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if len(inputs) == 0 {
+		return nil, nil
+	}
+	texts := make([]string, len(inputs))
+	for i, in := range inputs {
+		texts[i] = in.Content
+	}
+	start := time.Now()
+	vecs, err := o.cfg.Embedder.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("embed memories: %w", err)
+	}
+	if len(vecs) != len(inputs) {
+		return nil, fmt.Errorf("embed memories: %d vectors for %d texts", len(vecs), len(inputs))
+	}
+	embedEach := time.Since(start) / time.Duration(len(inputs))
+	unlock := o.lock(user)
+	defer unlock()
+	traces := make([]IngestTrace, 0, len(inputs))
+	for i, in := range inputs {
+		tr, err := o.ingest(ctx, user, in, vecs[i])
+		if err != nil {
+			return traces, fmt.Errorf("memory %d (%.40q): %w", i, in.Content, err)
+		}
+		tr.Timings.Embed = embedEach
+		traces = append(traces, *tr)
+	}
+	return traces, nil
+}
