@@ -19,7 +19,7 @@ import (
 
 // judgeCommands are the verbs of the judge tree (`judge …` and `atma judge …`).
 func judgeCommands(f *Factory) []*cobra.Command {
-	return []*cobra.Command{newCmdJudgeAudit(f, nil), newCmdJudgeEval(f, nil), newCmdJudgeSFTData(f, nil)}
+	return []*cobra.Command{newCmdJudgeAudit(f, nil), newCmdJudgeEval(f, nil), newCmdJudgeSFTData(f, nil), newCmdJudgeGRPO(f, nil), newCmdJudgeRewardServer(f, nil)}
 }
 
 // llmOptions select an OpenAI-compatible endpoint: flags, else ATMA_LLM_URL, ATMA_LLM_MODEL,

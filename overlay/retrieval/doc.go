@@ -1,0 +1,89 @@
+// Package retrieval is the query side of A-TMA: it profiles a question for the state it
+// asks about, builds the evidence pool from the host's hits and the bank's typed links,
+// ranks it by state fit, optionally lets a bounded LLM controller choose from it, and
+// turns the result into labelled evidence and a prompt for the answer model. A failure
+// classifier says afterwards whether a wrong answer was the bank's, retrieval's or the
+// answer model's fault. Everything here is model-free, deterministic and free of I/O;
+// the overlay package wires it to the store, the host and the LLM client.
+//
+// # Records
+//
+// Retrieval works on Candidate, a small view of a bank record: id, content, slot,
+// status (active, superseded, transition, unknown), event time and typed links
+// (supersedes, superseded_by, evolves_from, evolves_to, scoped_exception,
+// coexists_with), plus how it entered the pool. The bank is read through Graph (Get
+// and Neighbours); MapGraph is an in-memory Graph.
+//
+// # Profiler
+//
+// ProfileQuery reads a question by rules and returns a Profile: the mode (current,
+// historical, transition, neutral), the counts of historical, current and change cues,
+// the cues themselves and whether the mode is confident. Change wins when its cues are
+// at least as many as each of the others, or when both historical and current cues
+// appear; otherwise the larger count, else neutral. Guards handle negation ("I don't
+// live in Berlin anymore" is a current statement, "not before" is no history), scope
+// ("only on weekends", "at work"), people ("my former colleague"), times ("before
+// noon", "from 9 to 5") and context clauses ("my former colleague still lives in Paris
+// — where do I live?" counts only the question). See ProfileQuery for the rules.
+//
+//	p := retrieval.ProfileQuery("where did I live before?")
+//	// p.Mode == ModeHistorical, p.Confident, p.Hints == ["historical:did i live" "historical:before"]
+//
+// # Evidence pool
+//
+// BuildPool takes the host's hits (seeds) in their order, adds relation hops by the
+// profile's View (newer states of stale seeds unless the query is historical, older
+// states unless it is current, linked transition records always) and neighbour hops
+// (scoped exceptions, coexisting records, semantic neighbours), drops repeats, and
+// pre-ranks: state fit first (StateTier: for current queries active and transition
+// before superseded, for historical ones superseded before active), then the rank of
+// the seed a record came from, then pool order, stable. The packet takes the first K
+// (5 by default); when the profile is unsure, or the query is about a change, it makes
+// room for both an active and a superseded record rather than guess.
+//
+// # Retrieve controller
+//
+// An LLM may choose the evidence instead, within bounds: ControllerMessages shows it at
+// most 10 pre-ranked candidates (content cut to 220 runes, in a JSON block the prompt
+// declares to be data), ControllerSchema constrains its output, ParseController checks
+// it strictly, and Apply uses it by mode: off, shadow (checked and logged, never
+// applied) or online (applied only when every check passes; prose, a repeated id, an
+// id outside the candidates shown or more than 3 selections keep the pre-rank, and the
+// status says why). The caller sends it with MaxTokens ControllerMaxTokens (320) and
+// Temperature ControllerTemperature (0). Pool.Select then gives the packet's rows.
+//
+// # Labelled evidence
+//
+// BuildPacket labels each row by A-TMA's priority rule (LabelOf): transition memory,
+// transition linked memory, historical memory, current memory, retrieved memory, in
+// that order, with its time. Packet.Text is the rendering an agent can paste and
+// Packet.Messages the chat for the answer model, whose system prompt makes the answer
+// follow the requested state: current queries answer from current memory, historical
+// ones from historical memory, transition queries describe the change old → new with
+// its dates. PacketOptions.Unmarked drops the labels (the "unmarked" ablation).
+//
+// # Failure classes
+//
+// ClassifyFailure compares a gold answer with the bank, the packet and the answer:
+// bank (never stored in the requested state), retrieval (stored, but not in the packet
+// or not first for its state) or qa (in the packet, rightly labelled, and missed).
+//
+// # Use
+//
+//	p := retrieval.ProfileQuery(query)
+//	pool, err := retrieval.BuildPool(ctx, graph, p, seeds, retrieval.Config{})
+//	rows := pool.Top
+//	if useController {
+//		t := retrieval.ControllerTemperature
+//		resp, err := client.Chat(ctx, llm.Request{Messages: retrieval.ControllerMessages(query, p, pool.Ranked),
+//			MaxTokens: retrieval.ControllerMaxTokens, Temperature: &t, JSONSchema: retrieval.ControllerSchema()})
+//		// on success, with reply the text of resp's first choice:
+//		final, _, st := retrieval.ApplyText(pool.Ranked, reply, retrieval.ControllerOnline)
+//		rows = pool.Select(final, st)
+//	}
+//	pk := retrieval.BuildPacket(query, p, rows, retrieval.PacketOptions{})
+//	resp, err := client.Chat(ctx, llm.Request{Messages: pk.Messages()})
+//
+// Profiles, pools, controller statuses, packets and diagnoses are plain data with JSON
+// tags, for the trace. Every function is safe for concurrent use.
+package retrieval

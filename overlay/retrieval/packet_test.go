@@ -1,0 +1,156 @@
+package retrieval
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestLabelOf(t *testing.T) {
+	tests := []struct {
+		c    Candidate
+		want Label
+	}{
+		{Candidate{Status: StatusTransition, Slot: "s", TransitionLinked: true}, LabelTransition},
+		{Candidate{Status: StatusActive, Slot: "s", TransitionLinked: true}, LabelTransitionLinked},
+		{Candidate{Status: StatusSuperseded, Slot: "s", TransitionLinked: true}, LabelTransitionLinked},
+		{Candidate{Status: StatusSuperseded, Slot: "s"}, LabelHistorical},
+		{Candidate{Status: StatusSuperseded}, LabelHistorical},
+		{Candidate{Status: StatusActive, Slot: "s"}, LabelCurrent},
+		{Candidate{Status: StatusActive}, LabelRetrieved},
+		{Candidate{Status: StatusUnknown, Slot: "s"}, LabelRetrieved},
+		{Candidate{}, LabelRetrieved},
+	}
+	for _, tt := range tests {
+		if got := LabelOf(tt.c); got != tt.want {
+			t.Errorf("LabelOf(status %q slot %q linked %t) = %q, want %q", tt.c.Status, tt.c.Slot, tt.c.TransitionLinked, got, tt.want)
+		}
+	}
+}
+
+func TestBuildPacketLabels(t *testing.T) {
+	// Straight from the bank: TransitionLinked is not set, BuildPacket finds t1 among
+	// the rows.
+	rows := seeds("c2", "t1", "c1", "j2", "j1", "h1", "u1")
+	pk := BuildPacket("where do I live now?", currentSure, rows, PacketOptions{})
+	want := map[string]Label{
+		"c2": LabelTransitionLinked, "t1": LabelTransition, "c1": LabelTransitionLinked,
+		"j2": LabelCurrent, "j1": LabelHistorical, "h1": LabelRetrieved, "u1": LabelRetrieved,
+	}
+	for _, r := range pk.Rows {
+		if r.Label != want[r.ID] {
+			t.Errorf("%s: %q, want %q", r.ID, r.Label, want[r.ID])
+		}
+	}
+	// Without the transition record among the rows, the pool's flag decides.
+	pk = BuildPacket("q", currentSure, seeds("c2", "j2"), PacketOptions{})
+	if pk.Rows[0].Label != LabelCurrent {
+		t.Errorf("c2 without t1 and without the flag: %q, want %q", pk.Rows[0].Label, LabelCurrent)
+	}
+	flagged := seeds("c2")
+	flagged[0].TransitionLinked = true
+	if pk := BuildPacket("q", currentSure, flagged, PacketOptions{}); pk.Rows[0].Label != LabelTransitionLinked {
+		t.Errorf("c2 flagged by the pool: %q, want %q", pk.Rows[0].Label, LabelTransitionLinked)
+	}
+	if rows[0].TransitionLinked {
+		t.Error("BuildPacket changed its input")
+	}
+}
+
+func TestBuildPacketFields(t *testing.T) {
+	pk := BuildPacket("Q", Profile{Mode: "bogus"}, seeds("j2"), PacketOptions{Unmarked: true})
+	want := Packet{Query: "Q", Mode: ModeNeutral, Unsure: true, Marked: false, Rows: []Row{{
+		ID: "j2", Label: LabelCurrent, Content: "I am a pharmacist at Crescent Pharmacy.", Time: day("2022-09-01"),
+		Status: StatusActive, Slot: "user.job",
+	}}}
+	if diff := cmp.Diff(want, pk); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	b, err := json.Marshal(pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Packet
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(pk, back); diff != "" {
+		t.Errorf("JSON round trip (-want +got):\n%s", diff)
+	}
+}
+
+func TestPacketText(t *testing.T) {
+	rows := seeds("c2", "u1")
+	rows[0].Content = "I live\nin  Lisbon\tnow."
+	marked := BuildPacket("q", currentSure, rows, PacketOptions{}).Text()
+	want := "[1] current memory | 2023-05-12 | I live in Lisbon now.\n[2] retrieved memory | time unknown | Maybe I will adopt a cat.\n"
+	if marked != want {
+		t.Errorf("marked:\n%s\nwant:\n%s", marked, want)
+	}
+	unmarked := BuildPacket("q", currentSure, rows, PacketOptions{Unmarked: true}).Text()
+	want = "[1] 2023-05-12 | I live in Lisbon now.\n[2] time unknown | Maybe I will adopt a cat.\n"
+	if unmarked != want {
+		t.Errorf("unmarked:\n%s\nwant:\n%s", unmarked, want)
+	}
+	if got := BuildPacket("q", currentSure, nil, PacketOptions{}).Text(); got != "(no memories found)\n" {
+		t.Errorf("empty packet: %q", got)
+	}
+}
+
+func TestAnswerPromptsGolden(t *testing.T) {
+	tests := []struct {
+		name  string
+		query string
+		rows  []string
+		opt   PacketOptions
+	}{
+		{"current", "where do I live now?", []string{"c2", "t1", "c1", "j2"}, PacketOptions{}},
+		{"current_unmarked", "where do I live now?", []string{"c2", "t1", "c1", "j2"}, PacketOptions{Unmarked: true}},
+		{"current_unsure", "where do I live?", []string{"c2", "t1", "c1"}, PacketOptions{}},
+		{"historical", "what was my previous job?", []string{"j1", "j2"}, PacketOptions{}},
+		{"transition", "when did I move to Lisbon?", []string{"t1", "c2", "c1"}, PacketOptions{}},
+		{"neutral", "tell me about my hobbies", []string{"h1", "h2", "d1", "d2"}, PacketOptions{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := ProfileQuery(tt.query)
+			pk := BuildPacket(tt.query, p, seeds(tt.rows...), tt.opt)
+			msgs := pk.Messages()
+			if len(msgs) != 2 || msgs[0].Role != "system" || msgs[1].Role != "user" {
+				t.Fatalf("messages %+v", msgs)
+			}
+			if msgs[0].Content != pk.SystemPrompt() || msgs[1].Content != pk.UserPrompt() {
+				t.Error("Messages disagrees with SystemPrompt and UserPrompt")
+			}
+			if strings.Contains(msgs[0].Content, "memory:") != pk.Marked || strings.Contains(msgs[1].Content, "memory |") != pk.Marked {
+				t.Errorf("marked %t, but the prompts say otherwise", pk.Marked)
+			}
+			golden(t, "answer_"+tt.name+".golden", "=== system ===\n"+msgs[0].Content+"\n=== user ===\n"+msgs[1].Content+"\n")
+		})
+	}
+}
+
+func TestAnswerPromptFollowsMode(t *testing.T) {
+	for _, marked := range []bool{true, false} {
+		seen := map[string]Mode{}
+		for _, m := range Modes {
+			for _, unsure := range []bool{false, true} {
+				pk := Packet{Mode: m, Marked: marked, Unsure: unsure}
+				sys := pk.SystemPrompt()
+				if !strings.Contains(sys, modeGuide[marked][m]) {
+					t.Errorf("marked %t mode %s: the mode's guide is missing", marked, m)
+				}
+				if got := strings.Contains(sys, unsureGuide); got != (unsure && m != ModeNeutral) {
+					t.Errorf("marked %t mode %s unsure %t: unsure guide present %t", marked, m, unsure, got)
+				}
+			}
+			g := modeGuide[marked][m]
+			if other, dup := seen[g]; dup {
+				t.Errorf("marked %t: modes %s and %s share a guide", marked, m, other)
+			}
+			seen[g] = m
+		}
+	}
+}

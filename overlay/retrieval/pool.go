@@ -1,0 +1,416 @@
+package retrieval
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Defaults of Config.
+const (
+	DefaultK             = 5
+	DefaultMaxDepth      = 3
+	DefaultMaxNeighbours = 3
+	DefaultMaxPool       = 64
+)
+
+// Config tunes the evidence pool. The zero value means defaults.
+type Config struct {
+	// K is the number of candidates the packet gets; 0 means DefaultK.
+	K int
+	// MaxDepth bounds the relation hops followed from one seed (a chain old →
+	// transition → new is two); 0 means DefaultMaxDepth.
+	MaxDepth int
+	// MaxNeighbours bounds the semantic neighbours taken per seed; 0 means
+	// DefaultMaxNeighbours, a negative value none.
+	MaxNeighbours int
+	// MaxPool bounds the pool, seeds included; 0 means DefaultMaxPool.
+	MaxPool int
+}
+
+// Validate reports every problem with c at once.
+func (c Config) Validate() error {
+	var errs []error
+	if c.K < 0 {
+		errs = append(errs, fmt.Errorf("k %d is negative", c.K))
+	}
+	if c.MaxDepth < 0 {
+		errs = append(errs, fmt.Errorf("max depth %d is negative", c.MaxDepth))
+	}
+	if c.MaxPool < 0 {
+		errs = append(errs, fmt.Errorf("max pool %d is negative", c.MaxPool))
+	}
+	if k, p := c.k(), c.maxPool(); c.K >= 0 && c.MaxPool >= 0 && k > p {
+		errs = append(errs, fmt.Errorf("k %d exceeds max pool %d", k, p))
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) k() int             { return cmp.Or(c.K, DefaultK) }
+func (c Config) maxDepth() int      { return cmp.Or(c.MaxDepth, DefaultMaxDepth) }
+func (c Config) maxPool() int       { return cmp.Or(c.MaxPool, DefaultMaxPool) }
+func (c Config) maxNeighbours() int { return max(cmp.Or(c.MaxNeighbours, DefaultMaxNeighbours), 0) }
+
+// View is how a profile steers the pool.
+type View struct {
+	Mode Mode `json:"mode"`
+	// Unsure: the profile is neutral or not confident, so the pool follows both
+	// directions and the packet carries both the current and the historical state.
+	Unsure bool `json:"unsure"`
+	// Successors: newer states of stale seeds are followed (the query is not
+	// historical, or the profile is unsure).
+	Successors bool `json:"successors"`
+	// Predecessors: older states of seeds are followed (the query is not current, or
+	// the profile is unsure).
+	Predecessors bool `json:"predecessors"`
+}
+
+// ViewOf returns the view of a profile.
+func ViewOf(p Profile) View {
+	v := View{Mode: p.Mode, Unsure: p.Unsure()}
+	v.Successors = v.Unsure || p.Mode != ModeHistorical
+	v.Predecessors = v.Unsure || p.Mode != ModeCurrent
+	return v
+}
+
+// bothStates reports whether the packet must carry both an active and a superseded
+// record when the pool has them.
+func (v View) bothStates() bool { return v.Unsure || v.Mode == ModeTransition }
+
+// Pool is the evidence pool of one query.
+type Pool struct {
+	View View `json:"view"`
+	// K is the packet size the pool was built for.
+	K int `json:"k"`
+	// Ranked is the whole pool in pre-rank order (see PreRank); the controller sees
+	// its first ControllerMaxCandidates.
+	Ranked []Candidate `json:"ranked"`
+	// Top is the packet without a controller: the first K of Ranked, with both states
+	// when the view asks for them (see BuildPool).
+	Top []Candidate `json:"top"`
+}
+
+// Select returns the packet's candidates: Top unless the controller's result was
+// applied, else the first K of final (Apply's result).
+func (p Pool) Select(final []Candidate, st ControllerStatus) []Candidate {
+	if !st.Applied {
+		return slices.Clone(p.Top)
+	}
+	return slices.Clone(final[:min(p.K, len(final))])
+}
+
+// BuildPool builds the evidence pool of a query from the host's hits (seeds, best
+// first) and the bank (g). It reads g and changes nothing.
+//
+// The pool, before ranking, is in this order, each record once (its first
+// appearance wins):
+//  1. the seeds, in their order; a seed with an empty Status is completed from g;
+//  2. relation hops, seed by seed: when the view follows successors, the newer states
+//     of a stale seed (superseded or transition), along superseded_by and evolves_to
+//     links, stopping at an active record; when it follows predecessors, the older
+//     states of any seed, along supersedes and evolves_from links; then the
+//     transition records linked to the seed (evolves_from, evolves_to) whatever the
+//     view. Chains are followed up to MaxDepth links, breadth first, links in type
+//     order then by target id;
+//  3. neighbour hops, seed by seed: the targets of scoped_exception and coexists_with
+//     links, then up to MaxNeighbours of g.Neighbours.
+//
+// A hop's Source is transition for a transition record, else successor, predecessor or
+// neighbour; its SeedRank is its seed's. Links to ids g does not know are skipped, and
+// the pool stops growing at MaxPool. TransitionLinked is set on every record with an
+// evolves link to a transition record. Ranked is PreRank of that order.
+//
+// Top is the first K of Ranked; when the view is unsure or the mode is transition and
+// Top lacks an active or a superseded record that Ranked has, the best-ranked one
+// replaces the last member of Top that is neither the first nor the only one of its
+// state (when there is none, Top stays as it is), so that the packet carries both the
+// current and the historical state rather than a guess. Top stays in Ranked's order.
+func BuildPool(ctx context.Context, g Graph, p Profile, seeds []Candidate, cfg Config) (Pool, error) {
+	if err := cfg.Validate(); err != nil {
+		return Pool{}, fmt.Errorf("build pool: %w", err)
+	}
+	b := poolBuilder{ctx: ctx, g: g, cfg: cfg, index: make(map[string]int), cache: make(map[string]lookup)}
+	v := ViewOf(p)
+	for i, s := range seeds {
+		if s.ID == "" {
+			return Pool{}, fmt.Errorf("build pool: seed %d has no id", i)
+		}
+		if s.Status == "" {
+			r, ok, err := b.get(s.ID)
+			if err != nil {
+				return Pool{}, fmt.Errorf("build pool: seed %q: %w", s.ID, err)
+			}
+			if ok {
+				r.Score = s.Score
+				s = r
+			}
+		}
+		b.add(s, SourceSeed, i)
+	}
+	nSeeds := len(b.pool)
+	for i := range nSeeds {
+		seed := b.pool[i]
+		if v.Successors && (seed.Status == StatusSuperseded || seed.Status == StatusTransition) {
+			if err := b.walk(seed, []LinkType{LinkSupersededBy, LinkEvolvesTo}, SourceSuccessor, true); err != nil {
+				return Pool{}, err
+			}
+		}
+		if v.Predecessors {
+			if err := b.walk(seed, []LinkType{LinkSupersedes, LinkEvolvesFrom}, SourcePredecessor, false); err != nil {
+				return Pool{}, err
+			}
+		}
+		for _, l := range sortedLinks(seed.Links, LinkEvolvesFrom, LinkEvolvesTo) {
+			r, ok, err := b.get(l.To)
+			if err != nil {
+				return Pool{}, err
+			}
+			if ok && r.Status == StatusTransition {
+				b.add(r, SourceTransition, seed.SeedRank)
+			}
+		}
+	}
+	if n := b.cfg.maxNeighbours(); n > 0 {
+		for i := range nSeeds {
+			seed := b.pool[i]
+			ids := make([]string, 0, len(seed.Links)+n)
+			for _, l := range sortedLinks(seed.Links, LinkScopedException, LinkCoexistsWith) {
+				ids = append(ids, l.To)
+			}
+			near, err := g.Neighbours(ctx, seed.ID)
+			if err != nil {
+				return Pool{}, fmt.Errorf("build pool: neighbours of %q: %w", seed.ID, err)
+			}
+			ids = append(ids, near[:min(n, len(near))]...)
+			for _, id := range ids {
+				r, ok, err := b.get(id)
+				if err != nil {
+					return Pool{}, err
+				}
+				if ok {
+					b.add(r, SourceNeighbour, seed.SeedRank)
+				}
+			}
+		}
+	}
+	for i := range b.pool {
+		linked, err := b.transitionLinked(b.pool[i])
+		if err != nil {
+			return Pool{}, err
+		}
+		b.pool[i].TransitionLinked = b.pool[i].TransitionLinked || linked
+	}
+	ranked := PreRank(b.pool, v)
+	return Pool{View: v, K: cfg.k(), Ranked: ranked, Top: topK(ranked, cfg.k(), v.bothStates())}, nil
+}
+
+type lookup struct {
+	c  Candidate
+	ok bool
+}
+
+type poolBuilder struct {
+	ctx   context.Context
+	g     Graph
+	cfg   Config
+	pool  []Candidate
+	index map[string]int
+	cache map[string]lookup
+}
+
+func (b *poolBuilder) get(id string) (Candidate, bool, error) {
+	if l, ok := b.cache[id]; ok {
+		return l.c, l.ok, nil
+	}
+	if err := b.ctx.Err(); err != nil {
+		return Candidate{}, false, fmt.Errorf("build pool: %w", err)
+	}
+	c, ok, err := b.g.Get(b.ctx, id)
+	if err != nil {
+		return Candidate{}, false, fmt.Errorf("build pool: get %q: %w", id, err)
+	}
+	b.cache[id] = lookup{c, ok}
+	return c, ok, nil
+}
+
+// add appends c unless it is there already or the pool is full.
+func (b *poolBuilder) add(c Candidate, src Source, rank int) {
+	if _, dup := b.index[c.ID]; dup || len(b.pool) >= b.cfg.maxPool() {
+		return
+	}
+	if src != SourceSeed && c.Status == StatusTransition {
+		src = SourceTransition
+	}
+	c.Source, c.SeedRank = src, rank
+	b.index[c.ID] = len(b.pool)
+	b.pool = append(b.pool, c)
+}
+
+// walk follows links of the given types from seed, breadth first, up to MaxDepth.
+// stopAtActive: do not go past an active record (the current state is reached).
+func (b *poolBuilder) walk(seed Candidate, types []LinkType, src Source, stopAtActive bool) error {
+	seen := map[string]bool{seed.ID: true}
+	frontier := []Candidate{seed}
+	for depth := 0; depth < b.cfg.maxDepth() && len(frontier) > 0; depth++ {
+		var next []Candidate
+		for _, c := range frontier {
+			if stopAtActive && c.ID != seed.ID && c.Status == StatusActive {
+				continue
+			}
+			for _, l := range sortedLinks(c.Links, types...) {
+				if seen[l.To] {
+					continue
+				}
+				seen[l.To] = true
+				r, ok, err := b.get(l.To)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+				b.add(r, src, seed.SeedRank)
+				next = append(next, r)
+			}
+		}
+		frontier = next
+	}
+	return nil
+}
+
+func (b *poolBuilder) transitionLinked(c Candidate) (bool, error) {
+	if c.Status == StatusTransition {
+		return false, nil
+	}
+	for _, l := range sortedLinks(c.Links, LinkEvolvesFrom, LinkEvolvesTo) {
+		if i, ok := b.index[l.To]; ok {
+			if b.pool[i].Status == StatusTransition {
+				return true, nil
+			}
+			continue
+		}
+		r, ok, err := b.get(l.To)
+		if err != nil {
+			return false, err
+		}
+		if ok && r.Status == StatusTransition {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// sortedLinks returns the links of the given types, in the order of types, then by
+// target id.
+func sortedLinks(links []Link, types ...LinkType) []Link {
+	var out []Link
+	for _, t := range types {
+		start := len(out)
+		for _, l := range links {
+			if l.Type == t && l.To != "" {
+				out = append(out, l)
+			}
+		}
+		slices.SortFunc(out[start:], func(a, b Link) int { return cmp.Compare(a.To, b.To) })
+	}
+	return out
+}
+
+// StateTier is the state-fit tier of a status under a view; lower ranks first.
+//
+//	mode         tier 0                tier 1               tier 2          tier 3
+//	current      active, transition    unknown, other       superseded
+//	historical   superseded            transition           unknown, other  active
+//	transition   transition            active, superseded   unknown, other
+//	neutral      every status
+func StateTier(v View, s Status) int {
+	switch v.Mode {
+	case ModeCurrent:
+		switch s {
+		case StatusActive, StatusTransition:
+			return 0
+		case StatusSuperseded:
+			return 2
+		}
+		return 1
+	case ModeHistorical:
+		switch s {
+		case StatusSuperseded:
+			return 0
+		case StatusTransition:
+			return 1
+		case StatusActive:
+			return 3
+		}
+		return 2
+	case ModeTransition:
+		switch s {
+		case StatusTransition:
+			return 0
+		case StatusActive, StatusSuperseded:
+			return 1
+		}
+		return 2
+	}
+	return 0
+}
+
+// PreRank orders a pool for a view: by state fit first (StateTier), then by SeedRank
+// (a hop ranks with its seed), then by pool order, which puts a seed before its hops
+// and relation hops before neighbours. The sort is stable and the input is not changed.
+func PreRank(pool []Candidate, v View) []Candidate {
+	out := slices.Clone(pool)
+	slices.SortStableFunc(out, func(a, b Candidate) int {
+		return cmp.Or(cmp.Compare(StateTier(v, a.Status), StateTier(v, b.Status)), cmp.Compare(a.SeedRank, b.SeedRank))
+	})
+	return out
+}
+
+// topK takes the first k of ranked; with both, it makes room for an active and a
+// superseded record (see BuildPool).
+func topK(ranked []Candidate, k int, both bool) []Candidate {
+	if len(ranked) <= k {
+		return slices.Clone(ranked)
+	}
+	top := make([]int, k)
+	for i := range top {
+		top[i] = i
+	}
+	if both && k >= 2 {
+		count := func(s Status) int {
+			n := 0
+			for _, i := range top {
+				if ranked[i].Status == s {
+					n++
+				}
+			}
+			return n
+		}
+		for _, want := range []Status{StatusActive, StatusSuperseded} {
+			if count(want) > 0 {
+				continue
+			}
+			j := slices.IndexFunc(ranked[k:], func(c Candidate) bool { return c.Status == want })
+			if j < 0 {
+				continue
+			}
+			for t := len(top) - 1; t > 0; t-- { // never the first
+				s := ranked[top[t]].Status
+				if (s == StatusActive || s == StatusSuperseded) && count(s) == 1 {
+					continue
+				}
+				top = slices.Delete(top, t, t+1)
+				top = append(top, k+j)
+				slices.Sort(top)
+				break
+			}
+		}
+	}
+	out := make([]Candidate, len(top))
+	for i, j := range top {
+		out[i] = ranked[j]
+	}
+	return out
+}

@@ -1,0 +1,271 @@
+package retrieval
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestProfileQuery(t *testing.T) {
+	const (
+		cur   = ModeCurrent
+		hist  = ModeHistorical
+		trans = ModeTransition
+		neut  = ModeNeutral
+	)
+	tests := []struct {
+		query     string
+		mode      Mode
+		confident bool
+		has       []string // hints that must be there
+		hasNot    []string // hint prefixes that must not be there
+	}{
+		// The issue's phrasings.
+		{"where do I live now?", cur, true, []string{"current:now"}, nil},
+		{"where did I live before?", hist, true, []string{"historical:before"}, nil},
+		{"where did I use to work?", hist, true, []string{"historical:use to"}, nil},
+		{"what was my previous job?", hist, true, []string{"historical:previous"}, nil},
+		{"how has my diet changed?", trans, true, []string{"change:how has my diet changed"}, nil},
+		{"when did I move to Lisbon?", trans, true, []string{"change:when did i move"}, nil},
+		{"do I still have a dog?", cur, true, []string{"current:still"}, nil},
+		{"what's my current salary?", cur, true, []string{"current:current"}, nil},
+		{"what did I say about my cat last year?", hist, true, []string{"historical:last year"}, nil},
+		{"tell me about my hobbies", neut, false, nil, []string{"historical:", "current:", "change:"}},
+		{"my former colleague still lives in Paris — where do I live?", cur, false,
+			[]string{"guard:person former colleague", "guard:context still", "current:do i"}, []string{"historical:"}},
+
+		// Present state.
+		{"Where do I live?", cur, false, []string{"current:do i"}, nil},
+		{"What is my job?", cur, false, nil, nil},
+		{"What's my latest weight?", cur, true, []string{"current:latest"}, nil},
+		{"What are my hobbies these days?", cur, true, []string{"current:these days"}, nil},
+		{"Am I still vegetarian?", cur, true, nil, nil},
+		{"Is my gym membership still active?", cur, true, nil, nil},
+		{"Do I currently have a car?", cur, true, []string{"current:currently"}, nil},
+		{"Where do I live nowadays?", cur, true, []string{"current:nowadays"}, nil},
+		{"At the moment, what's my job?", cur, true, []string{"current:at the moment"}, nil},
+		{"WHERE DO I LIVE NOW???", cur, true, nil, nil},
+		{"where’s my current office?", cur, true, []string{"current:where's my"}, nil},
+		{"What's my new address?", cur, false, []string{"current:my new"}, nil},
+		{"Who is my partner?", cur, false, nil, nil},
+		{"What are my hobbies?", cur, false, nil, nil},
+
+		// Past state.
+		{"Where did I live?", hist, false, []string{"historical:did i live"}, nil},
+		{"What was my job in 2019?", hist, true, []string{"historical:in 2019"}, nil},
+		{"Where did I live back then?", hist, true, []string{"historical:back then"}, nil},
+		{"What car did I drive when I was a student?", hist, true, []string{"historical:when i was"}, nil},
+		{"What did I eat as a kid?", hist, true, []string{"historical:as a kid"}, nil},
+		{"What was my first car?", hist, false, []string{"historical:my first"}, nil},
+		{"What did I do for a living originally?", hist, true, nil, nil},
+		{"What was my address at the time?", hist, true, []string{"historical:at the time"}, nil},
+		{"Where did I work two years ago?", hist, true, []string{"historical:ago"}, nil},
+		{"What were my hobbies growing up?", hist, true, nil, nil},
+		{"In those days, where did I work?", hist, true, []string{"historical:in those days"}, nil},
+		{"Remind me what my job was before.", hist, true, nil, nil},
+		{"What was my partner's name before we broke up?", hist, true, nil, nil},
+		{"Did I ever live in Berlin?", hist, false, []string{"historical:did i ever live"}, nil},
+		{"Who was my former boss?", hist, false, []string{"guard:person former boss"}, nil},
+		{"Where did I live before I moved to Lisbon?", hist, true, []string{"change:moved to"}, nil},
+		{"Before I moved, where did I live?", hist, true, []string{"historical:before"}, nil},
+
+		// Change and both states.
+		{"What is my job now, and what was it before?", trans, true, nil, nil},
+		{"Where did I live before and where do I live now?", trans, true, nil, nil},
+		{"What did I earn last year compared to now?", trans, true, []string{"change:compared to"}, nil},
+		{"How has my job evolved over the years?", trans, true, []string{"change:over the years"}, nil},
+		{"What changed in my diet?", trans, true, []string{"change:what changed"}, nil},
+		{"Since when do I live in Lisbon?", trans, true, []string{"change:since when"}, []string{"change:since\x00"}},
+		{"How long have I lived in Lisbon?", trans, false, []string{"change:how long have"}, []string{"historical:"}},
+		{"When did I start working at Google?", trans, true, nil, nil},
+		{"When did I quit smoking?", trans, true, nil, nil},
+		{"Did I switch from coffee to tea?", trans, true, []string{"change:switch from coffee to tea"}, nil},
+		{"Have I changed jobs?", trans, true, nil, nil},
+		{"What's my job history?", trans, true, []string{"change:job history"}, nil},
+		{"Did I become a vegan?", trans, true, nil, nil},
+		{"Which city did I relocate to?", trans, true, nil, nil},
+		{"What was my salary in 2021 and what is it now?", trans, true, nil, nil},
+		{"What's the difference between my old job and my new one?", trans, false, []string{"historical:my old job"}, nil},
+		{"I moved from Berlin to Lisbon — when was that?", trans, false, []string{"change:moved from berlin to lisbon"}, []string{"guard:context"}},
+
+		// Negation.
+		{"I don't live in Berlin anymore", cur, true, []string{"current:anymore"}, []string{"historical:", "change:"}},
+		{"I no longer work at Google.", cur, true, []string{"current:no longer"}, nil},
+		{"Which job is not the current one?", hist, true, []string{"historical:not current"}, []string{"current:"}},
+		{"What was my job, not the current one?", hist, true, nil, []string{"current:"}},
+		{"Am I not currently employed?", cur, true, nil, []string{"historical:"}},
+		{"Don't call me before 9", neut, false, []string{"guard:time before 9"}, []string{"historical:"}},
+		{"Not before I moved.", trans, false, []string{"guard:negated before"}, []string{"historical:"}},
+		{"I never go to bed before midnight, do I?", cur, false, []string{"guard:time before midnight"}, []string{"historical:"}},
+
+		// Context clauses.
+		{"I used to live in Berlin. Where do I live now?", cur, true, []string{"guard:context used to"}, []string{"historical:"}},
+		{"I moved to Lisbon last year, where do I live?", cur, false, []string{"guard:context last year"}, []string{"historical:", "change:"}},
+		{"Where does my former colleague live now?", cur, true, []string{"guard:person former colleague"}, []string{"historical:"}},
+		{"Is my old friend Tom still in Berlin?", cur, true, []string{"guard:person my old friend"}, []string{"historical:"}},
+
+		// Scope.
+		{"Do I only eat meat on weekends?", cur, false, []string{"scope:on weekends"}, nil},
+		{"What do I drink at work?", cur, false, []string{"scope:at work"}, nil},
+		{"Do I eat fish except on Fridays?", cur, false, []string{"scope:except on fridays"}, []string{"scope:on fridays"}},
+		{"What do I eat when travelling?", cur, false, []string{"scope:when travelling"}, nil},
+		{"I go to the gym once a week, do I still?", cur, true, []string{"scope:once a week"}, []string{"historical:"}},
+		{"Do I play my Switch only on weekends?", cur, false, []string{"scope:only on weekends", "guard:noun my switch"}, []string{"change:"}},
+
+		// Times, routes, nouns and other look-alikes.
+		{"Do I work from 9 to 5?", cur, false, []string{"guard:time from 9 to 5"}, []string{"change:"}},
+		{"How do I get from home to work?", cur, false, []string{"guard:route from home to work"}, []string{"change:"}},
+		{"Where will I live in 2030?", neut, false, []string{"guard:future in 2030"}, nil},
+		{"What's my first name?", cur, false, nil, []string{"historical:"}},
+		{"How old is my dog?", cur, false, nil, []string{"historical:"}},
+		{"What did I tell you about New York?", neut, false, nil, []string{"current:"}},
+		{"What's the name of my cat?", neut, false, nil, nil},
+		{"Summarize our conversation", neut, false, nil, nil},
+		{"What shift do I work?", cur, false, []string{"guard:noun what shift"}, []string{"change:"}},
+		{"What do I think about climate change?", cur, false, []string{"guard:noun climate change"}, []string{"change:"}},
+		{"I was so moved by the film, what was it called?", hist, false, []string{"guard:feeling so moved"}, []string{"change:"}},
+		{"I'm used to the cold, where do I live?", cur, false, []string{"guard:adjective i'm used to"}, []string{"historical:"}},
+		{"Did I once live in Rome?", hist, false, []string{"historical:once"}, nil},
+		{"What did I have for dinner before the concert?", hist, true, []string{"historical:before"}, nil},
+		{"", neut, false, nil, nil},
+		{"???", neut, false, nil, nil},
+	}
+	if len(tests) < 60 {
+		t.Fatalf("only %d phrasings; the issue asks for at least 60", len(tests))
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			p := ProfileQuery(tt.query)
+			if p.Mode != tt.mode || p.Confident != tt.confident {
+				t.Errorf("mode %s confident %t, want %s %t (counts %+v, hints %q)", p.Mode, p.Confident, tt.mode, tt.confident, p.Counts, p.Hints)
+			}
+			for _, h := range tt.has {
+				if !slices.Contains(p.Hints, h) {
+					t.Errorf("hint %q missing from %q", h, p.Hints)
+				}
+			}
+			for _, pre := range tt.hasNot {
+				exact := strings.TrimSuffix(pre, "\x00")
+				for _, h := range p.Hints {
+					if (exact != pre && h == exact) || (exact == pre && strings.HasPrefix(h, pre)) {
+						t.Errorf("unexpected hint %q in %q", h, p.Hints)
+					}
+				}
+			}
+			checkProfileInvariants(t, p)
+		})
+	}
+}
+
+// checkProfileInvariants holds for every profile: one hint per count, the decision rule
+// of ProfileQuery, and a JSON round trip.
+func checkProfileInvariants(t *testing.T, p Profile) {
+	t.Helper()
+	var n [numKinds]int
+	for _, h := range p.Hints {
+		kind, text, ok := strings.Cut(h, ":")
+		if !ok || text == "" {
+			t.Errorf("hint %q is not kind:text", h)
+		}
+		switch kind {
+		case "historical":
+			n[kindHistorical]++
+		case "current":
+			n[kindCurrent]++
+		case "change":
+			n[kindChange]++
+		case "scope", "guard":
+		default:
+			t.Errorf("hint %q has an unknown kind", h)
+		}
+	}
+	if got := (Counts{Historical: n[kindHistorical], Current: n[kindCurrent], Change: n[kindChange]}); got != p.Counts {
+		t.Errorf("counts %+v, hints give %+v", p.Counts, got)
+	}
+	h, c, x := p.Counts.Historical, p.Counts.Current, p.Counts.Change
+	var want Mode
+	switch {
+	case x > 0 && x >= h && x >= c, h > 0 && c > 0:
+		want = ModeTransition
+	case h > 0:
+		want = ModeHistorical
+	case c > 0:
+		want = ModeCurrent
+	default:
+		want = ModeNeutral
+	}
+	if p.Mode != want {
+		t.Errorf("mode %s, the counts %+v give %s", p.Mode, p.Counts, want)
+	}
+	if p.Mode == ModeNeutral && p.Confident {
+		t.Error("a neutral profile is confident")
+	}
+	if p.Unsure() != (p.Mode == ModeNeutral || !p.Confident) {
+		t.Error("Unsure disagrees with mode and confidence")
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatalf("marshal profile: %v", err)
+	}
+	var back Profile
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("unmarshal profile: %v", err)
+	}
+	if diff := cmp.Diff(p, back); diff != "" {
+		t.Errorf("JSON round trip (-want +got):\n%s", diff)
+	}
+}
+
+func TestProfileJSON(t *testing.T) {
+	b, err := json.Marshal(ProfileQuery("where did I live before?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"mode":"historical","counts":{"historical":2,"current":0,"change":0},"hints":["historical:did i live","historical:before"],"confident":true}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	b, err = json.Marshal(ProfileQuery("tell me about my hobbies"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"mode":"neutral","counts":{"historical":0,"current":0,"change":0},"hints":[],"confident":false}`; string(b) != want {
+		t.Errorf("neutral profile: got %s, want %s (hints must be [], not null)", b, want)
+	}
+}
+
+func TestProfileDeterministic(t *testing.T) {
+	q := "My former colleague still lives in Paris, but where did I live before I moved to Lisbon, and what changed since?"
+	first := ProfileQuery(q)
+	for range 20 {
+		if diff := cmp.Diff(first, ProfileQuery(q)); diff != "" {
+			t.Fatalf("profiles differ (-first +again):\n%s", diff)
+		}
+	}
+}
+
+func TestProfileLongQuery(t *testing.T) {
+	// A pasted document is cut at maxQueryBytes, even in the middle of a rune.
+	q := "x" + strings.Repeat("é", maxQueryBytes) + " where do I live now?"
+	p := ProfileQuery(q)
+	if p.Mode != ModeNeutral {
+		t.Errorf("cues past the first %d bytes counted: %+v", maxQueryBytes, p)
+	}
+	checkProfileInvariants(t, p)
+}
+
+func TestModeValid(t *testing.T) {
+	for _, m := range Modes {
+		if !m.Valid() {
+			t.Errorf("%q is not valid", m)
+		}
+	}
+	for _, m := range []Mode{"", "Current", "past"} {
+		if m.Valid() {
+			t.Errorf("%q is valid", m)
+		}
+	}
+}
