@@ -164,8 +164,9 @@ func newCmdJudgeRewardServer(f *Factory, runF func(context.Context, *rewardServe
 		Use:   "reward-server",
 		Short: "Serve the rule-based reward to OpenRLHF, TRL and verl over HTTP",
 		Long: `Serve the Judge's rule-based reward over HTTP for distributed RL trainers:
-  POST /openrlhf  OpenRLHF's remote reward protocol ({"query","prompts","labels"} → {"rewards","scores","extra_logs"});
-                  pass --reward.remote_url http://HOST:PORT/openrlhf (OpenRLHF ≥ 0.10.2; earlier --remote_rm_url)
+  POST /reward    OpenRLHF's remote reward protocol ({"query","prompts","labels"} → {"rewards","scores","extra_logs"});
+                  also at / and /get_reward; pass --reward.remote_url http://HOST:PORT/reward
+                  (OpenRLHF ≥ 0.10.2; earlier --remote_rm_url)
   POST /trl       {"prompts","completions", …} → {"rewards"}, for a TRL reward function
   POST /verl      {"data_source","solution_str","ground_truth","extra_info"} → {"score", …}
   GET  /healthz, GET /metrics (Prometheus text format)
