@@ -8,12 +8,15 @@ import (
 	"time"
 
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/sentry"
 )
 
 // IngestTrace records what the commit path did with one memory.
 type IngestTrace struct {
+	ID         string           `json:"id"`
+	Created    time.Time        `json:"created"`
 	User       string           `json:"user"`
 	RecordID   string           `json:"record_id"`
 	Content    string           `json:"content"`
@@ -89,7 +92,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 		proj.Top, proj.Log = o.cfg.Heads.Project(vec)
 		rec.Embeddings.Topic, rec.Embeddings.Logic = proj.Top, proj.Log
 	}
-	tr := &IngestTrace{User: user, RecordID: rec.ID, Content: rec.Content}
+	tr := &IngestTrace{ID: store.NewID(now), Created: now.UTC(), User: user, RecordID: rec.ID, Content: rec.Content}
 
 	t0 := time.Now()
 	cands, err := o.candidates(ctx, user, in.Content, vec, tr)
@@ -145,22 +148,35 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 	tr.Timings.Judge = time.Since(t0)
 
 	t0 = time.Now()
+	// The host gets the memory first: if the bank's commit then fails, the host's entry
+	// is removed again, and until then a search hit without a record is skipped.
+	if err := o.cfg.Host.Add(ctx, user, host.Memory{ID: rec.ID, Content: rec.Content, Vector: vec, Time: rec.EventTime}); err != nil {
+		return nil, fmt.Errorf("add to host memory: %w", err)
+	}
 	err = o.cfg.Store.Tx(ctx, user, func(tx store.Tx) error {
 		tr.Commits = tr.Commits[:0]
 		return o.commit(ctx, tx, &rec, cands, verdicts, tr)
 	})
 	if err != nil {
+		if herr := o.cfg.Host.Delete(context.WithoutCancel(ctx), user, rec.ID); herr != nil {
+			o.cfg.Logger.Warn("remove host memory of a failed commit", "id", rec.ID, "err", herr)
+		}
 		return nil, fmt.Errorf("commit: %w", err)
 	}
 	tr.Timings.Commit = time.Since(t0)
 	tr.Status = rec.Status
+	if o.cfg.Traces != nil {
+		if err := o.cfg.Traces.PutIngest(ctx, tr); err != nil {
+			o.cfg.Logger.Warn("store ingest trace", "err", err)
+		}
+	}
 	return tr, nil
 }
 
 // candidates are the host's seeds for the new text plus the records linked to them; only
 // records that may hold now (not superseded) are audited.
 func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float32, tr *IngestTrace) ([]store.Record, error) {
-	seeds, err := o.cfg.Seeder.Seeds(ctx, user, text, vec, o.cfg.Candidates)
+	seeds, err := o.cfg.Host.Search(ctx, user, text, vec, o.cfg.Candidates)
 	if err != nil {
 		return nil, fmt.Errorf("host seeds: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/sentry"
 )
@@ -17,18 +18,6 @@ import (
 // Embedder turns texts into backbone vectors (an *onnx.Encoder).
 type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
-}
-
-// Seed is one host hit: a record id with its fused rank score.
-type Seed struct {
-	ID    string
-	Score float64
-}
-
-// Seeder is the host memory's seed retrieval.
-type Seeder interface {
-	// Seeds returns user's records nearest to text (and its vector vec), best first.
-	Seeds(ctx context.Context, user, text string, vec []float32, k int) ([]Seed, error)
 }
 
 // Errors callers test with errors.Is.
@@ -40,10 +29,12 @@ var (
 // MaxContentBytes bounds one memory's content.
 const MaxContentBytes = 16 << 10
 
-// Config wires an Overlay. Store, Seeder and Embedder are required.
+// Config wires an Overlay. Store, Host and Embedder are required.
 type Config struct {
-	Store    store.Store
-	Seeder   Seeder
+	Store store.Store
+	// Host is the host memory the overlay wraps: every new memory is added to it under
+	// the record's id, and its hybrid search gives the seeds of ingests and queries.
+	Host     host.Host
 	Embedder Embedder
 	// Heads project embeddings for the gate; nil routes every candidate to the Judge
 	// (the "gate off" ablation) and stores no projections.
@@ -57,6 +48,12 @@ type Config struct {
 	NoCommit bool
 	// Candidates is the number of host hits per new memory (0: 5).
 	Candidates int
+	// Answerer answers queries from the labelled packet (nil: packets only).
+	Answerer Chatter
+	// Controller is the bounded retrieve controller's endpoint (nil: pre-rank only).
+	Controller Chatter
+	// Traces keeps ingest and query traces (nil: not kept).
+	Traces TraceStore
 	// Now is the clock (nil: time.Now).
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -75,8 +72,8 @@ func New(cfg Config) (*Overlay, error) {
 	if cfg.Store == nil {
 		errs = append(errs, errors.New("store is required"))
 	}
-	if cfg.Seeder == nil {
-		errs = append(errs, errors.New("seeder (host retrieval) is required"))
+	if cfg.Host == nil {
+		errs = append(errs, errors.New("host memory is required"))
 	}
 	if cfg.Embedder == nil {
 		errs = append(errs, errors.New("embedder is required"))

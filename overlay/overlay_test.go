@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/store"
 )
 
@@ -37,28 +38,17 @@ func (bagEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error)
 	return out, nil
 }
 
-// listSeeder returns every record of the user, newest first: enough for unit tests.
-type listSeeder struct{ s store.Store }
-
-func (l listSeeder) Seeds(ctx context.Context, user, _ string, _ []float32, k int) ([]Seed, error) {
-	recs, _, err := l.s.List(ctx, user, store.Filter{})
-	if err != nil {
-		return nil, err
-	}
-	var out []Seed
-	for i := len(recs) - 1; i >= 0 && len(out) < k; i-- {
-		out = append(out, Seed{ID: recs[i].ID})
-	}
-	return out, nil
-}
-
 func newTestOverlay(t *testing.T, mutate func(*Config)) *Overlay {
 	t.Helper()
 	s, err := store.NewMemory(store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Store: s, Seeder: listSeeder{s}, Embedder: bagEmbedder{}}
+	h, err := host.NewInMemory(host.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Store: s, Host: h, Embedder: bagEmbedder{}, Traces: NewMemoryTraces()}
 	if mutate != nil {
 		mutate(&cfg)
 	}

@@ -237,7 +237,16 @@ func (b *poolBuilder) get(id string) (Candidate, bool, error) {
 
 // add appends c unless it is there already or the pool is full.
 func (b *poolBuilder) add(c Candidate, src Source, rank int) {
-	if _, dup := b.index[c.ID]; dup || len(b.pool) >= b.cfg.maxPool() {
+	if i, dup := b.index[c.ID]; dup {
+		// A state reached by a relation hop from a better seed ranks with that seed: the
+		// successor of the best (stale) hit is what a current query wants, even when the
+		// host ranked it lower itself.
+		if (src == SourceSuccessor || src == SourcePredecessor) && rank < b.pool[i].SeedRank {
+			b.pool[i].SeedRank = rank
+		}
+		return
+	}
+	if len(b.pool) >= b.cfg.maxPool() {
 		return
 	}
 	if src != SourceSeed && c.Status == StatusTransition {
@@ -358,7 +367,8 @@ func StateTier(v View, s Status) int {
 }
 
 // PreRank orders a pool for a view: by state fit first (StateTier), then by SeedRank
-// (a hop ranks with its seed), then by pool order, which puts a seed before its hops
+// (a hop ranks with its seed; a record that is both a seed and a relation hop of a better
+// seed ranks with the better one), then by pool order, which puts a seed before its hops
 // and relation hops before neighbours. The sort is stable and the input is not changed.
 func PreRank(pool []Candidate, v View) []Candidate {
 	out := slices.Clone(pool)

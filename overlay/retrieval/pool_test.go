@@ -76,7 +76,7 @@ func TestBuildPool(t *testing.T) {
 		},
 		{
 			name: "a seed stays a seed when a hop reaches it", profile: currentSure, seeds: seeds("c1", "c2"),
-			ranked: []string{"t1", "c2", "c1"}, top: []string{"t1", "c2", "c1"},
+			ranked: []string{"c2", "t1", "c1"}, top: []string{"c2", "t1", "c1"},
 			sources: map[string]Source{"c2": SourceSeed, "t1": SourceTransition},
 		},
 		{

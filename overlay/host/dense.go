@@ -1,0 +1,157 @@
+package host
+
+import (
+	"container/heap"
+	"fmt"
+)
+
+// denseIndex holds one user's unit vectors in one row-major slice and searches them by
+// brute force: a dot product per vector. Not safe for concurrent use.
+type denseIndex struct {
+	dim  int
+	ids  []string
+	vecs []float32 // len(ids) × dim
+	pos  map[string]int
+}
+
+func newDenseIndex() *denseIndex { return &denseIndex{pos: map[string]int{}} }
+
+func (d *denseIndex) len() int { return len(d.ids) }
+
+// set stores unit vector v under id, replacing id's vector; an empty v removes id.
+func (d *denseIndex) set(id string, v []float32) error {
+	if len(v) == 0 {
+		d.remove(id)
+		return nil
+	}
+	i, ok := d.pos[id]
+	if ok && len(v) == d.dim {
+		copy(d.vecs[i*d.dim:(i+1)*d.dim], v)
+		return nil
+	}
+	others := d.len()
+	if ok {
+		others--
+	}
+	if others > 0 && len(v) != d.dim {
+		return fmt.Errorf("%w: vector has %d dimensions, this user's have %d", ErrInvalid, len(v), d.dim)
+	}
+	d.remove(id)
+	d.dim = len(v)
+	d.pos[id] = len(d.ids)
+	d.ids = append(d.ids, id)
+	d.vecs = append(d.vecs, v...)
+	return nil
+}
+
+// remove drops id by moving the last vector into its place.
+func (d *denseIndex) remove(id string) {
+	i, ok := d.pos[id]
+	if !ok {
+		return
+	}
+	last := len(d.ids) - 1
+	if i != last {
+		d.ids[i] = d.ids[last]
+		d.pos[d.ids[i]] = i
+		copy(d.vecs[i*d.dim:(i+1)*d.dim], d.vecs[last*d.dim:])
+	}
+	d.ids = d.ids[:last]
+	d.vecs = d.vecs[:last*d.dim]
+	delete(d.pos, id)
+}
+
+// search returns the n vectors most similar to unit vector q (cosine), best first,
+// ties by id.
+func (d *denseIndex) search(q []float32, n int) ([]scoredID, error) {
+	if d.len() == 0 || n <= 0 {
+		return nil, nil
+	}
+	if len(q) != d.dim {
+		return nil, fmt.Errorf("%w: query vector has %d dimensions, this user's have %d", ErrInvalid, len(q), d.dim)
+	}
+	h := make(minHeap, 0, n)
+	for i, id := range d.ids {
+		s := float64(dot(q, d.vecs[i*d.dim:(i+1)*d.dim]))
+		c := scoredID{id: id, score: s}
+		if len(h) < n {
+			heap.Push(&h, c)
+		} else if better(c, h[0]) {
+			h[0] = c
+			heap.Fix(&h, 0)
+		}
+	}
+	out := make([]scoredID, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(scoredID)
+	}
+	return out, nil
+}
+
+// dot is the inner product of two equal-length vectors, unrolled by four.
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// better orders candidates: higher score, then smaller id.
+func better(a, b scoredID) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.id < b.id
+}
+
+// minHeap keeps the worst kept candidate on top.
+type minHeap []scoredID
+
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)        { *h = append(*h, x.(scoredID)) }
+func (h *minHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// fits reports whether the index can take the batch as a whole: after it, every vector
+// must have one dimension.
+func (d *denseIndex) fits(ms []Memory) error {
+	dim := 0
+	inBatch := make(map[string]bool, len(ms))
+	for _, m := range ms {
+		inBatch[m.ID] = true
+		if n := len(m.Vector); n > 0 {
+			if dim != 0 && n != dim {
+				return fmt.Errorf("%w: memory %q has a %d-dimensional vector, the batch has %d", ErrInvalid, m.ID, n, dim)
+			}
+			dim = n
+		}
+	}
+	if dim == 0 || dim == d.dim {
+		return nil
+	}
+	kept := 0
+	for _, id := range d.ids {
+		if !inBatch[id] {
+			kept++
+		}
+	}
+	if kept > 0 {
+		return fmt.Errorf("%w: vectors have %d dimensions, this user's have %d", ErrInvalid, dim, d.dim)
+	}
+	return nil
+}

@@ -1,0 +1,213 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/overlay/store/fts"
+)
+
+// InMemory is the Host in maps: dense search over the user's vectors and the in-Go
+// BM25 of package fts. Safe for concurrent use.
+type InMemory struct {
+	cfg   Config
+	mu    sync.Mutex // guards users
+	users map[string]*memSpace
+}
+
+type memSpace struct {
+	mu    sync.RWMutex
+	mems  map[string]Memory
+	dense *denseIndex
+	text  *fts.Index
+}
+
+var _ Host = (*InMemory)(nil)
+
+// NewInMemory returns an empty in-memory host. cfg.SQLite is ignored.
+func NewInMemory(cfg Config) (*InMemory, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("in-memory host config: %w", err)
+	}
+	return &InMemory{cfg: cfg, users: map[string]*memSpace{}}, nil
+}
+
+func (h *InMemory) space(user string, create bool) *memSpace {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.users[user]
+	if s == nil && create {
+		s = &memSpace{mems: map[string]Memory{}, dense: newDenseIndex(), text: fts.NewIndex()}
+		h.users[user] = s
+	}
+	return s
+}
+
+// Add implements Host.
+func (h *InMemory) Add(ctx context.Context, user string, m Memory) error {
+	return h.AddBatch(ctx, user, []Memory{m})
+}
+
+// AddBatch adds memories all or nothing.
+func (h *InMemory) AddBatch(ctx context.Context, user string, ms []Memory) error {
+	now := h.cfg.now()
+	prepared := make([]Memory, len(ms))
+	for i, m := range ms {
+		var err error
+		if prepared[i], err = prepare(user, m, now); err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("add: %w", err)
+	}
+	s := h.space(user, true)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.dense.fits(prepared); err != nil {
+		return fmt.Errorf("add: %w", err)
+	}
+	for _, m := range prepared {
+		if err := s.dense.set(m.ID, m.Vector); err != nil {
+			return fmt.Errorf("add %q: %w", m.ID, err) // unreachable after fits
+		}
+		s.mems[m.ID] = cloneMemory(m)
+		s.text.Add(m.ID, m.Content)
+	}
+	return nil
+}
+
+// Get returns one memory.
+func (h *InMemory) Get(ctx context.Context, user, id string) (Memory, error) {
+	if err := store.ValidateUser(user); err != nil {
+		return Memory{}, fmt.Errorf("get: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return Memory{}, fmt.Errorf("get %s: %w", id, err)
+	}
+	s := h.space(user, false)
+	if s == nil {
+		return Memory{}, fmt.Errorf("get %s: %w", id, ErrNotFound)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	m, ok := s.mems[id]
+	if !ok {
+		return Memory{}, fmt.Errorf("get %s: %w", id, ErrNotFound)
+	}
+	return cloneMemory(m), nil
+}
+
+// Delete implements Host.
+func (h *InMemory) Delete(ctx context.Context, user, id string) error {
+	if err := store.ValidateUser(user); err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("delete %s: %w", id, err)
+	}
+	s := h.space(user, false)
+	if s == nil {
+		return fmt.Errorf("delete %s: %w", id, ErrNotFound)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.mems[id]; !ok {
+		return fmt.Errorf("delete %s: %w", id, ErrNotFound)
+	}
+	delete(s.mems, id)
+	s.dense.remove(id)
+	s.text.Remove(id)
+	return nil
+}
+
+// DeleteUser removes every memory of user.
+func (h *InMemory) DeleteUser(ctx context.Context, user string) error {
+	if err := store.ValidateUser(user); err != nil {
+		return fmt.Errorf("delete user: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("delete user: %w", err)
+	}
+	s := h.space(user, false)
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mems = map[string]Memory{}
+	s.dense = newDenseIndex()
+	s.text = fts.NewIndex()
+	return nil
+}
+
+// Len returns the number of user's memories.
+func (h *InMemory) Len(ctx context.Context, user string) (int, error) {
+	s := h.space(user, false)
+	if s == nil {
+		return 0, ctx.Err()
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.mems), ctx.Err()
+}
+
+// Search implements Host.
+func (h *InMemory) Search(ctx context.Context, user, query string, qvec []float32, k int) ([]Hit, error) {
+	k, q, err := searchArgs(user, qvec, k)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	s := h.space(user, false)
+	if s == nil {
+		return nil, nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n := h.cfg.depth(k)
+	var dense, text []scoredID
+	if q != nil {
+		if dense, err = s.dense.search(q, n); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+	}
+	for _, sc := range s.text.Search(query, n) {
+		text = append(text, scoredID{id: sc.ID, score: sc.Score})
+	}
+	hits := fuse(h.cfg.rrfK(), k, dense, text)
+	for i := range hits {
+		hits[i].Memory = cloneMemory(s.mems[hits[i].ID])
+	}
+	return hits, nil
+}
+
+// Users lists users with memories, sorted.
+func (h *InMemory) Users(ctx context.Context) ([]string, error) {
+	h.mu.Lock()
+	spaces := maps.Clone(h.users)
+	h.mu.Unlock()
+	var out []string
+	for u, s := range spaces {
+		s.mu.RLock()
+		if len(s.mems) > 0 {
+			out = append(out, u)
+		}
+		s.mu.RUnlock()
+	}
+	sort.Strings(out)
+	return out, ctx.Err()
+}
+
+func cloneMemory(m Memory) Memory {
+	m.Vector = slices.Clone(m.Vector)
+	m.Meta = maps.Clone(m.Meta)
+	return m
+}

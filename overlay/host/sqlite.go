@@ -1,0 +1,582 @@
+package host
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/overlay/store/fts"
+	"github.com/atma-dev/atma/overlay/store/sqlitedb"
+)
+
+// Component is the name of the host's schema in schema_migrations.
+const Component = "host"
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations returns the host's schema migrations.
+func Migrations() ([]sqlitedb.Migration, error) {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	return sqlitedb.LoadMigrations(sub)
+}
+
+// SQLite is the Host on an SQLite database, which it may share with the overlay bank.
+// BM25 comes from FTS5's bm25(); dense search runs over the user's vectors, loaded from
+// the database on the first search and kept in memory afterwards (refreshed when
+// another process wrote, which a per-user generation counter tells). Safe for
+// concurrent use.
+type SQLite struct {
+	db    *sql.DB
+	own   bool
+	cfg   Config
+	locks sync.Map // user → *sync.Mutex, serialising writes
+
+	mu    sync.Mutex // guards cache
+	cache map[string]*cachedDense
+}
+
+// cachedDense is one user's vectors as of generation gen.
+type cachedDense struct {
+	mu  sync.RWMutex
+	gen int64
+	idx *denseIndex // nil until loaded
+}
+
+var _ Host = (*SQLite)(nil)
+
+// OpenSQLite opens (creating if needed) the database at path and migrates the host's
+// tables. Close closes the database.
+func OpenSQLite(ctx context.Context, path string, cfg Config) (*SQLite, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("sqlite host config: %w", err)
+	}
+	db, err := sqlitedb.Open(ctx, path, cfg.SQLite)
+	if err != nil {
+		return nil, err
+	}
+	h, err := NewSQLite(ctx, db, cfg)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	h.own = true
+	return h, nil
+}
+
+// NewSQLite uses db (from sqlitedb.Open, possibly shared with store.NewSQLite) and
+// migrates the host's tables. Close leaves db open.
+func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*SQLite, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("sqlite host config: %w", err)
+	}
+	ms, err := Migrations()
+	if err != nil {
+		return nil, fmt.Errorf("sqlite host: %w", err)
+	}
+	if _, err := sqlitedb.Migrate(ctx, db, Component, ms); err != nil {
+		return nil, fmt.Errorf("sqlite host: %w", err)
+	}
+	return &SQLite{db: db, cfg: cfg, cache: map[string]*cachedDense{}}, nil
+}
+
+// DB returns the underlying database.
+func (h *SQLite) DB() *sql.DB { return h.db }
+
+// Close closes the database if OpenSQLite opened it.
+func (h *SQLite) Close() error {
+	if h.own {
+		return h.db.Close()
+	}
+	return nil
+}
+
+func (h *SQLite) lock(user string) *sync.Mutex {
+	mu, _ := h.locks.LoadOrStore(user, new(sync.Mutex))
+	return mu.(*sync.Mutex)
+}
+
+func (h *SQLite) entry(user string) *cachedDense {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	e := h.cache[user]
+	if e == nil {
+		e = &cachedDense{}
+		h.cache[user] = e
+	}
+	return e
+}
+
+// userState is a user's host_users row.
+type userState struct {
+	gen, dim, vectors int64
+}
+
+func readUserState(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, user string) (userState, error) {
+	var st userState
+	err := q.QueryRowContext(ctx, `SELECT gen, dim, vectors FROM host_users WHERE user = ?`, user).Scan(&st.gen, &st.dim, &st.vectors)
+	if errors.Is(err, sql.ErrNoRows) {
+		return userState{}, nil
+	}
+	return st, err
+}
+
+// Add implements Host.
+func (h *SQLite) Add(ctx context.Context, user string, m Memory) error {
+	return h.AddBatch(ctx, user, []Memory{m})
+}
+
+// AddBatch adds memories in one transaction, all or nothing; a later memory with the
+// same ID as an earlier one wins.
+func (h *SQLite) AddBatch(ctx context.Context, user string, ms []Memory) error {
+	now := h.cfg.now()
+	var batch []Memory
+	at := map[string]int{}
+	for _, m := range ms {
+		p, err := prepare(user, m, now)
+		if err != nil {
+			return err
+		}
+		if i, ok := at[p.ID]; ok {
+			batch[i] = p
+			continue
+		}
+		at[p.ID] = len(batch)
+		batch = append(batch, p)
+	}
+	if len(batch) == 0 {
+		return nil
+	}
+	mu := h.lock(user)
+	mu.Lock()
+	defer mu.Unlock()
+	tx, err := h.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("add: begin: %w", err)
+	}
+	defer tx.Rollback()
+	st, err := readUserState(ctx, tx, user)
+	if err != nil {
+		return fmt.Errorf("add: %w", err)
+	}
+	// Vectors after the batch: those of memories it does not replace, plus its own.
+	replaced, err := h.vectorsAmong(ctx, tx, user, batch)
+	if err != nil {
+		return fmt.Errorf("add: %w", err)
+	}
+	kept := st.vectors - replaced
+	dim, added := int64(0), int64(0)
+	for _, m := range batch {
+		if n := int64(len(m.Vector)); n > 0 {
+			if dim != 0 && n != dim {
+				return fmt.Errorf("add %q: %w: a %d-dimensional vector in a batch of %d", m.ID, ErrInvalid, n, dim)
+			}
+			dim = n
+			added++
+		}
+	}
+	switch {
+	case dim == 0 && kept == 0:
+		// no vectors left
+	case dim == 0:
+		dim = st.dim
+	case kept > 0 && dim != st.dim:
+		return fmt.Errorf("add: %w: vectors have %d dimensions, this user's have %d", ErrInvalid, dim, st.dim)
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO host_memories (user, id, content, time_ns, meta, vec) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (user, id) DO UPDATE SET content = excluded.content, time_ns = excluded.time_ns,
+			meta = excluded.meta, vec = excluded.vec`)
+	if err != nil {
+		return fmt.Errorf("add: %w", err)
+	}
+	defer stmt.Close()
+	for _, m := range batch {
+		meta := []byte("{}")
+		if len(m.Meta) > 0 {
+			if meta, err = json.Marshal(m.Meta); err != nil {
+				return fmt.Errorf("add %q: encode meta: %w", m.ID, err)
+			}
+		}
+		if _, err := stmt.ExecContext(ctx, user, m.ID, m.Content, m.Time.UnixNano(), string(meta), sqlitedb.EncodeVector(m.Vector)); err != nil {
+			return fmt.Errorf("add %q: %w", m.ID, err)
+		}
+	}
+	next := userState{gen: st.gen + 1, dim: dim, vectors: kept + added}
+	if err := writeUserState(ctx, tx, user, next); err != nil {
+		return fmt.Errorf("add: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("add: commit: %w", err)
+	}
+	h.advance(user, st.gen, next.gen, func(idx *denseIndex) error {
+		for _, m := range batch {
+			if err := idx.set(m.ID, m.Vector); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return nil
+}
+
+// vectorsAmong counts the stored vectors among the batch's ids.
+func (h *SQLite) vectorsAmong(ctx context.Context, tx *sql.Tx, user string, batch []Memory) (int64, error) {
+	var total int64
+	for start := 0; start < len(batch); start += 500 {
+		chunk := batch[start:min(start+500, len(batch))]
+		args := []any{user}
+		for _, m := range chunk {
+			args = append(args, m.ID)
+		}
+		var n int64
+		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM host_memories WHERE user = ? AND vec IS NOT NULL AND id IN (`+
+			placeholders(len(chunk))+`)`, args...).Scan(&n)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func writeUserState(ctx context.Context, tx *sql.Tx, user string, st userState) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO host_users (user, gen, dim, vectors) VALUES (?, ?, ?, ?)
+		ON CONFLICT (user) DO UPDATE SET gen = excluded.gen, dim = excluded.dim, vectors = excluded.vectors`,
+		user, st.gen, st.dim, st.vectors)
+	return err
+}
+
+// advance applies this process's own committed write to the cached vectors when the
+// cache was current before it; otherwise the next search reloads.
+func (h *SQLite) advance(user string, from, to int64, apply func(*denseIndex) error) {
+	e := h.entry(user)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.idx == nil || e.gen != from {
+		e.idx = nil
+		return
+	}
+	if err := apply(e.idx); err != nil {
+		e.idx = nil // reload from the database, which is the truth
+		return
+	}
+	e.gen = to
+}
+
+// Delete implements Host.
+func (h *SQLite) Delete(ctx context.Context, user, id string) error {
+	if err := store.ValidateUser(user); err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
+	mu := h.lock(user)
+	mu.Lock()
+	defer mu.Unlock()
+	tx, err := h.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("delete %s: begin: %w", id, err)
+	}
+	defer tx.Rollback()
+	var hadVec bool
+	err = tx.QueryRowContext(ctx, `DELETE FROM host_memories WHERE user = ? AND id = ? RETURNING vec IS NOT NULL`, user, id).Scan(&hadVec)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("delete %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", id, err)
+	}
+	st, err := readUserState(ctx, tx, user)
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", id, err)
+	}
+	next := st
+	next.gen++
+	if hadVec {
+		next.vectors--
+	}
+	if next.vectors <= 0 {
+		next.vectors, next.dim = 0, 0
+	}
+	if err := writeUserState(ctx, tx, user, next); err != nil {
+		return fmt.Errorf("delete %s: %w", id, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("delete %s: commit: %w", id, err)
+	}
+	h.advance(user, st.gen, next.gen, func(idx *denseIndex) error { idx.remove(id); return nil })
+	return nil
+}
+
+// DeleteUser removes every memory of user. The user's generation keeps counting, so
+// no process mistakes its cache of the old memories for the new ones.
+func (h *SQLite) DeleteUser(ctx context.Context, user string) error {
+	if err := store.ValidateUser(user); err != nil {
+		return fmt.Errorf("delete user: %w", err)
+	}
+	mu := h.lock(user)
+	mu.Lock()
+	defer mu.Unlock()
+	tx, err := h.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("delete user: begin: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM host_memories WHERE user = ?`, user); err != nil {
+		return fmt.Errorf("delete user: %w", err)
+	}
+	st, err := readUserState(ctx, tx, user)
+	if err != nil {
+		return fmt.Errorf("delete user: %w", err)
+	}
+	next := userState{gen: st.gen + 1}
+	if err := writeUserState(ctx, tx, user, next); err != nil {
+		return fmt.Errorf("delete user: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("delete user: commit: %w", err)
+	}
+	h.advance(user, st.gen, next.gen, func(idx *denseIndex) error { *idx = *newDenseIndex(); return nil })
+	return nil
+}
+
+// Get returns one memory.
+func (h *SQLite) Get(ctx context.Context, user, id string) (Memory, error) {
+	if err := store.ValidateUser(user); err != nil {
+		return Memory{}, fmt.Errorf("get: %w", err)
+	}
+	ms, err := h.fetch(ctx, user, []string{id})
+	if err != nil {
+		return Memory{}, fmt.Errorf("get %s: %w", id, err)
+	}
+	m, ok := ms[id]
+	if !ok {
+		return Memory{}, fmt.Errorf("get %s: %w", id, ErrNotFound)
+	}
+	return m, nil
+}
+
+// Len returns the number of user's memories.
+func (h *SQLite) Len(ctx context.Context, user string) (int, error) {
+	var n int
+	if err := h.db.QueryRowContext(ctx, `SELECT count(*) FROM host_memories WHERE user = ?`, user).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count memories: %w", err)
+	}
+	return n, nil
+}
+
+// Users lists users with memories, sorted.
+func (h *SQLite) Users(ctx context.Context) ([]string, error) {
+	rows, err := h.db.QueryContext(ctx, `SELECT DISTINCT user FROM host_memories ORDER BY user`)
+	if err != nil {
+		return nil, fmt.Errorf("users: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			return nil, fmt.Errorf("users: %w", err)
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// fetch reads the memories with the given ids.
+func (h *SQLite) fetch(ctx context.Context, user string, ids []string) (map[string]Memory, error) {
+	out := make(map[string]Memory, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		args := []any{user}
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		rows, err := h.db.QueryContext(ctx, `SELECT id, content, time_ns, meta, vec FROM host_memories WHERE user = ? AND id IN (`+
+			placeholders(len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var (
+				m    Memory
+				ns   int64
+				meta string
+				vec  []byte
+			)
+			if err := rows.Scan(&m.ID, &m.Content, &ns, &meta, &vec); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			m.Time = time.Unix(0, ns).UTC()
+			if err := json.Unmarshal([]byte(meta), &m.Meta); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("decode meta of %s: %w", m.ID, err)
+			}
+			if m.Vector, err = sqlitedb.DecodeVector(vec); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("decode vector of %s: %w", m.ID, err)
+			}
+			if len(m.Meta) == 0 {
+				m.Meta = nil
+			}
+			out[m.ID] = m
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// dense returns user's current vectors with a read lock held; the caller calls the
+// returned function to release it.
+func (h *SQLite) dense(ctx context.Context, user string) (*denseIndex, func(), error) {
+	st, err := readUserState(ctx, h.db, user)
+	if err != nil {
+		return nil, nil, err
+	}
+	e := h.entry(user)
+	e.mu.RLock()
+	if e.idx != nil && e.gen == st.gen {
+		return e.idx, e.mu.RUnlock, nil
+	}
+	e.mu.RUnlock()
+	e.mu.Lock()
+	if e.idx == nil || e.gen != st.gen {
+		idx, gen, err := h.load(ctx, user)
+		if err != nil {
+			e.mu.Unlock()
+			return nil, nil, err
+		}
+		e.idx, e.gen = idx, gen
+	}
+	// Searching under the write lock is fine: it was just loaded, and writers wait.
+	return e.idx, e.mu.Unlock, nil
+}
+
+// load reads user's vectors and their generation in one snapshot.
+func (h *SQLite) load(ctx context.Context, user string) (*denseIndex, int64, error) {
+	tx, err := h.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, 0, fmt.Errorf("load vectors: %w", err)
+	}
+	defer tx.Rollback()
+	st, err := readUserState(ctx, tx, user)
+	if err != nil {
+		return nil, 0, fmt.Errorf("load vectors: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, vec FROM host_memories WHERE user = ? AND vec IS NOT NULL`, user)
+	if err != nil {
+		return nil, 0, fmt.Errorf("load vectors: %w", err)
+	}
+	defer rows.Close()
+	idx := newDenseIndex()
+	if st.vectors > 0 && st.dim > 0 {
+		idx.ids = make([]string, 0, st.vectors)
+		idx.vecs = make([]float32, 0, st.vectors*st.dim)
+	}
+	for rows.Next() {
+		var id string
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			return nil, 0, fmt.Errorf("load vectors: %w", err)
+		}
+		v, err := sqlitedb.DecodeVector(blob)
+		if err != nil {
+			return nil, 0, fmt.Errorf("load vector of %s: %w", id, err)
+		}
+		if err := idx.set(id, v); err != nil {
+			return nil, 0, fmt.Errorf("load vector of %s: %w", id, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("load vectors: %w", err)
+	}
+	return idx, st.gen, nil
+}
+
+// Search implements Host.
+func (h *SQLite) Search(ctx context.Context, user, query string, qvec []float32, k int) ([]Hit, error) {
+	k, q, err := searchArgs(user, qvec, k)
+	if err != nil {
+		return nil, err
+	}
+	n := h.cfg.depth(k)
+	var dense, text []scoredID
+	if q != nil {
+		idx, release, err := h.dense(ctx, user)
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		dense, err = idx.search(q, n)
+		release()
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+	}
+	terms, err := sqlitedb.PruneTerms(ctx, h.db, "host_fts_vocab", "SELECT count(*) FROM host_memories", fts.Terms(query, fts.MaxQueryTerms))
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	if match := fts.MatchTerms(terms); match != "" {
+		if text, err = h.bm25(ctx, user, match, n); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+	}
+	hits := fuse(h.cfg.rrfK(), k, dense, text)
+	ids := make([]string, len(hits))
+	for i, hit := range hits {
+		ids[i] = hit.ID
+	}
+	mems, err := h.fetch(ctx, user, ids)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	out := hits[:0]
+	for _, hit := range hits {
+		m, ok := mems[hit.ID]
+		if !ok {
+			continue // deleted since the candidate lists were read
+		}
+		hit.Memory = m
+		out = append(out, hit)
+	}
+	return out, nil
+}
+
+// bm25 returns the n best text candidates. The statistics span every user of the
+// database (one FTS5 table); the candidates are the user's only.
+func (h *SQLite) bm25(ctx context.Context, user, match string, n int) ([]scoredID, error) {
+	rows, err := h.db.QueryContext(ctx, `SELECT m.id, -bm25(host_fts) FROM host_fts JOIN host_memories m ON m.rid = host_fts.rowid
+		WHERE host_fts MATCH ? AND m.user = ? ORDER BY bm25(host_fts), m.id LIMIT ?`, match, user, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []scoredID
+	for rows.Next() {
+		var s scoredID
+		if err := rows.Scan(&s.id, &s.score); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}

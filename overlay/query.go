@@ -1,0 +1,290 @@
+package overlay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/atma-dev/atma/llm"
+	"github.com/atma-dev/atma/overlay/retrieval"
+	"github.com/atma-dev/atma/overlay/store"
+)
+
+// Chatter is an OpenAI-compatible chat endpoint (an *llm.Client).
+type Chatter interface {
+	Chat(ctx context.Context, req llm.Request) (*llm.Response, error)
+}
+
+// Query limits.
+const (
+	DefaultTopK     = 5
+	MaxTopK         = 50
+	MaxQueryBytes   = 4 << 10
+	controllerTimer = 20 * time.Second
+)
+
+// QueryRequest is one question about a user's memory.
+type QueryRequest struct {
+	Text string `json:"query"`
+	// TopK is the packet size (0: 5; at most 50).
+	TopK int `json:"top_k,omitempty"`
+	// Controller is off (default), shadow or online.
+	Controller retrieval.ControllerMode `json:"controller,omitempty"`
+	// Answer asks the answer model (when one is configured) to answer from the packet.
+	Answer bool `json:"answer,omitempty"`
+	// Unmarked leaves the state labels out of the packet (ablation).
+	Unmarked bool `json:"unmarked,omitempty"`
+	// Gold, when given, lets the trace classify a wrong answer as a bank, retrieval or QA
+	// failure.
+	Gold string `json:"gold,omitempty"`
+}
+
+// Validate reports what is wrong with a request.
+func (q QueryRequest) Validate() error {
+	var errs []error
+	if strings.TrimSpace(q.Text) == "" {
+		errs = append(errs, errors.New("query is empty"))
+	}
+	if len(q.Text) > MaxQueryBytes {
+		errs = append(errs, fmt.Errorf("query is %d bytes, more than %d", len(q.Text), MaxQueryBytes))
+	}
+	if q.TopK < 0 || q.TopK > MaxTopK {
+		errs = append(errs, fmt.Errorf("top_k %d is outside 0..%d", q.TopK, MaxTopK))
+	}
+	if q.Controller != "" {
+		if _, err := retrieval.ParseControllerMode(string(q.Controller)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidInput, err)
+	}
+	return nil
+}
+
+// QueryTrace is everything a query did, stored and retrievable by ID.
+type QueryTrace struct {
+	ID      string            `json:"id"`
+	User    string            `json:"user"`
+	Query   string            `json:"query"`
+	Created time.Time         `json:"created"`
+	Profile retrieval.Profile `json:"profile"`
+	Seeds   []SeedTrace       `json:"seeds"`
+	Pool    retrieval.Pool    `json:"pool"`
+	// Controller is the raw controller answer and what was done with it.
+	ControllerRaw    string                      `json:"controller_raw,omitempty"`
+	ControllerOutput *retrieval.ControllerOutput `json:"controller_output,omitempty"`
+	ControllerStatus retrieval.ControllerStatus  `json:"controller_status"`
+	Final            []string                    `json:"final"`
+	Packet           retrieval.Packet            `json:"packet"`
+	Prompt           []llm.Message               `json:"prompt,omitempty"`
+	Answer           string                      `json:"answer,omitempty"`
+	AnswerError      string                      `json:"answer_error,omitempty"`
+	Diagnosis        *retrieval.Diagnosis        `json:"diagnosis,omitempty"`
+	Timings          QueryTimings                `json:"timings"`
+}
+
+// SeedTrace is one host hit of a query.
+type SeedTrace struct {
+	ID    string  `json:"id"`
+	Score float64 `json:"score"`
+}
+
+// QueryTimings of one query.
+type QueryTimings struct {
+	Embed      time.Duration `json:"embed_ns"`
+	Seeds      time.Duration `json:"seeds_ns"`
+	Pool       time.Duration `json:"pool_ns"`
+	Controller time.Duration `json:"controller_ns"`
+	Answer     time.Duration `json:"answer_ns"`
+	Total      time.Duration `json:"total_ns"`
+}
+
+// Query answers a question about user's memory: profile → seeds → pool (relation hops,
+// stable pre-rank) → optional controller → labelled packet → optional answer. The trace
+// is stored when the overlay has a trace store.
+func (o *Overlay) Query(ctx context.Context, user string, q QueryRequest) (*QueryTrace, error) {
+	if err := store.ValidateUser(user); err != nil {
+		return nil, err
+	}
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	k := q.TopK
+	if k == 0 {
+		k = DefaultTopK
+	}
+	mode := q.Controller
+	if mode == "" {
+		mode = retrieval.ControllerOff
+	}
+	tr := &QueryTrace{ID: store.NewID(o.cfg.Now()), User: user, Query: q.Text, Created: o.cfg.Now().UTC()}
+	tr.Profile = retrieval.ProfileQuery(q.Text)
+
+	t0 := time.Now()
+	vecs, err := o.cfg.Embedder.Embed(ctx, []string{q.Text})
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	tr.Timings.Embed = time.Since(t0)
+
+	t0 = time.Now()
+	seeds, err := o.cfg.Host.Search(ctx, user, q.Text, vecs[0], max(2*k, 10))
+	if err != nil {
+		return nil, fmt.Errorf("host seeds: %w", err)
+	}
+	tr.Timings.Seeds = time.Since(t0)
+	g := storeGraph{ctx: ctx, s: o.cfg.Store, user: user}
+	var seedCands []retrieval.Candidate
+	for _, s := range seeds {
+		c, ok, err := g.Get(ctx, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		c.Score = s.Score
+		seedCands = append(seedCands, c)
+		tr.Seeds = append(tr.Seeds, SeedTrace{ID: s.ID, Score: s.Score})
+	}
+
+	t0 = time.Now()
+	pool, err := retrieval.BuildPool(ctx, g, tr.Profile, seedCands, retrieval.Config{K: k})
+	if err != nil {
+		return nil, err
+	}
+	tr.Pool = pool
+	tr.Timings.Pool = time.Since(t0)
+
+	final, st := retrieval.Apply(pool.Ranked, retrieval.ControllerOutput{}, retrieval.ControllerOff)
+	if mode != retrieval.ControllerOff {
+		t0 = time.Now()
+		final, st = o.controller(ctx, q.Text, tr, pool, mode)
+		tr.Timings.Controller = time.Since(t0)
+	}
+	tr.ControllerStatus = st
+	rows := pool.Select(final, st)
+	for _, r := range rows {
+		tr.Final = append(tr.Final, r.ID)
+	}
+	tr.Packet = retrieval.BuildPacket(q.Text, tr.Profile, rows, retrieval.PacketOptions{Unmarked: q.Unmarked})
+
+	if q.Answer && o.cfg.Answerer != nil {
+		t0 = time.Now()
+		tr.Prompt = tr.Packet.Messages()
+		temp := 0.0
+		resp, err := o.cfg.Answerer.Chat(ctx, llm.Request{Messages: tr.Prompt, Temperature: &temp, MaxTokens: 256})
+		switch {
+		case err != nil:
+			tr.AnswerError = err.Error()
+		case len(resp.Choices) > 0:
+			tr.Answer = strings.TrimSpace(resp.Choices[0].Content)
+		}
+		tr.Timings.Answer = time.Since(t0)
+	}
+	if q.Gold != "" {
+		if d, err := o.diagnose(ctx, user, q.Gold, tr); err == nil {
+			tr.Diagnosis = &d
+		}
+	}
+	tr.Timings.Total = time.Since(start)
+	if o.cfg.Traces != nil {
+		if err := o.cfg.Traces.PutQuery(ctx, tr); err != nil {
+			o.cfg.Logger.Warn("store query trace", "err", err)
+		}
+	}
+	return tr, nil
+}
+
+// controller asks the bounded retrieve controller to re-order the pool. Any failure
+// keeps the pre-rank and the status says why.
+func (o *Overlay) controller(ctx context.Context, query string, tr *QueryTrace, pool retrieval.Pool, mode retrieval.ControllerMode) ([]retrieval.Candidate, retrieval.ControllerStatus) {
+	if o.cfg.Controller == nil {
+		return pool.Ranked, retrieval.ControllerStatus{Mode: mode, Reason: "no controller endpoint configured; pre-rank kept"}
+	}
+	cctx, cancel := context.WithTimeout(ctx, controllerTimer)
+	defer cancel()
+	temp := float64(retrieval.ControllerTemperature)
+	resp, err := o.cfg.Controller.Chat(cctx, llm.Request{
+		Messages: retrieval.ControllerMessages(query, tr.Profile, pool.Ranked), Temperature: &temp, MaxTokens: retrieval.ControllerMaxTokens,
+	})
+	if err != nil {
+		return pool.Ranked, retrieval.ControllerStatus{Mode: mode, Reason: "controller failed, pre-rank kept: " + err.Error()}
+	}
+	if len(resp.Choices) == 0 {
+		return pool.Ranked, retrieval.ControllerStatus{Mode: mode, Reason: "controller returned no choice; pre-rank kept"}
+	}
+	tr.ControllerRaw = resp.Choices[0].Content
+	final, out, st := retrieval.ApplyText(pool.Ranked, tr.ControllerRaw, mode)
+	if out.Selected != nil || out.QueryMode != "" {
+		tr.ControllerOutput = &out
+	}
+	return final, st
+}
+
+// diagnose classifies the query's outcome against a gold answer.
+func (o *Overlay) diagnose(ctx context.Context, user, gold string, tr *QueryTrace) (retrieval.Diagnosis, error) {
+	var bank []retrieval.Candidate
+	cursor := ""
+	for {
+		recs, next, err := o.cfg.Store.List(ctx, user, store.Filter{Cursor: cursor, Limit: store.MaxListLimit})
+		if err != nil {
+			return retrieval.Diagnosis{}, err
+		}
+		for _, r := range recs {
+			bank = append(bank, candidateOf(r))
+		}
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	answer := tr.Answer
+	if answer == "" && len(tr.Packet.Rows) > 0 {
+		// Without an answer model, the packet's first row stands for the answer.
+		answer = tr.Packet.Rows[0].Content
+	}
+	return retrieval.ClassifyFailure(retrieval.FailureCase{Gold: gold, Bank: bank, Packet: tr.Packet, Answer: answer})
+}
+
+// storeGraph adapts the bank to retrieval.Graph.
+type storeGraph struct {
+	ctx  context.Context
+	s    store.Store
+	user string
+}
+
+func (g storeGraph) Get(ctx context.Context, id string) (retrieval.Candidate, bool, error) {
+	r, err := g.s.Get(ctx, g.user, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return retrieval.Candidate{}, false, nil
+	}
+	if err != nil {
+		return retrieval.Candidate{}, false, err
+	}
+	return candidateOf(r), true, nil
+}
+
+// Neighbours are the records joined by coexists_with or scoped_exception links.
+func (g storeGraph) Neighbours(ctx context.Context, id string) ([]string, error) {
+	r, err := g.s.Get(ctx, g.user, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(r.LinksOf(store.LinkCoexistsWith), r.LinksOf(store.LinkScopedException)...), nil
+}
+
+func candidateOf(r store.Record) retrieval.Candidate {
+	c := retrieval.Candidate{ID: r.ID, Content: r.Content, Slot: r.Slot, Status: retrieval.Status(r.Status), EventTime: r.Time()}
+	for _, l := range r.Links {
+		c.Links = append(c.Links, retrieval.Link{Type: retrieval.LinkType(l.Type), To: l.To})
+	}
+	return c
+}

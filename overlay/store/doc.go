@@ -1,0 +1,82 @@
+// Package store is the overlay bank's storage layer: records, typed links, the
+// invariants that keep a user's state correct, and their persistence.
+//
+// # Records
+//
+// A Record belongs to exactly one user namespace and holds a content string, its event
+// time (or, when unknown, its ingest time) and source position, a Status (active,
+// superseded, transition, unknown), typed Links, the Slot it is a value of and whether
+// that slot is single-valued, ValidFrom/ValidUntil, a confidence, source and host
+// metadata, and its embeddings (backbone vector, topic and logic projections) stored as
+// little-endian float32 blobs.
+//
+// Links are stored in both directions: supersedes ↔ superseded_by, evolves_from ↔
+// evolves_to, scoped_exception ↔ scoped_exception, coexists_with ↔ coexists_with. They
+// change only through Tx.Link and Tx.Unlink, which write both; Put ignores Record.Links.
+//
+// # Invariants
+//
+// Check verifies, for one user:
+//
+//   - a single-valued slot never has two active records unless they are joined by
+//     coexists_with (or scoped_exception) links;
+//   - every link has its reciprocal, and never points outside the user's namespace;
+//   - a superseded record stays retrievable and has ValidUntil; a record that is
+//     superseded_by another is superseded;
+//   - a transition points at both states (evolves_from the old, evolves_to the new);
+//   - every status is the one DeriveStatuses gives for its version group.
+//
+// The stores enforce the same rules on every commit: Tx checks the records it touched
+// and the version groups of their slots, and refuses a commit that would break one with
+// a *ViolationError (ErrConflict), writing nothing. Check therefore finds only damage
+// done around the store; it is what `atma overlay check` runs.
+//
+// # Version groups
+//
+// The records of one user and slot form a version group, ordered by time (TEM):
+// VersionGroup returns it oldest first (CompareVersions: event time, else ingest time;
+// then source position, ingest time, id). DeriveStatuses says what each member's status
+// must be: in a single-valued slot the newest version that is not retracted (nor a
+// transition, nor unknown) is active, with whatever coexists with it or is a scoped
+// exception to it, and the others are superseded. Since commits are checked against it,
+// a retrieval that missed the newest version can never make an older one look current:
+// the commit is refused, and Reconcile settles the group by time instead (statuses,
+// ValidUntil, supersedes links). Supersede and Evolve write the common commits.
+//
+// # Transactions and concurrency
+//
+// Store.Tx runs a function on one user's namespace in one transaction: a supersession
+// (old → superseded with ValidUntil, new → active, reciprocal links) commits whole or not
+// at all. An error returned by the function, a panic (re-raised after the rollback), a
+// cancelled context or a refused commit all leave the bank as it was. Writes of one user
+// are serialised by a per-user mutex in the process and, in SQLite, by transactions that
+// take the write lock when they begin (BEGIN IMMEDIATE), so read-modify-write cycles
+// never lose a write, across processes too. Different users' transactions in Memory run
+// in parallel; SQLite has one writer at a time.
+//
+// No call for one user reads or changes another's records: every query is keyed by
+// user, and in SQLite the links' composite foreign keys (user, id) make a link across
+// users impossible in the schema itself.
+//
+// # Implementations
+//
+// SQLite (OpenSQLite, or NewSQLite on a shared database) is the persistent store; Memory
+// (NewMemory) keeps everything in maps, for tests. Both pass one conformance suite
+// (package storetest). The store takes a file path; the data directory
+// (~/.local/share/atma by default) is the CLI's decision.
+//
+// The SQLite driver is modernc.org/sqlite, a pure-Go translation of SQLite: no cgo, so
+// the atma binary builds and cross-compiles without a C toolchain, and FTS5 is compiled
+// in. mattn/go-sqlite3 would need cgo and an fts5 build tag. Package sqlitedb opens the
+// database (WAL, foreign keys, busy timeout, immediate transactions) and runs the
+// numbered migrations embedded from migrations/*.sql, recorded in schema_migrations.
+//
+// # Text search
+//
+// Search ranks a user's records by BM25. SQLite keeps an FTS5 index over the content,
+// updated by triggers inside the writing transaction, and queries it with bm25(); the
+// statistics (document count, average length) span all users of the file. Memory keeps
+// a per-user fts.Index with the same formula. User text reaches MATCH only as quoted
+// terms (fts.Terms, fts.MatchTerms), and terms in at least half of a large bank are left
+// out (fts.Prune), so common words neither match nor score every record.
+package store

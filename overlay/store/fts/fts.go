@@ -1,0 +1,113 @@
+package fts
+
+import (
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Tokenizer is the FTS5 tokenizer declaration the overlay's tables use; Tokenize mirrors it.
+const Tokenizer = "unicode61 remove_diacritics 2"
+
+// MaxQueryTerms bounds the distinct terms MatchQuery keeps, so a pasted document cannot
+// turn into a query that scores every row against thousands of terms.
+const MaxQueryTerms = 64
+
+// Tokenize splits text into lower-case tokens without diacritics (see the package doc).
+func Tokenize(text string) []string {
+	var toks []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			toks = append(toks, cur.String())
+			cur.Reset()
+		}
+	}
+	var it norm.Iter
+	it.InitString(norm.NFD, text)
+	for !it.Done() {
+		seg := it.Next()
+		for _, r := range string(seg) {
+			switch {
+			case unicode.Is(unicode.Mn, r):
+				// A combining mark is the diacritic of the previous letter: drop it
+				// without splitting the token.
+			case unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r):
+				cur.WriteRune(unicode.ToLower(r))
+			default:
+				flush()
+			}
+		}
+	}
+	flush()
+	return toks
+}
+
+// Terms returns the distinct tokens of text in first-seen order, at most max of them
+// (all when max ≤ 0).
+func Terms(text string, max int) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range Tokenize(text) {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		out = append(out, t)
+		if max > 0 && len(out) == max {
+			break
+		}
+	}
+	return out
+}
+
+// MatchQuery turns user text into an FTS5 MATCH expression that is always valid: each
+// distinct token quoted, joined by OR. It returns "" when text has no tokens.
+func MatchQuery(text string) string {
+	return MatchTerms(Terms(text, MaxQueryTerms))
+}
+
+// MatchTerms joins terms (tokens from Terms) into a MATCH expression, each quoted; ""
+// for none.
+func MatchTerms(terms []string) string {
+	if len(terms) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteString(Quote(t))
+	}
+	return b.String()
+}
+
+// Quote writes s as an FTS5 string: wrapped in double quotes, inner quotes doubled.
+func Quote(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// PruneMinDF is the document frequency from which Prune may drop a term.
+const PruneMinDF = 1000
+
+// Prunable reports whether a term in df of n documents is left out of queries: it is in
+// at least half of them, where BM25's idf is ≤ 0 and FTS5 weighs it 1e-6, so it barely
+// moves a score but makes nearly every document a match, and it is in at least
+// PruneMinDF, so small collections are searched with every term.
+func Prunable(df, n int) bool {
+	return df >= PruneMinDF && 2*df >= n
+}
+
+// Prune returns the terms that are not Prunable, given their document frequencies
+// (a term missing from df counts as 0) among n documents.
+func Prune(terms []string, df map[string]int, n int) []string {
+	var out []string
+	for _, t := range terms {
+		if !Prunable(df[t], n) {
+			out = append(out, t)
+		}
+	}
+	return out
+}

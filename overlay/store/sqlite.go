@@ -1,0 +1,581 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/atma-dev/atma/overlay/store/fts"
+	"github.com/atma-dev/atma/overlay/store/sqlitedb"
+)
+
+// Component is the name of the bank's schema in schema_migrations.
+const Component = "store"
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations returns the bank's schema migrations.
+func Migrations() ([]sqlitedb.Migration, error) {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	return sqlitedb.LoadMigrations(sub)
+}
+
+// SQLite is the Store on an SQLite database (see package sqlitedb for its settings).
+// Safe for concurrent use; other processes may share the file.
+type SQLite struct {
+	db    *sql.DB
+	own   bool
+	cfg   Config
+	locks sync.Map // user → *sync.Mutex
+}
+
+var _ Store = (*SQLite)(nil)
+
+// OpenSQLite opens (creating if needed) the bank at path and migrates it. Close closes
+// the database.
+func OpenSQLite(ctx context.Context, path string, cfg Config) (*SQLite, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("sqlite store config: %w", err)
+	}
+	db, err := sqlitedb.Open(ctx, path, cfg.SQLite)
+	if err != nil {
+		return nil, err
+	}
+	s, err := NewSQLite(ctx, db, cfg)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.own = true
+	return s, nil
+}
+
+// NewSQLite uses db, opened with sqlitedb.Open and possibly shared with the host, and
+// migrates the bank's tables. Close leaves db open.
+func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*SQLite, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("sqlite store config: %w", err)
+	}
+	ms, err := Migrations()
+	if err != nil {
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	if _, err := sqlitedb.Migrate(ctx, db, Component, ms); err != nil {
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	return &SQLite{db: db, cfg: cfg}, nil
+}
+
+// DB returns the underlying database.
+func (s *SQLite) DB() *sql.DB { return s.db }
+
+// Close closes the database if OpenSQLite opened it.
+func (s *SQLite) Close() error {
+	if s.own {
+		return s.db.Close()
+	}
+	return nil
+}
+
+func (s *SQLite) lock(user string) *sync.Mutex {
+	mu, _ := s.locks.LoadOrStore(user, new(sync.Mutex))
+	return mu.(*sync.Mutex)
+}
+
+// querier is what *sql.DB and *sql.Tx share.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// recordCols selects a record and, in the same statement (one snapshot), its links as
+// a JSON array of [type, target] pairs.
+const recordCols = `r.id, r.user, r.content, r.event_ns, r.source_pos, r.ingest_ns, r.status, r.retracted,
+	r.slot, r.single_valued, r.valid_from_ns, r.valid_until_ns, r.confidence, r.source, r.host_id, r.meta,
+	r.backbone, r.topic, r.logic,
+	(SELECT json_group_array(json_array(type, dst)) FROM
+		(SELECT type, dst FROM links l WHERE l.user = r.user AND l.src = r.id ORDER BY type, dst))`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRecord(sc scanner, extra ...any) (Record, error) {
+	var (
+		r                            Record
+		event, validFrom, validUntil sql.NullInt64
+		ingest, retracted, single    int64
+		status, meta, links          string
+		backbone, topic, logic       []byte
+	)
+	dest := append([]any{&r.ID, &r.User, &r.Content, &event, &r.SourcePos, &ingest, &status, &retracted,
+		&r.Slot, &single, &validFrom, &validUntil, &r.Confidence, &r.Source, &r.HostID, &meta,
+		&backbone, &topic, &logic, &links}, extra...)
+	if err := sc.Scan(dest...); err != nil {
+		return Record{}, err
+	}
+	r.EventTime = sqlitedb.NullToTime(event)
+	r.IngestTime = time.Unix(0, ingest).UTC()
+	r.ValidFrom = sqlitedb.NullToTime(validFrom)
+	r.ValidUntil = sqlitedb.NullToTime(validUntil)
+	r.Status = Status(status)
+	r.Retracted = retracted != 0
+	r.SingleValued = single != 0
+	if err := json.Unmarshal([]byte(meta), &r.Meta); err != nil {
+		return Record{}, fmt.Errorf("decode meta of %s: %w", r.ID, err)
+	}
+	var pairs [][2]string
+	if err := json.Unmarshal([]byte(links), &pairs); err != nil {
+		return Record{}, fmt.Errorf("decode links of %s: %w", r.ID, err)
+	}
+	for _, p := range pairs {
+		r.Links = append(r.Links, Link{Type: LinkType(p[0]), To: p[1]})
+	}
+	var err error
+	for _, v := range []struct {
+		b   []byte
+		dst *[]float32
+	}{{backbone, &r.Embeddings.Backbone}, {topic, &r.Embeddings.Topic}, {logic, &r.Embeddings.Logic}} {
+		if *v.dst, err = sqlitedb.DecodeVector(v.b); err != nil {
+			return Record{}, fmt.Errorf("decode embedding of %s: %w", r.ID, err)
+		}
+	}
+	return normalize(r), nil
+}
+
+func getRecord(ctx context.Context, q querier, user, id string) (Record, error) {
+	row := q.QueryRowContext(ctx, `SELECT `+recordCols+` FROM records r WHERE r.user = ? AND r.id = ?`, user, id)
+	r, err := scanRecord(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Record{}, fmt.Errorf("get %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Record{}, fmt.Errorf("get %s: %w", id, err)
+	}
+	return r, nil
+}
+
+func queryRecords(ctx context.Context, q querier, query string, args ...any) ([]Record, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+const versionOrder = `ORDER BY coalesce(r.event_ns, r.ingest_ns), r.source_pos, r.ingest_ns, r.id`
+
+func versionGroup(ctx context.Context, q querier, user, slot string) ([]Record, error) {
+	if slot == "" {
+		return nil, nil
+	}
+	g, err := queryRecords(ctx, q, `SELECT `+recordCols+` FROM records r WHERE r.user = ? AND r.slot = ? `+versionOrder, user, slot)
+	if err != nil {
+		return nil, fmt.Errorf("version group %q: %w", slot, err)
+	}
+	return g, nil
+}
+
+// Get implements Reader.
+func (s *SQLite) Get(ctx context.Context, user, id string) (Record, error) {
+	if err := ValidateUser(user); err != nil {
+		return Record{}, fmt.Errorf("get: %w", err)
+	}
+	return getRecord(ctx, s.db, user, id)
+}
+
+// List implements Reader.
+func (s *SQLite) List(ctx context.Context, user string, f Filter) ([]Record, string, error) {
+	if err := ValidateUser(user); err != nil {
+		return nil, "", fmt.Errorf("list: %w", err)
+	}
+	if err := f.validate(); err != nil {
+		return nil, "", fmt.Errorf("list: %w", err)
+	}
+	limit, _ := f.limit()
+	where := []string{"r.user = ?", "r.id > ?"}
+	args := []any{user, f.Cursor}
+	if f.Status != "" {
+		where = append(where, "r.status = ?")
+		args = append(args, string(f.Status))
+	}
+	if f.Slot != "" {
+		where = append(where, "r.slot = ?")
+		args = append(args, f.Slot)
+	}
+	args = append(args, limit+1)
+	rs, err := queryRecords(ctx, s.db, `SELECT `+recordCols+` FROM records r WHERE `+strings.Join(where, " AND ")+` ORDER BY r.id LIMIT ?`, args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("list: %w", err)
+	}
+	next := ""
+	if len(rs) > limit {
+		rs = rs[:limit]
+		next = rs[limit-1].ID
+	}
+	return rs, next, nil
+}
+
+// VersionGroup implements Reader.
+func (s *SQLite) VersionGroup(ctx context.Context, user, slot string) ([]Record, error) {
+	if err := ValidateUser(user); err != nil {
+		return nil, fmt.Errorf("version group: %w", err)
+	}
+	return versionGroup(ctx, s.db, user, slot)
+}
+
+// Search implements Searcher. BM25 statistics (document count, average length) span
+// every user of the database, since all share one FTS5 table; hits are the user's only.
+func (s *SQLite) Search(ctx context.Context, user, query string, k int) ([]TextHit, error) {
+	if err := ValidateUser(user); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	if k <= 0 {
+		k = DefaultSearchK
+	}
+	terms, err := sqlitedb.PruneTerms(ctx, s.db, "records_fts_vocab", "SELECT count(*) FROM records", fts.Terms(query, fts.MaxQueryTerms))
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	match := fts.MatchTerms(terms)
+	if match == "" {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+recordCols+`, -bm25(records_fts)
+		FROM records_fts JOIN records r ON r.rid = records_fts.rowid
+		WHERE records_fts MATCH ? AND r.user = ?
+		ORDER BY bm25(records_fts), r.id LIMIT ?`, match, user, k)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var hits []TextHit
+	for rows.Next() {
+		var h TextHit
+		if h.Record, err = scanRecord(rows, &h.Score); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return hits, nil
+}
+
+// Users implements Admin.
+func (s *SQLite) Users(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT user FROM records ORDER BY user`)
+	if err != nil {
+		return nil, fmt.Errorf("users: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			return nil, fmt.Errorf("users: %w", err)
+		}
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("users: %w", err)
+	}
+	return out, nil
+}
+
+// DeleteUser implements Admin.
+func (s *SQLite) DeleteUser(ctx context.Context, user string) error {
+	if err := ValidateUser(user); err != nil {
+		return fmt.Errorf("delete user: %w", err)
+	}
+	mu := s.lock(user)
+	mu.Lock()
+	defer mu.Unlock()
+	// Links go with their records (ON DELETE CASCADE), index entries with the triggers.
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM records WHERE user = ?`, user); err != nil {
+		return fmt.Errorf("delete user: %w", err)
+	}
+	return nil
+}
+
+// Delete implements Admin.
+func (s *SQLite) Delete(ctx context.Context, user, id string) error {
+	return deleteAndReconcile(ctx, s, user, id)
+}
+
+// Tx implements Writer.
+func (s *SQLite) Tx(ctx context.Context, user string, fn func(Tx) error) error {
+	if err := ValidateUser(user); err != nil {
+		return fmt.Errorf("tx: %w", err)
+	}
+	mu := s.lock(user)
+	mu.Lock()
+	defer mu.Unlock()
+	// BEGIN IMMEDIATE (see sqlitedb): the write lock is held from here, so what fn
+	// reads stays true until commit, also against other processes.
+	stx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("tx: begin: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			// Runs on errors and on panics alike; the panic then goes on.
+			_ = stx.Rollback()
+		}
+	}()
+	tx := &sqlTx{q: stx, user: user, now: s.cfg.now(), touched: newTouches()}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	tx.done = true
+	if !tx.touched.empty() {
+		vs, err := verifyCommit(ctx, tx.view(), user, tx.touched.ids, tx.touched.slots)
+		if err != nil {
+			return fmt.Errorf("tx: verify: %w", err)
+		}
+		if len(vs) > 0 {
+			return &ViolationError{Violations: vs}
+		}
+	}
+	if err := stx.Commit(); err != nil {
+		return fmt.Errorf("tx: commit: %w", err)
+	}
+	committed = true
+	return nil
+}
+
+// sqlTx is a Tx over an SQLite transaction.
+type sqlTx struct {
+	q       querier
+	user    string
+	now     time.Time
+	touched touches
+	done    bool
+}
+
+var _ Tx = (*sqlTx)(nil)
+
+func (t *sqlTx) view() Tx { return &sqlTx{q: t.q, user: t.user, now: t.now, touched: t.touched} }
+
+func (t *sqlTx) Now() time.Time { return t.now }
+
+func (t *sqlTx) check() error {
+	if t.done {
+		return errors.New("transaction is finished")
+	}
+	return nil
+}
+
+func (t *sqlTx) Get(ctx context.Context, id string) (Record, error) {
+	if err := t.check(); err != nil {
+		return Record{}, fmt.Errorf("get %s: %w", id, err)
+	}
+	return getRecord(ctx, t.q, t.user, id)
+}
+
+func (t *sqlTx) Put(ctx context.Context, r Record) error {
+	if err := t.check(); err != nil {
+		return fmt.Errorf("put %s: %w", r.ID, err)
+	}
+	old, err := getRecord(ctx, t.q, t.user, r.ID)
+	existed := err == nil
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("put: %w", err)
+	}
+	r, err = preparePut(r, t.user, t.now, old, existed)
+	if err != nil {
+		return err
+	}
+	meta := []byte("{}")
+	if len(r.Meta) > 0 {
+		if meta, err = json.Marshal(r.Meta); err != nil {
+			return fmt.Errorf("put %s: encode meta: %w", r.ID, err)
+		}
+	}
+	_, err = t.q.ExecContext(ctx, `INSERT INTO records (user, id, content, event_ns, source_pos, ingest_ns, status, retracted,
+			slot, single_valued, valid_from_ns, valid_until_ns, confidence, source, host_id, meta, backbone, topic, logic)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (user, id) DO UPDATE SET
+			content = excluded.content, event_ns = excluded.event_ns, source_pos = excluded.source_pos,
+			ingest_ns = excluded.ingest_ns, status = excluded.status, retracted = excluded.retracted,
+			slot = excluded.slot, single_valued = excluded.single_valued, valid_from_ns = excluded.valid_from_ns,
+			valid_until_ns = excluded.valid_until_ns, confidence = excluded.confidence, source = excluded.source,
+			host_id = excluded.host_id, meta = excluded.meta, backbone = excluded.backbone, topic = excluded.topic,
+			logic = excluded.logic`,
+		r.User, r.ID, r.Content, sqlitedb.TimeToNull(r.EventTime), r.SourcePos, r.IngestTime.UnixNano(), string(r.Status), boolInt(r.Retracted),
+		r.Slot, boolInt(r.SingleValued), sqlitedb.TimeToNull(r.ValidFrom), sqlitedb.TimeToNull(r.ValidUntil), r.Confidence, r.Source, r.HostID, string(meta),
+		sqlitedb.EncodeVector(r.Embeddings.Backbone), sqlitedb.EncodeVector(r.Embeddings.Topic), sqlitedb.EncodeVector(r.Embeddings.Logic))
+	if err != nil {
+		return fmt.Errorf("put %s: %w", r.ID, err)
+	}
+	if existed {
+		t.touched.record(old)
+	}
+	t.touched.record(r)
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// endpoints returns the slots of from and to, ErrNotFound unless both exist.
+func (t *sqlTx) endpoints(ctx context.Context, from, to string) (map[string]string, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT id, slot FROM records WHERE user = ? AND id IN (?, ?)`, t.user, from, to)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	slots := map[string]string{}
+	for rows.Next() {
+		var id, slot string
+		if err := rows.Scan(&id, &slot); err != nil {
+			return nil, err
+		}
+		slots[id] = slot
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(slots) != 2 {
+		return nil, ErrNotFound
+	}
+	return slots, nil
+}
+
+func (t *sqlTx) touchSlots(slots map[string]string) {
+	for id, slot := range slots {
+		t.touched.record(Record{ID: id, Slot: slot})
+	}
+}
+
+func (t *sqlTx) Link(ctx context.Context, from string, lt LinkType, to string) error {
+	if err := t.check(); err != nil {
+		return fmt.Errorf("link %s %s %s: %w", from, lt, to, err)
+	}
+	if err := validLink(from, lt, to); err != nil {
+		return err
+	}
+	slots, err := t.endpoints(ctx, from, to)
+	if err != nil {
+		return fmt.Errorf("link %s %s %s: %w", from, lt, to, err)
+	}
+	if _, err := t.q.ExecContext(ctx, `INSERT OR IGNORE INTO links (user, src, type, dst) VALUES (?, ?, ?, ?), (?, ?, ?, ?)`,
+		t.user, from, string(lt), to, t.user, to, string(lt.Reciprocal()), from); err != nil {
+		return fmt.Errorf("link %s %s %s: %w", from, lt, to, err)
+	}
+	t.touchSlots(slots)
+	return nil
+}
+
+func (t *sqlTx) Unlink(ctx context.Context, from string, lt LinkType, to string) error {
+	if err := t.check(); err != nil {
+		return fmt.Errorf("unlink %s %s %s: %w", from, lt, to, err)
+	}
+	if err := validLink(from, lt, to); err != nil {
+		return err
+	}
+	slots, err := t.endpoints(ctx, from, to)
+	if err != nil {
+		return fmt.Errorf("unlink %s %s %s: %w", from, lt, to, err)
+	}
+	res, err := t.q.ExecContext(ctx, `DELETE FROM links WHERE user = ? AND src = ? AND type = ? AND dst = ?`, t.user, from, string(lt), to)
+	if err != nil {
+		return fmt.Errorf("unlink %s %s %s: %w", from, lt, to, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return fmt.Errorf("unlink %s %s %s: %w", from, lt, to, errors.Join(ErrNotFound, err))
+	}
+	if _, err := t.q.ExecContext(ctx, `DELETE FROM links WHERE user = ? AND src = ? AND type = ? AND dst = ?`, t.user, to, string(lt.Reciprocal()), from); err != nil {
+		return fmt.Errorf("unlink %s %s %s: %w", from, lt, to, err)
+	}
+	t.touchSlots(slots)
+	return nil
+}
+
+func (t *sqlTx) SetStatus(ctx context.Context, id string, st Status) error {
+	if err := t.check(); err != nil {
+		return fmt.Errorf("set status %s: %w", id, err)
+	}
+	if !st.Valid() {
+		return fmt.Errorf("set status %s: %w: unknown status %q", id, ErrInvalid, st)
+	}
+	var slot string
+	err := t.q.QueryRowContext(ctx, `UPDATE records SET status = ? WHERE user = ? AND id = ? RETURNING slot`, string(st), t.user, id).Scan(&slot)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("set status %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("set status %s: %w", id, err)
+	}
+	t.touched.record(Record{ID: id, Slot: slot})
+	return nil
+}
+
+func (t *sqlTx) Delete(ctx context.Context, id string) error {
+	if err := t.check(); err != nil {
+		return fmt.Errorf("delete %s: %w", id, err)
+	}
+	r, err := getRecord(ctx, t.q, t.user, id)
+	if err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
+	rows, err := t.q.QueryContext(ctx, `SELECT DISTINCT r.id, r.slot FROM links l JOIN records r ON r.user = l.user AND r.id = l.dst
+		WHERE l.user = ? AND l.src = ?`, t.user, id)
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", id, err)
+	}
+	var neighbours []Record
+	for rows.Next() {
+		var n Record
+		if err := rows.Scan(&n.ID, &n.Slot); err != nil {
+			rows.Close()
+			return fmt.Errorf("delete %s: %w", id, err)
+		}
+		neighbours = append(neighbours, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("delete %s: %w", id, err)
+	}
+	// Links in both directions go with the record (ON DELETE CASCADE), the FTS entry
+	// with the trigger.
+	if _, err := t.q.ExecContext(ctx, `DELETE FROM records WHERE user = ? AND id = ?`, t.user, id); err != nil {
+		return fmt.Errorf("delete %s: %w", id, err)
+	}
+	for _, n := range neighbours {
+		t.touched.record(n)
+	}
+	if r.Slot != "" {
+		t.touched.slots[r.Slot] = true
+	}
+	return nil
+}
+
+func (t *sqlTx) VersionGroup(ctx context.Context, slot string) ([]Record, error) {
+	return versionGroup(ctx, t.q, t.user, slot)
+}

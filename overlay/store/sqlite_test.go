@@ -1,0 +1,204 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/overlay/store/sqlitedb"
+	"github.com/atma-dev/atma/overlay/store/storetest"
+)
+
+func TestSQLiteSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bank.db")
+	s, err := store.OpenSQLite(t.Context(), path, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := store.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := sqlitedb.Version(t.Context(), s.DB(), store.Component); err != nil || v != len(ms) || v < 1 {
+		t.Errorf("schema version %d (%v), want %d", v, err, len(ms))
+	}
+	if err := s.Tx(t.Context(), "alice", func(tx store.Tx) error {
+		return tx.Put(t.Context(), store.Record{ID: "a", Content: "persisted"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Reopening migrates nothing and finds the data.
+	s, err = store.OpenSQLite(t.Context(), path, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if r, err := s.Get(t.Context(), "alice", "a"); err != nil || r.Content != "persisted" {
+		t.Errorf("after reopen: %+v %v", r, err)
+	}
+}
+
+// TestSQLiteSharedDB checks that the bank can live in a database the caller owns.
+func TestSQLiteSharedDB(t *testing.T) {
+	db, err := sqlitedb.Open(t.Context(), filepath.Join(t.TempDir(), "atma.db"), sqlitedb.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, err := store.NewSQLite(t.Context(), db, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PingContext(t.Context()); err != nil {
+		t.Errorf("Close closed a database it does not own: %v", err)
+	}
+}
+
+// TestSQLiteTwoHandles runs writers through two handles on one file, as two processes
+// would: they share no in-process lock, so SQLite's immediate transactions and busy
+// timeout alone must keep every write.
+func TestSQLiteTwoHandles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bank.db")
+	var handles []*store.SQLite
+	for range 2 {
+		s, err := store.OpenSQLite(t.Context(), path, store.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		handles = append(handles, s)
+	}
+	ctx := t.Context()
+	if err := handles[0].Tx(ctx, "alice", func(tx store.Tx) error {
+		return tx.Put(ctx, store.Record{ID: "counter", Content: "0"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const perHandle, rounds = 3, 20
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*perHandle)
+	for _, s := range handles {
+		for range perHandle {
+			wg.Go(func() {
+				for range rounds {
+					if err := increment(ctx, s); err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("writer: %v", err)
+	}
+	r, err := handles[1].Get(ctx, "alice", "counter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strconv.Itoa(2 * perHandle * rounds); r.Content != want {
+		t.Errorf("counter = %s, want %s (lost writes)", r.Content, want)
+	}
+}
+
+func increment(ctx context.Context, s store.Store) error {
+	return s.Tx(ctx, "alice", func(tx store.Tx) error {
+		r, err := tx.Get(ctx, "counter")
+		if err != nil {
+			return err
+		}
+		n, err := strconv.Atoi(r.Content)
+		if err != nil {
+			return err
+		}
+		r.Content = strconv.Itoa(n + 1)
+		return tx.Put(ctx, r)
+	})
+}
+
+// TestSQLiteLinksCannotCrossUsers checks the schema itself refuses a link to another
+// user's record, whatever code writes it.
+func TestSQLiteLinksCannotCrossUsers(t *testing.T) {
+	s := openSQLite(t, store.Config{}).(*store.SQLite)
+	defer s.Close()
+	ctx := t.Context()
+	for _, u := range []string{"alice", "bob"} {
+		if err := s.Tx(ctx, u, func(tx store.Tx) error { return tx.Put(ctx, store.Record{ID: u, Content: u}) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := s.DB().ExecContext(ctx, `INSERT INTO links (user, src, type, dst) VALUES ('alice', 'alice', 'coexists_with', 'bob')`)
+	if err == nil {
+		t.Error("the schema accepted a link from alice's record to bob's")
+	}
+}
+
+// TestCheckFindsCorruption damages a bank behind the store's back and expects Check to
+// report each kind of damage.
+func TestCheckFindsCorruption(t *testing.T) {
+	s := openSQLite(t, store.Config{}).(*store.SQLite)
+	defer s.Close()
+	ctx := t.Context()
+	err := s.Tx(ctx, "alice", func(tx store.Tx) error {
+		day := func(d int) store.Record {
+			return store.Record{ID: "v" + strconv.Itoa(d), Content: "city " + strconv.Itoa(d), Slot: "city", SingleValued: true,
+				EventTime: storetest.T0.AddDate(0, 0, d)}
+		}
+		return errors.Join(
+			tx.Put(ctx, day(1)), tx.Put(ctx, day(2)), tx.Put(ctx, day(3)),
+			store.Supersede(ctx, tx, "v1", "v2"), store.Supersede(ctx, tx, "v2", "v3"),
+			tx.Put(ctx, store.Record{ID: "a", Content: "a"}), tx.Put(ctx, store.Record{ID: "b", Content: "b"}),
+			tx.Link(ctx, "a", store.LinkCoexistsWith, "b"),
+		)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs, err := store.Check(ctx, s, "alice"); err != nil || len(vs) != 0 {
+		t.Fatalf("clean bank: %v %v", vs, err)
+	}
+	for _, q := range []string{
+		`DELETE FROM links WHERE user = 'alice' AND src = 'b' AND dst = 'a'`,          // one direction lost
+		`UPDATE records SET status = 'active', valid_until_ns = NULL WHERE id = 'v2'`, // older version current
+		`UPDATE records SET valid_until_ns = NULL WHERE id = 'v1'`,                    // superseded, no end
+		`UPDATE records SET status = 'transition' WHERE id = 'a'`,                     // transition to nowhere
+	} {
+		if _, err := s.DB().ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	vs, err := store.Check(ctx, s, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[store.ViolationKind][]string{}
+	for _, v := range vs {
+		got[v.Kind] = append(got[v.Kind], v.ID)
+	}
+	want := map[store.ViolationKind]string{
+		store.KindMissingReciprocal: "a",
+		store.KindMultipleActive:    "v3",
+		store.KindNotSuperseded:     "v2",
+		store.KindStaleStatus:       "v2",
+		store.KindNoValidUntil:      "v1",
+		store.KindTransitionLinks:   "a",
+	}
+	for k, id := range want {
+		if !slices.Contains(got[k], id) {
+			t.Errorf("no %s violation on %s; got %v", k, id, vs)
+		}
+	}
+}

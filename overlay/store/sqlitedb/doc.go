@@ -1,0 +1,30 @@
+// Package sqlitedb opens, migrates and encodes for the overlay's SQLite database.
+//
+// The overlay bank (package overlay/store) and the built-in host memory (package
+// overlay/host) live in one SQLite file, in separate tables. Open returns a *sql.DB with
+// the settings both need; each package then brings its own tables up to date with
+// Migrate, which records applied migrations in a shared schema_migrations table keyed by
+// component ("store", "host"), so the two schemas evolve independently.
+//
+// # Driver
+//
+// The driver is modernc.org/sqlite: SQLite translated to pure Go. It needs no cgo, so the
+// atma binary cross-compiles and builds in CI without a C toolchain, and it ships FTS5
+// compiled in, which the bank and the host use for BM25. mattn/go-sqlite3 is faster on
+// some workloads but needs cgo (and a build tag for FTS5).
+//
+// # Settings
+//
+// Every connection runs with journal_mode=WAL (readers never block the writer),
+// foreign_keys=ON (links cannot outlive records, nor point at another user's record),
+// synchronous=NORMAL (durable at checkpoints, safe against corruption under WAL),
+// busy_timeout (Config.BusyTimeout, default 5 s: a writer waits for another process's
+// write instead of failing) and BEGIN IMMEDIATE transactions: a transaction takes the write
+// lock when it begins, so a read-modify-write inside it can never be invalidated by
+// another writer (deferred transactions would fail with SQLITE_BUSY on upgrade).
+//
+// # Vectors
+//
+// EncodeVector and DecodeVector store []float32 as little-endian IEEE 754 blobs, four
+// bytes a component, with no header: the blob length gives the dimension.
+package sqlitedb

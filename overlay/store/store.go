@@ -1,0 +1,156 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/atma-dev/atma/overlay/store/sqlitedb"
+)
+
+// Sentinel errors; test with errors.Is.
+var (
+	// ErrNotFound: no such record (or user) in the namespace asked for.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: the transaction would break an invariant (see ViolationError).
+	ErrConflict = errors.New("conflict")
+	// ErrInvalid: a malformed argument or record.
+	ErrInvalid = errors.New("invalid")
+)
+
+// Reader reads one user's records.
+type Reader interface {
+	// Get returns the record with its links; ErrNotFound when the user has none with id.
+	Get(ctx context.Context, user, id string) (Record, error)
+	// List returns a page of records in id order and the cursor of the next page ("" at
+	// the end).
+	List(ctx context.Context, user string, f Filter) ([]Record, string, error)
+	// VersionGroup returns the records of user with slot, oldest first (see SortVersions).
+	VersionGroup(ctx context.Context, user, slot string) ([]Record, error)
+}
+
+// Writer changes one user's records, atomically.
+type Writer interface {
+	// Tx runs fn in one transaction on user's namespace. Writes of one user are
+	// serialised. If fn returns an error or panics, or the result breaks an invariant
+	// (a *ViolationError, which is ErrConflict), nothing is written; fn's error is
+	// returned as it is and a panic is re-raised after the rollback.
+	Tx(ctx context.Context, user string, fn func(Tx) error) error
+}
+
+// Searcher finds one user's records by text.
+type Searcher interface {
+	// Search ranks user's records by BM25 over their content; k ≤ 0 means 10. Text
+	// without terms gives no hits.
+	Search(ctx context.Context, user, query string, k int) ([]TextHit, error)
+}
+
+// Admin removes data and lists namespaces.
+type Admin interface {
+	// Delete removes a record, its links (both directions) and its index entries, then
+	// reconciles the statuses of its version group and linked records (deleting the
+	// newest version makes the one before it current again).
+	Delete(ctx context.Context, user, id string) error
+	// DeleteUser removes every record of user; deleting an unknown user does nothing.
+	DeleteUser(ctx context.Context, user string) error
+	// Users lists the users that have records, sorted.
+	Users(ctx context.Context) ([]string, error)
+}
+
+// Store is the bank: both implementations (SQLite, Memory) are safe for concurrent use.
+type Store interface {
+	Reader
+	Writer
+	Searcher
+	Admin
+	Close() error
+}
+
+// Tx is one transaction on one user's namespace. Reads see the transaction's own
+// writes. A Tx is valid only inside the function given to Store.Tx and not safe for
+// concurrent use.
+type Tx interface {
+	// Now is the transaction's clock reading, used for every default time it fills.
+	Now() time.Time
+	Get(ctx context.Context, id string) (Record, error)
+	// Put inserts or replaces a record (not its links). An empty User becomes the
+	// transaction's user; another user is ErrInvalid. An empty Status becomes active; a
+	// zero IngestTime becomes the existing record's, or Now.
+	Put(ctx context.Context, r Record) error
+	// Link adds from →t→ to and its reciprocal; both records must exist. Linking twice
+	// does nothing.
+	Link(ctx context.Context, from string, t LinkType, to string) error
+	// Unlink removes from →t→ to and its reciprocal; ErrNotFound if the link is absent.
+	Unlink(ctx context.Context, from string, t LinkType, to string) error
+	SetStatus(ctx context.Context, id string, s Status) error
+	// Delete removes a record and every link to or from it.
+	Delete(ctx context.Context, id string) error
+	VersionGroup(ctx context.Context, slot string) ([]Record, error)
+}
+
+// Filter selects records for List. Zero fields match everything.
+type Filter struct {
+	Status Status
+	Slot   string
+	Limit  int    // 0 means DefaultListLimit; capped at MaxListLimit
+	Cursor string // from the previous page; "" for the first
+}
+
+// List limits.
+const (
+	DefaultListLimit = 100
+	MaxListLimit     = 1000
+)
+
+func (f Filter) limit() (int, error) {
+	switch {
+	case f.Limit < 0:
+		return 0, fmt.Errorf("%w: limit %d is negative", ErrInvalid, f.Limit)
+	case f.Limit == 0:
+		return DefaultListLimit, nil
+	case f.Limit > MaxListLimit:
+		return MaxListLimit, nil
+	}
+	return f.Limit, nil
+}
+
+func (f Filter) validate() error {
+	if f.Status != "" && !f.Status.Valid() {
+		return fmt.Errorf("%w: filter status %q", ErrInvalid, f.Status)
+	}
+	_, err := f.limit()
+	return err
+}
+
+// TextHit is a record found by text and its BM25 score (higher is better).
+type TextHit struct {
+	Record Record
+	Score  float64
+}
+
+// DefaultSearchK is the number of hits Search returns when asked for k ≤ 0.
+const DefaultSearchK = 10
+
+// Config tunes a store. The zero value means defaults.
+type Config struct {
+	// Now is the clock for ingest times and Tx.Now; default time.Now.
+	Now func() time.Time
+	// SQLite configures the database OpenSQLite opens; unused by NewSQLite and Memory.
+	SQLite sqlitedb.Config
+}
+
+// Validate reports every problem with c at once.
+func (c Config) Validate() error {
+	if err := c.SQLite.Validate(); err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	return nil
+}
+
+func (c Config) now() time.Time {
+	if c.Now != nil {
+		return normTime(c.Now())
+	}
+	return normTime(time.Now())
+}
