@@ -26,8 +26,8 @@ func TestQueryFollowsRequestedState(t *testing.T) {
 		wantLabel retrieval.Label
 		wantAlso  string
 	}{
-		{"Where do I live now?", "Lisbon", retrieval.LabelTransitionLinked, ""},
-		{"Where did I live before?", "Berlin", retrieval.LabelTransitionLinked, ""},
+		{"Where do I live now?", "Lisbon", retrieval.LabelCurrent, ""},
+		{"Where did I live before?", "Berlin", retrieval.LabelHistorical, ""},
 		{"How has where I live changed?", "Berlin", retrieval.LabelTransition, "Lisbon"},
 	}
 	for _, tt := range tests {

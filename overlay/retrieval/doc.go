@@ -54,9 +54,10 @@
 //
 // # Labelled evidence
 //
-// BuildPacket labels each row by A-TMA's priority rule (LabelOf): transition memory,
-// transition linked memory, historical memory, current memory, retrieved memory, in
-// that order, with its time. Packet.Text is the rendering an agent can paste and
+// BuildPacket labels each row by a priority rule (LabelOf): transition memory,
+// historical memory, current memory, transition linked memory, retrieved memory, in
+// that order, with its time; the state labels come first, so both sides of a recorded
+// change say which one holds now. Packet.Text is the rendering an agent can paste and
 // Packet.Messages the chat for the answer model, whose system prompt makes the answer
 // follow the requested state: current queries answer from current memory, historical
 // ones from historical memory, transition queries describe the change old → new with

@@ -48,7 +48,7 @@ func ExampleBuildPool() {
 	}
 	fmt.Print(retrieval.BuildPacket(query, p, pool.Top, retrieval.PacketOptions{}).Text())
 	// Output:
-	// [1] transition linked memory | 2023-05-12 | I live in Lisbon now.
+	// [1] current memory | 2023-05-12 | I live in Lisbon now.
 	// [2] transition memory | 2023-05-10 | I moved from Berlin to Lisbon.
-	// [3] transition linked memory | 2019-03-01 | I live in Berlin.
+	// [3] historical memory | 2019-03-01 | I live in Berlin.
 }

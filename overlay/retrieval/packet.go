@@ -23,21 +23,25 @@ const (
 
 // LabelOf labels a candidate by the first rule that applies, in this order:
 //  1. a transition record → transition memory;
-//  2. a record linked to a transition record (TransitionLinked) → transition linked
-//     memory;
-//  3. a superseded record → historical memory;
-//  4. an active record with a slot → current memory;
+//  2. a superseded record → historical memory;
+//  3. an active record with a slot → current memory;
+//  4. any other record linked to a transition record (TransitionLinked) → transition
+//     linked memory;
 //  5. anything else (active without a slot, unknown, no status) → retrieved memory.
+//
+// The state labels come before the link to a change: the two sides of a recorded move
+// are "historical" and "current", which is what the answer must follow; the transition
+// record between them says how they are related.
 func LabelOf(c Candidate) Label {
 	switch {
 	case c.Status == StatusTransition:
 		return LabelTransition
-	case c.TransitionLinked:
-		return LabelTransitionLinked
 	case c.Status == StatusSuperseded:
 		return LabelHistorical
 	case c.Status == StatusActive && c.Slot != "":
 		return LabelCurrent
+	case c.TransitionLinked:
+		return LabelTransitionLinked
 	}
 	return LabelRetrieved
 }
@@ -130,7 +134,7 @@ const labelGuide = `Each record carries a label:
 - current memory: holds now.
 - historical memory: held before and was replaced by a newer record.
 - transition memory: describes a change from an old state to a new one, at its date.
-- transition linked memory: a state on either side of a recorded change; the transition memory and the dates tell which side is the new one.
+- transition linked memory: linked to a recorded change, its own state unknown; the transition memory and the dates tell where it stands.
 - retrieved memory: found by search; its state is not known.`
 
 // modeGuide is what the answer must follow, per mode, with and without labels.

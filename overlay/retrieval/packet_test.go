@@ -14,8 +14,9 @@ func TestLabelOf(t *testing.T) {
 		want Label
 	}{
 		{Candidate{Status: StatusTransition, Slot: "s", TransitionLinked: true}, LabelTransition},
-		{Candidate{Status: StatusActive, Slot: "s", TransitionLinked: true}, LabelTransitionLinked},
-		{Candidate{Status: StatusSuperseded, Slot: "s", TransitionLinked: true}, LabelTransitionLinked},
+		{Candidate{Status: StatusActive, Slot: "s", TransitionLinked: true}, LabelCurrent},
+		{Candidate{Status: StatusSuperseded, Slot: "s", TransitionLinked: true}, LabelHistorical},
+		{Candidate{Status: StatusUnknown, Slot: "s", TransitionLinked: true}, LabelTransitionLinked},
 		{Candidate{Status: StatusSuperseded, Slot: "s"}, LabelHistorical},
 		{Candidate{Status: StatusSuperseded}, LabelHistorical},
 		{Candidate{Status: StatusActive, Slot: "s"}, LabelCurrent},
@@ -36,7 +37,7 @@ func TestBuildPacketLabels(t *testing.T) {
 	rows := seeds("c2", "t1", "c1", "j2", "j1", "h1", "u1")
 	pk := BuildPacket("where do I live now?", currentSure, rows, PacketOptions{})
 	want := map[string]Label{
-		"c2": LabelTransitionLinked, "t1": LabelTransition, "c1": LabelTransitionLinked,
+		"c2": LabelCurrent, "t1": LabelTransition, "c1": LabelHistorical,
 		"j2": LabelCurrent, "j1": LabelHistorical, "h1": LabelRetrieved, "u1": LabelRetrieved,
 	}
 	for _, r := range pk.Rows {
@@ -49,8 +50,9 @@ func TestBuildPacketLabels(t *testing.T) {
 	if pk.Rows[0].Label != LabelCurrent {
 		t.Errorf("c2 without t1 and without the flag: %q, want %q", pk.Rows[0].Label, LabelCurrent)
 	}
+	// A flagged record of unknown state is labelled by its link to the change.
 	flagged := seeds("c2")
-	flagged[0].TransitionLinked = true
+	flagged[0].TransitionLinked, flagged[0].Status = true, StatusUnknown
 	if pk := BuildPacket("q", currentSure, flagged, PacketOptions{}); pk.Rows[0].Label != LabelTransitionLinked {
 		t.Errorf("c2 flagged by the pool: %q, want %q", pk.Rows[0].Label, LabelTransitionLinked)
 	}

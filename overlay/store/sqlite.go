@@ -349,6 +349,9 @@ func (s *SQLite) Tx(ctx context.Context, user string, fn func(Tx) error) error {
 		return err
 	}
 	tx.done = true
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("tx: %w", err)
+	}
 	if !tx.touched.empty() {
 		vs, err := verifyCommit(ctx, tx.view(), user, tx.touched.ids, tx.touched.slots)
 		if err != nil {

@@ -28,6 +28,11 @@ type Config struct {
 	BusyTimeout time.Duration
 }
 
+// PageSize is the page size of new databases. Rows of the overlay carry embeddings of
+// 2–4 KiB, and a 4 KiB page holds one of them with the rest of the page unused; 16 KiB
+// pages pack four to seven, which makes the file about a third smaller.
+const PageSize = 16384
+
 // DefaultBusyTimeout is the busy timeout used when Config.BusyTimeout is zero.
 const DefaultBusyTimeout = 5 * time.Second
 
@@ -66,7 +71,9 @@ func Open(ctx context.Context, path string, cfg Config) (*sql.DB, error) {
 	}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
-	q.Add("_pragma", "journal_mode(WAL)")
+	// page_size takes effect only while the file is new: it has to come before anything
+	// writes page 1, journal_mode=WAL included, hence WAL is set below and not here.
+	q.Add("_pragma", fmt.Sprintf("page_size(%d)", PageSize))
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Set("_txlock", "immediate")
@@ -79,10 +86,11 @@ func Open(ctx context.Context, path string, cfg Config) (*sql.DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", abs, err)
 	}
+	// WAL is a property of the file: set once, every connection uses it.
 	var mode string
-	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open sqlite %s: read journal mode: %w", abs, err)
+		return nil, fmt.Errorf("open sqlite %s: set journal mode: %w", abs, err)
 	}
 	if !strings.EqualFold(mode, "wal") {
 		db.Close()

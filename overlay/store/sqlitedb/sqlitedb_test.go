@@ -41,6 +41,10 @@ func TestOpenSettings(t *testing.T) {
 			t.Errorf("conn %d: journal_mode=%s foreign_keys=%d busy_timeout=%d, want wal 1 1234", i, mode, fk, busy)
 		}
 	}
+	var pageSize int
+	if err := db.QueryRow("PRAGMA page_size").Scan(&pageSize); err != nil || pageSize != sqlitedb.PageSize {
+		t.Errorf("page_size = %d (%v), want %d", pageSize, err, sqlitedb.PageSize)
+	}
 	var hasFTS5 int
 	if err := db.QueryRow(`SELECT sqlite_compileoption_used('ENABLE_FTS5')`).Scan(&hasFTS5); err != nil || hasFTS5 != 1 {
 		t.Errorf("FTS5 not compiled in: %d, %v", hasFTS5, err)

@@ -1,13 +1,3 @@
-// Package storetest is the conformance suite every store.Store implementation passes:
-// records and links, version groups and invariants, transactions that roll back on
-// errors and panics, serialised concurrent writers, user isolation and text search.
-//
-//	func TestSQLite(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T, cfg store.Config) store.Store {
-//			s, err := store.OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "bank.db"), cfg)
-//			...
-//		})
-//	}
 package storetest
 
 import (

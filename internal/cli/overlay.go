@@ -1,0 +1,494 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/atma-dev/atma/onnx"
+	"github.com/atma-dev/atma/overlay"
+	"github.com/atma-dev/atma/overlay/retrieval"
+	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/sentry"
+)
+
+// overlayOptions are what every overlay command needs to open the bank and its models.
+type overlayOptions struct {
+	runtimeOptions
+	llmOptions
+	DataDir    string
+	Checkpoint string
+	GateOff    bool
+	User       string
+	JSON       bool
+}
+
+func (o *overlayOptions) addFlags(fs *pflag.FlagSet, models bool) {
+	fs.StringVar(&o.DataDir, "data-dir", "", "data directory (default: $ATMA_DATA, else ~/.local/share/atma)")
+	fs.StringVarP(&o.User, "user", "u", "", "the user whose memory to use (required)")
+	fs.BoolVar(&o.JSON, "json", false, "print JSON")
+	if models {
+		o.runtimeOptions.addFlags(fs)
+		o.llmOptions.addFlags(fs)
+		fs.StringVar(&o.Checkpoint, "sentry", "", "Sentry checkpoint (default: <data-dir>/sentry/sentry_best.safetensors, else checkpoints/sentry/sentry_best.safetensors)")
+		fs.BoolVar(&o.GateOff, "gate-off", false, "audit every candidate (no Sentry gate)")
+	}
+}
+
+func (f *Factory) dataDir(o *overlayOptions) string {
+	if o.DataDir != "" {
+		return o.DataDir
+	}
+	if d := f.env("ATMA_DATA"); d != "" {
+		return d
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "share", "atma")
+	}
+	return "atma-data"
+}
+
+// overlayEnv is an opened overlay with what must be closed after it.
+type overlayEnv struct {
+	ov   *overlay.Overlay
+	bank *overlay.Bank
+	enc  *onnx.Encoder
+}
+
+func (e *overlayEnv) Close() error {
+	var err error
+	if e.enc != nil {
+		err = e.enc.Destroy()
+	}
+	return errors.Join(err, e.bank.Close())
+}
+
+// openOverlay opens the bank and, with models, the backbone, the Sentry checkpoint and
+// the Judge (the LLM endpoint when configured, else the rule auditor).
+func (f *Factory) openOverlay(ctx context.Context, o *overlayOptions, models bool) (*overlayEnv, error) {
+	if o.User == "" && models {
+		return nil, usagef("--user is required")
+	}
+	bank, err := overlay.OpenBank(ctx, f.dataDir(o))
+	if err != nil {
+		return nil, err
+	}
+	env := &overlayEnv{bank: bank}
+	cfg := overlay.Config{Store: bank.Store, Host: bank.Host, Traces: bank.Traces, Logger: f.Logger, Embedder: noEmbedder{}}
+	if models {
+		if env.enc, err = f.openEncoder(ctx, &o.runtimeOptions, onnx.EncoderConfig{}); err != nil {
+			bank.Close()
+			return nil, err
+		}
+		cfg.Embedder = env.enc
+		if !o.GateOff {
+			ck, err := f.loadGate(o, env.enc)
+			if err != nil {
+				env.Close()
+				return nil, err
+			}
+			if ck != nil {
+				cfg.Heads, cfg.Thresholds = ck.Heads, ck.Meta.Thresholds
+			}
+		}
+		a, err := f.auditor(&o.llmOptions)
+		if err != nil {
+			env.Close()
+			return nil, err
+		}
+		cfg.Auditor = a.Auditor
+		if c, err := f.llmClient(&o.llmOptions); err == nil && c != nil {
+			cfg.Answerer, cfg.Controller = c, c
+		}
+	}
+	if env.ov, err = overlay.New(cfg); err != nil {
+		env.Close()
+		return nil, err
+	}
+	return env, nil
+}
+
+// loadGate finds the Sentry checkpoint; none found means the gate is off, logged.
+func (f *Factory) loadGate(o *overlayOptions, enc *onnx.Encoder) (*sentry.Checkpoint, error) {
+	path := o.Checkpoint
+	if path == "" {
+		for _, p := range []string{filepath.Join(f.dataDir(o), "sentry", sentry.BestFile), filepath.Join("checkpoints", "sentry", sentry.BestFile)} {
+			if _, err := os.Stat(p); err == nil {
+				path = p
+				break
+			}
+		}
+	}
+	if path == "" {
+		f.Logger.Warn("no Sentry checkpoint: every candidate goes to the Judge; train one with `sentry train --out <data-dir>/sentry`")
+		return nil, nil
+	}
+	ck, err := sentry.LoadCheckpoint(path, sentry.Backbone{ID: enc.Manifest().ID, SHA256: enc.ModelSHA256(), Dim: enc.Dimension()})
+	if err != nil {
+		return nil, fmt.Errorf("%w; retrain with `sentry train --backbone %s --out %s` or pass --gate-off", err, enc.Manifest().ID, filepath.Dir(path))
+	}
+	f.Logger.Debug("sentry gate", "checkpoint", path, "thresholds", ck.Meta.Thresholds)
+	return ck, nil
+}
+
+// noEmbedder stands in when a command needs no model (show, trace, check).
+type noEmbedder struct{}
+
+func (noEmbedder) Embed(context.Context, []string) ([][]float32, error) {
+	return nil, errors.New("this command opened the bank without a backbone")
+}
+
+func newCmdOverlay(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "overlay <command>",
+		Short: "The state-aware memory overlay: add memories, query them, inspect the bank",
+		Example: `  atma overlay add --user alice "I moved to Lisbon last month."
+  atma overlay query --user alice "Where do I live now?"
+  atma overlay show --user alice`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newCmdOverlayAdd(f), newCmdOverlayQuery(f), newCmdOverlayShow(f), newCmdOverlayTrace(f), newCmdOverlayCheck(f))
+	return cmd
+}
+
+// --- add ---
+
+func newCmdOverlayAdd(f *Factory) *cobra.Command {
+	opts := &overlayOptions{}
+	var file, at string
+	cmd := &cobra.Command{
+		Use:   "add --user U [TEXT...]",
+		Short: "Add memories through the Sentry → Judge → commit path",
+		Long: `Add memories for a user. Each goes through the commit path: the host's seed hits and
+their linked records are the candidates, the Sentry gate routes suspicious pairs to the Judge,
+and its verdicts are committed as statuses and links in one transaction. Texts come from the
+arguments, else from --file or standard input, one per line.`,
+		Example: `  atma overlay add --user alice "I live in Berlin." 
+  atma overlay add --user alice --at 2025-03-01T10:00:00Z "I moved to Lisbon."`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var when time.Time
+			if at != "" {
+				t, err := time.Parse(time.RFC3339, at)
+				if err != nil {
+					return usagef("--at: %v (want RFC 3339, e.g. 2025-03-01T10:00:00Z)", err)
+				}
+				when = t
+			}
+			texts := args
+			if len(texts) == 0 {
+				var err error
+				if texts, err = readLines(f.IO.In, file); err != nil {
+					return err
+				}
+			}
+			var inputs []overlay.Input
+			for _, t := range texts {
+				if strings.TrimSpace(t) != "" {
+					inputs = append(inputs, overlay.Input{Content: t, EventTime: when, Source: "cli"})
+				}
+			}
+			if len(inputs) == 0 {
+				return usagef("no memories: give them as arguments, with --file or on standard input")
+			}
+			env, err := f.openOverlay(cmd.Context(), opts, true)
+			if err != nil {
+				return err
+			}
+			defer env.Close()
+			traces, err := env.ov.Add(cmd.Context(), opts.User, inputs)
+			if opts.JSON {
+				if jerr := json.NewEncoder(f.IO.Out).Encode(traces); jerr != nil {
+					return errors.Join(err, jerr)
+				}
+			} else {
+				for _, tr := range traces {
+					writeIngest(f.IO.Out, tr)
+				}
+			}
+			if errors.Is(err, overlay.ErrInvalidInput) {
+				return usageError{err}
+			}
+			return err
+		},
+	}
+	opts.addFlags(cmd.Flags(), true)
+	cmd.Flags().StringVarP(&file, "file", "f", "", "memories, one per line (- for standard input)")
+	cmd.Flags().StringVar(&at, "at", "", "when the memories were said (RFC 3339; default: now)")
+	return cmd
+}
+
+func writeIngest(w io.Writer, tr overlay.IngestTrace) {
+	fmt.Fprintf(w, "+ %s  %s  %q\n", tr.RecordID, tr.Status, tr.Content)
+	for _, c := range tr.Candidates {
+		if !c.Routed {
+			continue
+		}
+		v := "no verdict: " + c.Error
+		if c.Verdict != nil {
+			v = fmt.Sprintf("%s/%s → %s (by %s)", c.Verdict.Status, c.Verdict.ConflictType, c.Verdict.Action, c.Auditor)
+		}
+		scores := "no gate"
+		if c.Gated {
+			scores = fmt.Sprintf("a %.2f, b %.2f, gap %.2f", c.A, c.B, c.Gap)
+		}
+		fmt.Fprintf(w, "    judged against %q (%s): %s\n", c.Content, scores, v)
+	}
+	for _, c := range tr.Commits {
+		line := fmt.Sprintf("    commit %s: %s → %s", c.Action, c.Old, c.New)
+		if c.Transition != "" {
+			line += " (transition " + c.Transition + ")"
+		}
+		if c.Note != "" {
+			line += "; " + c.Note
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// --- query ---
+
+func newCmdOverlayQuery(f *Factory) *cobra.Command {
+	opts := &overlayOptions{}
+	var q overlay.QueryRequest
+	var controller string
+	cmd := &cobra.Command{
+		Use:   "query --user U QUESTION",
+		Short: "Build the state-aligned evidence packet for a question (and answer it)",
+		Long: `Profile the question (current, historical, transition or neutral), take the host's
+seed hits plus relation hops, pre-rank them by state fit, optionally let the bounded
+controller re-order them, and print the labelled evidence packet. With an LLM endpoint
+(--llm-url / ATMA_LLM_URL) and --answer, the answer model answers from the packet. The
+trace id printed last works with 'atma overlay trace'.`,
+		Example: `  atma overlay query --user alice "Where do I live now?"
+  atma overlay query --user alice "Where did I live before?" --json
+  ATMA_LLM_URL=http://127.0.0.1:11434/v1 ATMA_LLM_MODEL=qwen2.5:3b atma overlay query -u alice --answer --controller online "What changed in my job?"`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q.Text = strings.Join(args, " ")
+			q.Controller = retrieval.ControllerMode(controller)
+			if err := q.Validate(); err != nil {
+				return usageError{err}
+			}
+			env, err := f.openOverlay(cmd.Context(), opts, true)
+			if err != nil {
+				return err
+			}
+			defer env.Close()
+			tr, err := env.ov.Query(cmd.Context(), opts.User, q)
+			if err != nil {
+				return err
+			}
+			if opts.JSON {
+				return json.NewEncoder(f.IO.Out).Encode(tr)
+			}
+			fmt.Fprintf(f.IO.Out, "query: %s\nprofile: %s (hints %v)\n", tr.Query, tr.Profile.Mode, tr.Profile.Hints)
+			fmt.Fprint(f.IO.Out, tr.Packet.Text())
+			if !strings.HasSuffix(tr.Packet.Text(), "\n") {
+				fmt.Fprintln(f.IO.Out)
+			}
+			if tr.ControllerStatus.Mode != "" && tr.ControllerStatus.Mode != retrieval.ControllerOff {
+				fmt.Fprintf(f.IO.Out, "controller: %s\n", tr.ControllerStatus.Reason)
+			}
+			if tr.Answer != "" {
+				fmt.Fprintf(f.IO.Out, "answer: %s\n", tr.Answer)
+			} else if tr.AnswerError != "" {
+				fmt.Fprintf(f.IO.Out, "answer failed: %s\n", tr.AnswerError)
+			}
+			if tr.Diagnosis != nil {
+				fmt.Fprintf(f.IO.Out, "diagnosis: %s (%s)\n", tr.Diagnosis.Class, tr.Diagnosis.Reason)
+			}
+			fmt.Fprintf(f.IO.Out, "trace: %s\n", tr.ID)
+			return nil
+		},
+	}
+	opts.addFlags(cmd.Flags(), true)
+	cmd.Flags().IntVar(&q.TopK, "top-k", 0, "evidence rows (0: 5; at most 50)")
+	cmd.Flags().StringVar(&controller, "controller", "off", "retrieve controller: off, shadow or online (needs an LLM endpoint)")
+	cmd.Flags().BoolVar(&q.Answer, "answer", false, "answer with the LLM endpoint from the packet")
+	cmd.Flags().BoolVar(&q.Unmarked, "unmarked", false, "leave the state labels out (ablation)")
+	cmd.Flags().StringVar(&q.Gold, "gold", "", "expected answer: classify a failure as bank, retrieval or QA")
+	return cmd
+}
+
+// --- show ---
+
+func newCmdOverlayShow(f *Factory) *cobra.Command {
+	opts := &overlayOptions{}
+	var status, slot string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "show --user U [RECORD-ID]",
+		Short: "Show a user's records, or one record with its links and version history",
+		Example: `  atma overlay show --user alice
+  atma overlay show --user alice --status superseded
+  atma overlay show --user alice 0192f3a1c2d34e5f8a9b0c1d2e3f4a5b --json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.User == "" {
+				return usagef("--user is required")
+			}
+			env, err := f.openOverlay(cmd.Context(), opts, false)
+			if err != nil {
+				return err
+			}
+			defer env.Close()
+			if len(args) == 1 {
+				v, err := env.ov.Get(cmd.Context(), opts.User, args[0])
+				if err != nil {
+					return err
+				}
+				if opts.JSON {
+					return json.NewEncoder(f.IO.Out).Encode(v)
+				}
+				writeRecords(f.IO.Out, []store.Record{v.Record})
+				if len(v.Linked) > 0 {
+					fmt.Fprintln(f.IO.Out, "\nlinked:")
+					writeRecords(f.IO.Out, v.Linked)
+				}
+				if len(v.History) > 0 {
+					fmt.Fprintln(f.IO.Out, "\nversion history (oldest first):")
+					writeRecords(f.IO.Out, v.History)
+				}
+				return nil
+			}
+			recs, _, err := env.ov.List(cmd.Context(), opts.User, store.Filter{Status: store.Status(status), Slot: slot, Limit: limit})
+			if err != nil {
+				return err
+			}
+			if opts.JSON {
+				return json.NewEncoder(f.IO.Out).Encode(recs)
+			}
+			writeRecords(f.IO.Out, recs)
+			return nil
+		},
+	}
+	opts.addFlags(cmd.Flags(), false)
+	cmd.Flags().StringVar(&status, "status", "", "only records with this status: active, superseded, transition, unknown")
+	cmd.Flags().StringVar(&slot, "slot", "", "only records of this slot")
+	cmd.Flags().IntVar(&limit, "limit", 0, "at most this many records (0: 100)")
+	return cmd
+}
+
+func writeRecords(w io.Writer, recs []store.Record) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tTIME\tSLOT\tLINKS\tCONTENT")
+	for _, r := range recs {
+		var links []string
+		for _, l := range r.Links {
+			links = append(links, fmt.Sprintf("%s→%.8s", l.Type, l.To))
+		}
+		content := r.Content
+		if rs := []rune(content); len(rs) > 70 {
+			content = string(rs[:67]) + "..."
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, r.Time().Format("2006-01-02"), r.Slot, strings.Join(links, " "), content)
+	}
+	tw.Flush()
+}
+
+// --- trace ---
+
+func newCmdOverlayTrace(f *Factory) *cobra.Command {
+	opts := &overlayOptions{}
+	cmd := &cobra.Command{
+		Use:     "trace --user U TRACE-ID",
+		Short:   "Print a stored ingest or query trace as JSON",
+		Example: "  atma overlay trace --user alice 0192f3a1c2d34e5f8a9b0c1d2e3f4a5b",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.User == "" {
+				return usagef("--user is required")
+			}
+			env, err := f.openOverlay(cmd.Context(), opts, false)
+			if err != nil {
+				return err
+			}
+			defer env.Close()
+			kind, raw, err := env.ov.Trace(cmd.Context(), opts.User, args[0])
+			if err != nil {
+				return err
+			}
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return err
+			}
+			enc := json.NewEncoder(f.IO.Out)
+			enc.SetIndent("", "  ")
+			return enc.Encode(map[string]any{"kind": kind, "trace": v})
+		},
+	}
+	opts.addFlags(cmd.Flags(), false)
+	return cmd
+}
+
+// --- check ---
+
+func newCmdOverlayCheck(f *Factory) *cobra.Command {
+	opts := &overlayOptions{}
+	cmd := &cobra.Command{
+		Use:   "check [--user U]",
+		Short: "Check the bank's invariants for one user or all",
+		Long: `Check the bank's invariants: a single-valued slot never has two active records unless
+they coexist, every link has its reciprocal and stays within its user, superseded records
+stay retrievable with valid_until, transitions point at both states, and statuses follow
+their version groups. Exits 1 when anything is violated.`,
+		Example: "  atma overlay check\n  atma overlay check --user alice --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env, err := f.openOverlay(cmd.Context(), opts, false)
+			if err != nil {
+				return err
+			}
+			defer env.Close()
+			users := []string{opts.User}
+			if opts.User == "" {
+				if users, err = env.ov.Users(cmd.Context()); err != nil {
+					return err
+				}
+			}
+			type result struct {
+				User       string            `json:"user"`
+				Violations []store.Violation `json:"violations"`
+			}
+			var results []result
+			bad := 0
+			for _, u := range users {
+				v, err := env.ov.Check(cmd.Context(), u)
+				if err != nil {
+					return err
+				}
+				bad += len(v)
+				results = append(results, result{u, v})
+			}
+			if opts.JSON {
+				if err := json.NewEncoder(f.IO.Out).Encode(results); err != nil {
+					return err
+				}
+			} else {
+				for _, r := range results {
+					fmt.Fprintf(f.IO.Out, "%s: %d violations\n", r.User, len(r.Violations))
+					for _, v := range r.Violations {
+						fmt.Fprintf(f.IO.Out, "  %s\n", v)
+					}
+				}
+			}
+			if bad > 0 {
+				return fmt.Errorf("%d invariant violations", bad)
+			}
+			return nil
+		},
+	}
+	opts.addFlags(cmd.Flags(), false)
+	return cmd
+}
