@@ -17,7 +17,7 @@ FUZZTIME ?= 10s
 all: build
 
 help:
-	@echo "make demo        embed a few sentences on the embedded defaults (sets everything up)"
+	@echo "make demo        replay a memory scenario through the whole overlay on the embedded defaults"
 	@echo "make models      fetch and convert the embedded default backbone (use-lite)"
 	@echo "make test        vet, format check and all tests (sets everything up)"
 	@echo "make build       build bin/atma, bin/sentry, bin/judge"
@@ -53,13 +53,8 @@ test: onnxruntime test-backbone models lint
 	$(GO) test -count=1 ./...
 
 demo: build onnxruntime models
-	$(BIN)/atma gpu info
-	@echo
-	@echo "Embedding with the default backbone (use-lite); COS(#0) is the cosine to the first text:"
-	@printf '%s\n' "I moved from Berlin to Lisbon last spring." "I relocated to Portugal this year." \
-	  "Where do I live now?" "My dog Rex is three years old." "I gave my dog to my sister." \
-	  "The quarterly report is due on Friday." \
-	  | $(BIN)/atma embed --format table
+	@$(BIN)/atma gpu info
+	@scripts/demo.sh
 
 # llama.cpp's llama-server, built from the source bundle of the node-llama-cpp npm package.
 llama-server:

@@ -35,11 +35,14 @@ type CandidateTrace struct {
 	From string `json:"from"`
 	Rank int    `json:"rank,omitempty"`
 	// Gate scores; Routed says whether the pair went to the Judge.
-	A       float64        `json:"a"`
-	B       float64        `json:"b"`
-	Gap     float64        `json:"gap"`
-	Routed  bool           `json:"routed"`
-	Gated   bool           `json:"gated"` // false: no heads, every pair routed
+	A      float64 `json:"a"`
+	B      float64 `json:"b"`
+	Gap    float64 `json:"gap"`
+	Routed bool    `json:"routed"`
+	Gated  bool    `json:"gated"` // false: no heads, every pair routed
+	// Cue is the lexical cue that routed a topically close pair the logic head passed
+	// (a changed number, a negation, a scope or update word); empty otherwise.
+	Cue     string         `json:"cue,omitempty"`
 	Verdict *judge.Verdict `json:"verdict,omitempty"`
 	// Auditor is who gave the verdict ("rule" or the model); Fallback why the rule
 	// auditor answered instead of the model.
@@ -115,6 +118,11 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 		}
 		d := o.gate.Score(cp, proj)
 		ct.A, ct.B, ct.Gap, ct.Routed, ct.Gated = d.A, d.B, d.Gap, d.Route, true
+		if !ct.Routed && !o.cfg.NoCues && d.A > o.cfg.Thresholds.Top {
+			if cue := suspicionCue(c.Content, in.Content); cue != "" {
+				ct.Routed, ct.Cue = true, cue
+			}
+		}
 	}
 	tr.Timings.Gate = time.Since(t0)
 
@@ -165,6 +173,18 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 	}
 	tr.Timings.Commit = time.Since(t0)
 	tr.Status = rec.Status
+	// Transition records are searchable by text ("job: nurse -> pharmacist"), so a query
+	// naming the slot finds the change and, through its links, both states.
+	for _, c := range tr.Commits {
+		if c.Transition == "" {
+			continue
+		}
+		if t, err := o.cfg.Store.Get(ctx, user, c.Transition); err == nil {
+			if err := o.cfg.Host.Add(ctx, user, host.Memory{ID: t.ID, Content: t.Content, Time: t.Time()}); err != nil {
+				o.cfg.Logger.Warn("index transition record", "id", t.ID, "err", err)
+			}
+		}
+	}
 	if o.cfg.Traces != nil {
 		if err := o.cfg.Traces.PutIngest(ctx, tr); err != nil {
 			o.cfg.Logger.Warn("store ingest trace", "err", err)
@@ -183,7 +203,9 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 	var out []store.Record
 	seen := map[string]bool{}
 	add := func(r store.Record, from string, rank int) {
-		if seen[r.ID] || r.Status == store.StatusSuperseded {
+		// History is not audited again, and transition records are the overlay's own
+		// summaries of a change, not something the user said.
+		if seen[r.ID] || r.Status == store.StatusSuperseded || r.Status == store.StatusTransition {
 			return
 		}
 		seen[r.ID] = true

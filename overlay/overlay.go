@@ -41,6 +41,10 @@ type Config struct {
 	Heads *sentry.Heads
 	// Thresholds of the gate (zero: the checkpoint's or the defaults).
 	Thresholds sentry.Thresholds
+	// NoCues routes on the gate's scores alone. By default a topically close pair
+	// (a > τ_top) that the logic head passes is still routed when the new text carries a
+	// lexical cue of a change: a number that differs, a negation, a scope or update word.
+	NoCues bool
 	// Auditor judges routed pairs (nil: the rule auditor).
 	Auditor judge.Auditor
 	// NoCommit records verdicts without changing statuses or links (the "Judge off"

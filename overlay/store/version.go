@@ -40,7 +40,8 @@ func singleValued(group []Record) bool {
 //   - a retracted record is superseded;
 //   - a record superseded_by another is superseded — in a single-valued group only when
 //     the other is outside the group, because inside it the time line decides;
-//   - a record that evolves_from one state and evolves_to another is a transition;
+//   - a transition record (status transition) that evolves_from one state and evolves_to
+//     another stays a transition;
 //   - a record the commit path marked unknown stays unknown.
 //
 // The rest are the group's candidates. In a multi-valued slot they are all active. In a
@@ -107,7 +108,9 @@ func classify(group []Record) (settled map[string]Status, cands []Record, single
 			settled[r.ID] = StatusSuperseded
 		case slices.ContainsFunc(r.LinksOf(LinkSupersededBy), func(to string) bool { return !single || !in[to] }):
 			settled[r.ID] = StatusSuperseded
-		case len(r.LinksOf(LinkEvolvesFrom)) > 0 && len(r.LinksOf(LinkEvolvesTo)) > 0:
+		case r.Status == StatusTransition && len(r.LinksOf(LinkEvolvesFrom)) > 0 && len(r.LinksOf(LinkEvolvesTo)) > 0:
+			// Only a transition record is one: a state in a chain of changes (Berlin →
+			// Hamburg → Lisbon) also evolves from one transition and to the next.
 			settled[r.ID] = StatusTransition
 		case r.Status == StatusUnknown:
 			settled[r.ID] = StatusUnknown

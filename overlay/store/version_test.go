@@ -24,6 +24,7 @@ func TestDeriveStatuses(t *testing.T) {
 	}
 	retracted := func(r *store.Record) { r.Retracted = true }
 	unknown := func(r *store.Record) { r.Status = store.StatusUnknown }
+	transition := func(r *store.Record) { r.Status = store.StatusTransition }
 	const (
 		A = store.StatusActive
 		S = store.StatusSuperseded
@@ -53,8 +54,13 @@ func TestDeriveStatuses(t *testing.T) {
 		}, map[string]store.Status{"rule": A, "exc": A, "exc2": A}},
 		{"unknown newest keeps the old one current", []store.Record{v("a", 1, true), v("b", 2, true, unknown)}, map[string]store.Status{"a": A, "b": U}},
 		{"transition", []store.Record{
-			v("t", 2, true, link(store.LinkEvolvesFrom, "x"), link(store.LinkEvolvesTo, "y")), v("a", 1, true),
+			v("t", 2, true, transition, link(store.LinkEvolvesFrom, "x"), link(store.LinkEvolvesTo, "y")), v("a", 1, true),
 		}, map[string]store.Status{"t": T, "a": A}},
+		{"a state in a chain of changes is no transition", []store.Record{
+			v("berlin", 1, true, link(store.LinkEvolvesTo, "t1"), link(store.LinkSupersededBy, "hamburg")),
+			v("hamburg", 2, true, link(store.LinkEvolvesFrom, "t1"), link(store.LinkEvolvesTo, "t2"), link(store.LinkSupersededBy, "lisbon")),
+			v("lisbon", 3, true, link(store.LinkEvolvesFrom, "t2")),
+		}, map[string]store.Status{"berlin": S, "hamburg": S, "lisbon": A}},
 		{"superseded from outside the slot", []store.Record{v("a", 1, true), v("b", 2, true, link(store.LinkSupersededBy, "elsewhere"))}, map[string]store.Status{"a": A, "b": S}},
 		{"multi-valued: all active", []store.Record{v("a", 1, false), v("b", 2, false)}, map[string]store.Status{"a": A, "b": A}},
 		{"multi-valued: explicit supersession", []store.Record{v("a", 1, false, link(store.LinkSupersededBy, "b")), v("b", 2, false)}, map[string]store.Status{"a": S, "b": A}},

@@ -44,23 +44,49 @@ func Tokenize(text string) []string {
 	return toks
 }
 
-// Terms returns the distinct tokens of text in first-seen order, at most max of them
-// (all when max ≤ 0).
+// Terms returns the distinct query tokens of text in first-seen order, at most max of
+// them (all when max ≤ 0). English function words ("what", "was", "my", …) are left out,
+// unless the text has nothing else: in a personal memory nearly every record says "I" and
+// "my", and a question's "what was" would rank small talk above the answer.
 func Terms(text string, max int) []string {
 	seen := map[string]bool{}
-	var out []string
+	var out, stops []string
 	for _, t := range Tokenize(text) {
 		if seen[t] {
 			continue
 		}
 		seen[t] = true
+		if stopWords[t] {
+			stops = append(stops, t)
+			continue
+		}
 		out = append(out, t)
 		if max > 0 && len(out) == max {
 			break
 		}
 	}
+	if len(out) == 0 {
+		out = stops
+		if max > 0 && len(out) > max {
+			out = out[:max]
+		}
+	}
 	return out
 }
+
+// stopWords are English function words (pronouns, auxiliaries, articles, prepositions,
+// question words), the usual short list of search engines.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about am an and are as at be been being but by can could
+		did do does doing for from had has have having he her hers him his how i if in into is
+		it its me my mine myself of on or our ours she so than that the their them then there
+		these they this those to was we were what when where which who whom why will with would
+		you your yours`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // MatchQuery turns user text into an FTS5 MATCH expression that is always valid: each
 // distinct token quoted, joined by OR. It returns "" when text has no tokens.

@@ -46,7 +46,9 @@ func TestMatchQuery(t *testing.T) {
 	}{
 		{"empty", "", ""},
 		{"syntax only", `" ( ) * : ^`, ""},
-		{"plain", "where do I live", `"where" OR "do" OR "i" OR "live"`},
+		{"plain", "where do I live", `"live"`},
+		{"plain words only", "Berlin Lisbon", `"berlin" OR "lisbon"`},
+		{"only function words are kept", "who am I", `"who" OR "am" OR "i"`},
 		{"dedup", "cat cat CAT", `"cat"`},
 		{"operators quoted", `title:foo NOT "bar`, `"title" OR "foo" OR "not" OR "bar"`},
 	}

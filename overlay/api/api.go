@@ -1,0 +1,255 @@
+package api
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/atma-dev/atma/overlay"
+)
+
+// Defaults and limits.
+const (
+	// DefaultMaxBodyBytes bounds a request body: a full batch of memories near the
+	// content limit fits.
+	DefaultMaxBodyBytes = 4 << 20
+	// DefaultMaxBatch is the most memories one add request may carry.
+	DefaultMaxBatch = 200
+	// DefaultMaxInFlight is the most API requests served at once; more are refused
+	// with 503 and Retry-After.
+	DefaultMaxInFlight = 64
+)
+
+// Config configures the API handler. Overlay is required; zero fields mean defaults.
+type Config struct {
+	Overlay *overlay.Overlay
+	// Token, when set, must come with every request but GET /healthz and GET
+	// /openapi.json as "Authorization: Bearer <token>". Without one the API is open:
+	// serve it on a loopback address only (see CheckBind).
+	Token string
+	// MaxBodyBytes bounds a request body (0: DefaultMaxBodyBytes); larger bodies get 413.
+	MaxBodyBytes int64
+	// MaxBatch bounds the memories of one add request (0: DefaultMaxBatch).
+	MaxBatch int
+	// MaxInFlight bounds the requests served at once (0: DefaultMaxInFlight).
+	MaxInFlight int
+	// Logger receives server errors (nil: slog.Default()).
+	Logger *slog.Logger
+}
+
+// Validate reports every problem with c at once.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Overlay == nil {
+		errs = append(errs, errors.New("overlay is required"))
+	}
+	if c.MaxBodyBytes < 0 {
+		errs = append(errs, fmt.Errorf("max body bytes %d is negative", c.MaxBodyBytes))
+	}
+	if c.MaxBatch < 0 {
+		errs = append(errs, fmt.Errorf("max batch %d is negative", c.MaxBatch))
+	}
+	if c.MaxInFlight < 0 {
+		errs = append(errs, fmt.Errorf("max in flight %d is negative", c.MaxInFlight))
+	}
+	if strings.ContainsFunc(c.Token, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		errs = append(errs, errors.New("token has spaces or control characters"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("api config: %w", err)
+	}
+	return nil
+}
+
+// server is the API: a ServeMux of routes, each wrapped with metrics, authentication
+// and the in-flight limit. It is safe for concurrent use.
+type server struct {
+	ov       *overlay.Overlay
+	cfg      Config
+	token    [32]byte // sha256 of the token, compared in constant time
+	mux      *http.ServeMux
+	metrics  *metrics
+	inflight chan struct{}
+	log      *slog.Logger
+	started  time.Time
+}
+
+// route is one endpoint. Name is its OpenAPI operationId and its metrics label.
+type route struct {
+	Method, Path, Name string
+	// Open routes need no token and do not count against the in-flight limit.
+	Open  bool
+	serve func(s *server, w http.ResponseWriter, r *http.Request) error
+}
+
+// routes lists every endpoint; the committed OpenAPI document must describe exactly
+// these (a test checks).
+var routes = []route{
+	{"POST", "/v1/users/{user}/memories", "addMemories", false, (*server).addMemories},
+	{"GET", "/v1/users/{user}/records", "listRecords", false, (*server).listRecords},
+	{"GET", "/v1/users/{user}/records/{id}", "getRecord", false, (*server).getRecord},
+	{"DELETE", "/v1/users/{user}/records/{id}", "deleteRecord", false, (*server).deleteRecord},
+	{"DELETE", "/v1/users/{user}", "deleteUser", false, (*server).deleteUser},
+	{"POST", "/v1/users/{user}/query", "query", false, (*server).query},
+	{"GET", "/v1/users/{user}/traces/{id}", "getTrace", false, (*server).trace},
+	{"GET", "/v1/tools", "listTools", false, (*server).tools},
+	{"POST", "/v1/users/{user}/tools/call", "callTool", false, (*server).callTool},
+	{"GET", "/healthz", "health", true, (*server).health},
+	{"GET", "/metrics", "metrics", false, (*server).serveMetrics},
+	{"GET", "/openapi.json", "openapi", true, (*server).openAPI},
+}
+
+// New returns the API handler for cfg.
+func New(cfg Config) (http.Handler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxBatch == 0 {
+		cfg.MaxBatch = DefaultMaxBatch
+	}
+	if cfg.MaxInFlight == 0 {
+		cfg.MaxInFlight = DefaultMaxInFlight
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &server{
+		ov: cfg.Overlay, cfg: cfg, mux: http.NewServeMux(), metrics: newMetrics(),
+		inflight: make(chan struct{}, cfg.MaxInFlight), log: cfg.Logger, started: time.Now(),
+	}
+	if cfg.Token != "" {
+		s.token = sha256.Sum256([]byte(cfg.Token))
+	}
+	for _, rt := range routes {
+		s.mux.Handle(rt.Method+" "+rt.Path, s.wrap(rt))
+	}
+	return s, nil
+}
+
+// ServeHTTP serves the routes; a request no route matches gets a JSON 404 or 405.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if _, pattern := s.mux.Handler(r); pattern == "" {
+		s.unmatched(w, r)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// unmatched answers what the mux would (404, or 405 with Allow) as a JSON error.
+func (s *server) unmatched(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	probe := &discardWriter{header: http.Header{}}
+	s.mux.ServeHTTP(probe, r)
+	err := &httpError{status: http.StatusNotFound, code: CodeNotFound, err: fmt.Errorf("no route for %s %s", r.Method, r.URL.Path)}
+	if probe.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", probe.header.Get("Allow"))
+		err = &httpError{status: http.StatusMethodNotAllowed, code: CodeMethodNotAllowed, err: fmt.Errorf("method %s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, probe.header.Get("Allow"))}
+	}
+	s.writeError(w, r, err)
+	s.metrics.request("unmatched", err.status, time.Since(start))
+}
+
+// wrap adds metrics, authentication, the in-flight limit and error writing to a route.
+func (s *server) wrap(rt route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() { s.metrics.request(rt.Name, sw.code(), time.Since(start)) }()
+		if !rt.Open {
+			if err := s.authorize(r); err != nil {
+				sw.Header().Set("WWW-Authenticate", `Bearer realm="atma"`)
+				s.writeError(sw, r, err)
+				return
+			}
+			select {
+			case s.inflight <- struct{}{}:
+				defer func() { <-s.inflight }()
+			default:
+				sw.Header().Set("Retry-After", "1")
+				s.writeError(sw, r, &httpError{status: http.StatusServiceUnavailable, code: CodeUnavailable,
+					err: fmt.Errorf("the server is serving %d requests, its limit; retry shortly", s.cfg.MaxInFlight)})
+				return
+			}
+			s.metrics.inflight(1)
+			defer s.metrics.inflight(-1)
+		}
+		if err := rt.serve(s, sw, r); err != nil {
+			s.writeError(sw, r, err)
+		}
+	})
+}
+
+// authorize checks the bearer token in constant time (of the token's hash, so its
+// length does not leak either).
+func (s *server) authorize(r *http.Request) error {
+	if s.cfg.Token == "" {
+		return nil
+	}
+	h := r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(h, " ")
+	if h == "" || !ok || !strings.EqualFold(scheme, "Bearer") {
+		return &httpError{status: http.StatusUnauthorized, code: CodeUnauthorized, err: errors.New(`missing bearer token: send "Authorization: Bearer <token>"`)}
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	if subtle.ConstantTimeCompare(got[:], s.token[:]) != 1 {
+		return &httpError{status: http.StatusUnauthorized, code: CodeUnauthorized, err: errors.New("wrong bearer token")}
+	}
+	return nil
+}
+
+// statusWriter remembers the status written, for the metrics.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *statusWriter) code() int {
+	if w.status == 0 {
+		return http.StatusOK
+	}
+	return w.status
+}
+
+// discardWriter records what the mux answers an unmatched request with.
+type discardWriter struct {
+	header http.Header
+	status int
+}
+
+func (w *discardWriter) Header() http.Header { return w.header }
+func (w *discardWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+}
+
+func (w *discardWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return len(b), nil
+}
