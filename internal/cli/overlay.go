@@ -242,6 +242,9 @@ func writeIngest(w io.Writer, tr overlay.IngestTrace) {
 		if c.Gated {
 			scores = fmt.Sprintf("a %.2f, b %.2f, gap %.2f", c.A, c.B, c.Gap)
 		}
+		if c.Cue != "" {
+			scores += ", cue: " + c.Cue
+		}
 		fmt.Fprintf(w, "    judged against %q (%s): %s\n", c.Content, scores, v)
 	}
 	for _, c := range tr.Commits {
