@@ -142,12 +142,16 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 			pair.Scores = &judge.Scores{A: ct.A, B: ct.B, Gap: ct.Gap}
 		}
 		res, err := o.cfg.Auditor.Audit(ctx, pair)
-		if err != nil {
-			// A judge that cannot answer (and has no fallback) commits nothing for this
-			// pair; the trace says why.
+		if err != nil && ctx.Err() == nil {
+			// The LLM judge failed in a way it does not cover itself (a wrong model name, a
+			// refused API key): the rule auditor answers, and the trace says why.
+			o.cfg.Logger.Warn("judge failed; the rule auditor answers", "user", user, "old", cands[i].ID, "err", err)
 			ct.Error = err.Error()
-			o.cfg.Logger.Warn("judge failed; pair left as it was", "user", user, "old", cands[i].ID, "err", err)
-			continue
+			res, err = o.rules.Audit(ctx, pair)
+			res.Fallback = "judge error: " + ct.Error
+		}
+		if err != nil {
+			return nil, fmt.Errorf("audit against %s: %w", cands[i].ID, err)
 		}
 		tr.Timings.Audited++
 		v := res.Verdict

@@ -67,7 +67,8 @@ type Config struct {
 type Overlay struct {
 	cfg   Config
 	gate  sentry.Gate
-	locks sync.Map // user → *sync.Mutex: one ingest at a time per user
+	rules judge.Auditor // answers when the configured auditor fails
+	locks sync.Map      // user → *sync.Mutex: one ingest at a time per user
 }
 
 // New checks cfg and returns an Overlay.
@@ -91,12 +92,12 @@ func New(cfg Config) (*Overlay, error) {
 	if cfg.Candidates == 0 {
 		cfg.Candidates = 5
 	}
+	rules, err := judge.NewRuleAuditor(judge.RuleConfig{})
+	if err != nil {
+		return nil, err
+	}
 	if cfg.Auditor == nil {
-		r, err := judge.NewRuleAuditor(judge.RuleConfig{})
-		if err != nil {
-			return nil, err
-		}
-		cfg.Auditor = r
+		cfg.Auditor = rules
 	}
 	if cfg.Thresholds == (sentry.Thresholds{}) {
 		cfg.Thresholds = sentry.DefaultThresholds()
@@ -107,7 +108,7 @@ func New(cfg Config) (*Overlay, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Overlay{cfg: cfg, gate: sentry.NewGate(cfg.Thresholds)}, nil
+	return &Overlay{cfg: cfg, gate: sentry.NewGate(cfg.Thresholds), rules: rules}, nil
 }
 
 // Store is the bank.

@@ -190,3 +190,22 @@ func TestSuspicionCue(t *testing.T) {
 		}
 	}
 }
+
+type failingAuditor struct{}
+
+func (failingAuditor) Audit(context.Context, judge.Pair) (judge.Result, error) {
+	return judge.Result{}, errors.New("llm: model \"nope\" not found")
+}
+
+func TestJudgeErrorFallsBackToRules(t *testing.T) {
+	ctx := t.Context()
+	o := newTestOverlay(t, func(c *Config) { c.Auditor = failingAuditor{} })
+	tr, err := o.Add(ctx, "u", []Input{{Content: "I live in Berlin.", EventTime: at(1)}, {Content: "I moved to Lisbon.", EventTime: at(2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tr[1].Candidates[0]
+	if c.Verdict == nil || c.Auditor != "rule" || !strings.Contains(c.Fallback, "not found") || len(tr[1].Commits) != 1 {
+		t.Errorf("candidate %+v commits %+v", c, tr[1].Commits)
+	}
+}
