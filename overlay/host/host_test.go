@@ -522,7 +522,7 @@ func TestSearchPrunesCommonTerms(t *testing.T) {
 		n := 2*fts.PruneMinDF + 100
 		batch := make([]host.Memory, n)
 		for i := range batch {
-			batch[i] = host.Memory{ID: fmt.Sprintf("m%05d", i), Content: "i said something today"}
+			batch[i] = host.Memory{ID: fmt.Sprintf("m%05d", i), Content: "weather report for today"}
 			if i%300 == 0 {
 				batch[i].Content += " about zebras"
 			}
@@ -530,7 +530,7 @@ func TestSearchPrunesCommonTerms(t *testing.T) {
 		if err := h.AddBatch(t.Context(), "alice", batch); err != nil {
 			t.Fatal(err)
 		}
-		hits, err := h.Search(t.Context(), "alice", "what did i say about zebras", nil, 50)
+		hits, err := h.Search(t.Context(), "alice", "weather about zebras", nil, 50)
 		if err != nil {
 			t.Fatal(err)
 		}

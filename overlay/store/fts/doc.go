@@ -11,13 +11,17 @@
 //
 // # Queries
 //
+// Terms are the distinct tokens of a query less English function words ("what", "was",
+// "my", …), which in a personal memory match nearly every record; a query made only of
+// them keeps them.
+//
 // User text is never handed to MATCH as it is: quotes, parentheses, column filters, "-",
 // "*", "^", NEAR and the bare words AND, OR and NOT are FTS5 syntax, and a stray one fails
-// the statement or changes its meaning. MatchQuery tokenizes the text and writes each
-// distinct token (at most MaxQueryTerms) as a double-quoted string joined by OR, so the
-// result is always a valid expression that matches any document sharing a term, ranked by
-// BM25. Text without tokens gives "", which callers must treat as "no text query" (an
-// empty MATCH is a syntax error). The sanitiser is fuzzed against a real FTS5 table.
+// the statement or changes its meaning. MatchQuery writes each of the text's Terms (at
+// most MaxQueryTerms) as a double-quoted string joined by OR, so the result is always a
+// valid expression that matches any document sharing a term, ranked by BM25. Text
+// without tokens gives "", which callers must treat as "no text query" (an empty MATCH
+// is a syntax error). The sanitiser is fuzzed against a real FTS5 table.
 //
 // # BM25
 //
