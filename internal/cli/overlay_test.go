@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/atma-dev/atma/overlay"
+)
+
+// TestOverlayCommands runs add, query, show, trace and check against a real SQLite bank
+// with the test-tiny backbone and the rule auditor.
+func TestOverlayCommands(t *testing.T) {
+	env := map[string]string{"ATMA_CACHE": testTinyCache(t), "ATMA_DATA": t.TempDir()}
+	common := []string{"-u", "alice", "--backbone", "test-tiny", "--gate-off"}
+	code, out, errOut := run(t, "atma", env, "", append([]string{"overlay", "add", "--at", "2024-01-01T00:00:00Z", "I live in Berlin."}, common...)...)
+	if code != 0 {
+		t.Fatalf("add: exit %d: %s", code, errOut)
+	}
+	code, out, errOut = run(t, "atma", env, "", append([]string{"overlay", "add", "--at", "2025-01-01T00:00:00Z", "--json", "I moved to Lisbon last month."}, common...)...)
+	var traces []overlay.IngestTrace
+	if code != 0 || json.Unmarshal([]byte(out), &traces) != nil || len(traces) != 1 || len(traces[0].Commits) != 1 {
+		t.Fatalf("add: exit %d: %q %s", code, out, errOut)
+	}
+	code, out, errOut = run(t, "atma", env, "", append([]string{"overlay", "query", "Where do I live now?"}, common...)...)
+	if code != 0 || !strings.Contains(out, "[1] current memory") || !strings.Contains(out, "Lisbon") || !strings.Contains(out, "trace: ") {
+		t.Fatalf("query: exit %d: %s %s", code, out, errOut)
+	}
+	traceID := strings.TrimSpace(out[strings.LastIndex(out, "trace: ")+len("trace: "):])
+	if code, out, errOut := run(t, "atma", env, "", "overlay", "trace", "-u", "alice", traceID); code != 0 || !strings.Contains(out, `"kind": "query"`) {
+		t.Errorf("trace: exit %d: %s %s", code, out, errOut)
+	}
+	if code, _, errOut := run(t, "atma", env, "", "overlay", "trace", "-u", "bob", traceID); code != ExitFailure || !strings.Contains(errOut, "not found") {
+		t.Errorf("bob reads alice's trace: exit %d: %s", code, errOut)
+	}
+	if code, out, _ := run(t, "atma", env, "", "overlay", "show", "-u", "alice", "--status", "superseded"); code != 0 || !strings.Contains(out, "Berlin") || strings.Contains(out, "Lisbon") {
+		t.Errorf("show: exit %d: %s", code, out)
+	}
+	if code, out, errOut := run(t, "atma", env, "", "overlay", "check"); code != 0 || !strings.Contains(out, "alice: 0 violations") {
+		t.Errorf("check: exit %d: %s %s", code, out, errOut)
+	}
+	// Bad input: nothing is written.
+	if code, _, errOut := run(t, "atma", env, "", append([]string{"overlay", "add", "bad \xff"}, common...)...); code != ExitUsage || !strings.Contains(errOut, "UTF-8") {
+		t.Errorf("bad UTF-8: exit %d: %s", code, errOut)
+	}
+	if code, _, _ := run(t, "atma", env, "", "overlay", "add", "x"); code != ExitUsage {
+		t.Errorf("no --user: exit %d", code)
+	}
+	if code, _, _ := run(t, "atma", env, "", append([]string{"overlay", "query", "--top-k", "99", "q"}, common...)...); code != ExitUsage {
+		t.Errorf("top-k 99: exit %d", code)
+	}
+}
