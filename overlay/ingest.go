@@ -324,48 +324,51 @@ func (o *Overlay) apply(ctx context.Context, tx store.Tx, rec *store.Record, old
 		if err != nil {
 			return err
 		}
-		slot := old.Slot
+		// Both become versions of one single-valued slot: the new record's (when an earlier
+		// verdict of this ingest gave it one), else the old record's, else a new one. A
+		// second slot met on the way is merged into it: they hold the same state.
+		slot := nw.Slot
 		if slot == "" {
-			slot = nw.Slot
+			slot = old.Slot
 		}
 		if slot == "" {
 			slot = "slot:" + old.ID
 		}
-		// Both become versions of one single-valued slot, ordered by time.
-		for _, r := range []store.Record{old, nw} {
-			if r.Slot != slot || !r.SingleValued {
-				r.Slot, r.SingleValued = slot, true
-				if err := tx.Put(ctx, r); err != nil {
-					return err
-				}
-			}
+		if err := mergeSlot(ctx, tx, old, slot); err != nil {
+			return err
 		}
-		older, newer := old.ID, rec.ID
+		if err := mergeSlot(ctx, tx, nw, slot); err != nil {
+			return err
+		}
+		older, newer := old, nw
 		note := ""
 		if store.CompareVersions(nw, old) < 0 {
 			// A backfilled memory older than the current one: it is the history.
-			older, newer = rec.ID, old.ID
+			older, newer = nw, old
 			note = "the new memory is older than the record it conflicts with: it was stored as history"
 		}
-		if err := store.Supersede(ctx, tx, older, newer); err != nil {
+		if err := tx.Link(ctx, newer.ID, store.LinkSupersedes, older.ID); err != nil {
+			return err
+		}
+		// The time line of the whole slot decides the statuses (and valid_until): a newer
+		// version this ingest did not see stays current.
+		if err := store.Reconcile(ctx, tx, slot); err != nil {
 			return err
 		}
 		rec.Slot, rec.SingleValued = slot, true
-		ct := CommitTrace{Action: v.Action, Old: older, New: newer, Slot: slot, Note: note}
+		ct := CommitTrace{Action: v.Action, Old: older.ID, New: newer.ID, Slot: slot, Note: note}
 		if v.Action == judge.ActionTransition {
 			summary := v.TransitionSummary
 			if summary == "" {
-				summary = fmt.Sprintf("changed from %q to %q", old.Content, rec.Content)
+				summary = fmt.Sprintf("changed from %q to %q", older.Content, newer.Content)
 			}
-			now := tx.Now()
-			tid := store.NewID(now)
-			newer, _ := tx.Get(ctx, newer)
+			tid := store.NewID(tx.Now())
 			t := store.Record{ID: tid, Content: summary, EventTime: newer.Time(), SourcePos: newer.SourcePos, Status: store.StatusTransition,
-				Confidence: v.Confidence, Source: "overlay", Meta: map[string]string{"from": older, "to": newer.ID}}
+				Confidence: v.Confidence, Source: "overlay", Meta: map[string]string{"from": older.ID, "to": newer.ID}}
 			if err := tx.Put(ctx, t); err != nil {
 				return err
 			}
-			if err := store.Evolve(ctx, tx, older, tid, newer.ID); err != nil {
+			if err := store.Evolve(ctx, tx, older.ID, tid, newer.ID); err != nil {
 				return err
 			}
 			ct.Transition = tid
@@ -376,6 +379,29 @@ func (o *Overlay) apply(ctx context.Context, tx store.Tx, rec *store.Record, old
 		return o.link(ctx, tx, rec.ID, store.LinkScopedException, old.ID, v.Action, tr)
 	case judge.ActionCoexist:
 		return o.link(ctx, tx, rec.ID, store.LinkCoexistsWith, old.ID, v.Action, tr)
+	}
+	return nil
+}
+
+// mergeSlot puts r, and every record of r's version group when r has another slot, into
+// the single-valued slot.
+func mergeSlot(ctx context.Context, tx store.Tx, r store.Record, slot string) error {
+	members := []store.Record{r}
+	if r.Slot != "" && r.Slot != slot {
+		g, err := tx.VersionGroup(ctx, r.Slot)
+		if err != nil {
+			return err
+		}
+		members = g
+	}
+	for _, m := range members {
+		if m.Slot == slot && m.SingleValued {
+			continue
+		}
+		m.Slot, m.SingleValued = slot, true
+		if err := tx.Put(ctx, m); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package overlay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"strings"
@@ -207,5 +208,32 @@ func TestJudgeErrorFallsBackToRules(t *testing.T) {
 	c := tr[1].Candidates[0]
 	if c.Verdict == nil || c.Auditor != "rule" || !strings.Contains(c.Fallback, "not found") || len(tr[1].Commits) != 1 {
 		t.Errorf("candidate %+v commits %+v", c, tr[1].Commits)
+	}
+}
+
+// TestOutOfOrderIngest: memories of one slot arriving in any time order leave the bank
+// consistent, and the newest by event time is current.
+func TestOutOfOrderIngest(t *testing.T) {
+	ctx := t.Context()
+	o := newTestOverlay(t, nil)
+	cities := []struct {
+		k    int
+		city string
+	}{{6, "Oslo"}, {7, "Rome"}, {8, "Paris"}, {9, "Rome"}, {10, "Paris"}, {11, "Madrid"}, {18, "Vienna"}, {0, "Berlin"}, {2, "Oslo"}, {21, "Prague"}}
+	for _, c := range cities {
+		if _, err := o.Add(ctx, "u", []Input{{Content: fmt.Sprintf("I live in %s now, note %d.", c.city, c.k), EventTime: at(1 + c.k)}}); err != nil {
+			t.Fatalf("add %s (day %d): %v", c.city, c.k, err)
+		}
+	}
+	if v, err := store.Check(ctx, o.Store(), "u"); err != nil || len(v) != 0 {
+		t.Errorf("invariants: %v %v", v, err)
+	}
+	active, _, _ := o.Store().List(ctx, "u", store.Filter{Status: store.StatusActive})
+	if len(active) != 1 || !strings.Contains(active[0].Content, "Prague") {
+		var names []string
+		for _, r := range active {
+			names = append(names, r.Content)
+		}
+		t.Errorf("active: %v", names)
 	}
 }

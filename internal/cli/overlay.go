@@ -158,7 +158,7 @@ func newCmdOverlay(f *Factory) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdOverlayAdd(f), newCmdOverlayQuery(f), newCmdOverlayShow(f), newCmdOverlayTrace(f), newCmdOverlayCheck(f))
+	cmd.AddCommand(newCmdOverlayAdd(f), newCmdOverlayQuery(f), newCmdOverlayShow(f), newCmdOverlayTrace(f), newCmdOverlayCheck(f), newCmdOverlayServe(f))
 	return cmd
 }
 

@@ -10,10 +10,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/store"
 )
-
 
 // healthProbeUser is the user whose records the health check lists, to reach the
 // bank; whether it has any does not matter.
@@ -74,7 +72,8 @@ func (s *server) addMemories(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	traces, err := s.ov.Add(r.Context(), user, ins)
+	// A write the server accepted runs to its end even if the client goes away.
+	traces, err := s.ov.Add(context.WithoutCancel(r.Context()), user, ins)
 	s.metrics.ingested(traces)
 	if err != nil {
 		committed := make([]string, 0, len(traces))
@@ -159,7 +158,7 @@ func (s *server) getRecord(w http.ResponseWriter, r *http.Request) error {
 	}
 	v, err := s.ov.Get(r.Context(), user, id)
 	if err != nil {
-		return s.notFound(r.Context(), user, fmt.Errorf("record %s: %w", id, err))
+		return s.notFound(r.Context(), user, err)
 	}
 	writeJSON(w, http.StatusOK, RecordView{Record: recordOf(v.Record), Linked: recordsOf(v.Linked), History: recordsOf(v.History)})
 	return nil
@@ -174,8 +173,8 @@ func (s *server) deleteRecord(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.ov.Delete(r.Context(), user, id); err != nil {
-		return s.notFound(r.Context(), user, fmt.Errorf("record %s: %w", id, err))
+	if err := s.ov.Delete(context.WithoutCancel(r.Context()), user, id); err != nil {
+		return s.notFound(r.Context(), user, err)
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -189,7 +188,7 @@ func (s *server) deleteUser(w http.ResponseWriter, r *http.Request) error {
 	if err := s.requireUser(r.Context(), user); err != nil {
 		return err
 	}
-	if err := s.ov.DeleteUser(r.Context(), user); err != nil {
+	if err := s.ov.DeleteUser(context.WithoutCancel(r.Context()), user); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

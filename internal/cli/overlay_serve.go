@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/atma-dev/atma/overlay/api"
+)
+
+// overlayServeOptions are the flags of `atma overlay serve`.
+type overlayServeOptions struct {
+	overlayOptions
+	Addr         string
+	Token        string
+	MaxBodyBytes int64
+	MaxInFlight  int
+}
+
+// serveUser stands in for --user when the overlay is opened for serving: every request
+// names its own user, and openOverlay wants one only to refuse commands that forget it.
+const serveUser = "(each request names its user)"
+
+func newCmdOverlayServe(f *Factory) *cobra.Command {
+	opts := &overlayServeOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the overlay over HTTP: JSON API, agent tools, metrics",
+		Long: `Serve the overlay over HTTP. Each request names its user in the path; users never see
+each other's records.
+  POST   /v1/users/{user}/memories      add memories (a batch) through the commit path
+  GET    /v1/users/{user}/records       list records (?status=&slot=&limit=&cursor=)
+  GET    /v1/users/{user}/records/{id}  one record with its links and version history
+  DELETE /v1/users/{user}/records/{id}  delete a record; DELETE /v1/users/{user}: all of a user's data
+  POST   /v1/users/{user}/query         the labelled evidence packet (mode packet or answer)
+  GET    /v1/users/{user}/traces/{id}   an ingest or query trace
+  GET    /v1/tools                      the memory operations as OpenAI tool definitions
+  POST   /v1/users/{user}/tools/call    execute a tool call
+  GET    /healthz, /metrics (Prometheus), /openapi.json
+Every route but /healthz and /openapi.json needs "Authorization: Bearer <token>" when a
+token is set (--token or ATMA_TOKEN). Without a token the server listens only on a loopback
+address. The backbone, Sentry checkpoint and Judge are opened as for 'atma overlay add'.
+Ctrl-C stops it gracefully.`,
+		Example: `  atma overlay serve
+  ATMA_TOKEN=$(openssl rand -hex 32) atma overlay serve --addr 0.0.0.0:8088
+  curl -s -H "Authorization: Bearer $ATMA_TOKEN" -H 'Content-Type: application/json' \
+    -d '{"memories":[{"content":"I moved to Lisbon."}]}' http://127.0.0.1:8088/v1/users/alice/memories`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Token == "" {
+				opts.Token = f.env("ATMA_TOKEN")
+			}
+			if err := api.CheckBind(opts.Addr, opts.Token); err != nil {
+				return usageError{err}
+			}
+			open := func(ctx context.Context) (*overlayEnv, error) {
+				o := opts.overlayOptions
+				o.User = serveUser
+				return f.openOverlay(ctx, &o, true)
+			}
+			return overlayServeRun(cmd.Context(), f, opts, open, nil)
+		},
+	}
+	opts.addFlags(cmd.Flags(), true)
+	// Serving has no user of its own and answers in JSON anyway.
+	for _, name := range []string{"user", "json"} {
+		if err := cmd.Flags().MarkHidden(name); err != nil {
+			panic(err) // the flags were just added: a programming error
+		}
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Addr, "addr", "127.0.0.1:8088", "address to listen on (a non-loopback one needs a token)")
+	fl.StringVar(&opts.Token, "token", "", "bearer token every request must carry (default: $ATMA_TOKEN)")
+	fl.Int64Var(&opts.MaxBodyBytes, "max-body-bytes", 0, fmt.Sprintf("largest request body (0: %d)", api.DefaultMaxBodyBytes))
+	fl.IntVar(&opts.MaxInFlight, "max-in-flight", 0, fmt.Sprintf("requests served at once; more get 503 (0: %d)", api.DefaultMaxInFlight))
+	return cmd
+}
+
+// overlayServeRun opens the overlay with open, listens on opts.Addr and serves until ctx
+// ends. ready, when set, gets the address listened on.
+func overlayServeRun(ctx context.Context, f *Factory, opts *overlayServeOptions, open func(context.Context) (*overlayEnv, error), ready func(net.Addr)) error {
+	if err := api.CheckBind(opts.Addr, opts.Token); err != nil {
+		return usageError{err}
+	}
+	env, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	h, err := api.New(api.Config{Overlay: env.ov, Token: opts.Token, MaxBodyBytes: opts.MaxBodyBytes, MaxInFlight: opts.MaxInFlight, Logger: f.Logger})
+	if err != nil {
+		return usageError{err}
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return err
+	}
+	// A host name that passed the check must still have bound to loopback.
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && opts.Token == "" && !tcp.IP.IsLoopback() {
+		ln.Close()
+		return usagef("%s bound to %s, which is not a loopback address; set a token (--token or ATMA_TOKEN)", opts.Addr, tcp.IP)
+	}
+	// Ingests through an LLM judge can take minutes for a large batch.
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 2 * time.Minute, WriteTimeout: 15 * time.Minute, IdleTimeout: 2 * time.Minute}
+	auth := "bearer token"
+	if opts.Token == "" {
+		auth = "no token (loopback only)"
+	}
+	f.Logger.Info("overlay API listening", "addr", ln.Addr().String(), "auth", auth, "data", f.dataDir(&opts.overlayOptions))
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	return serveUntilDone(ctx, srv, ln)
+}

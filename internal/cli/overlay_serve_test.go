@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"hash/fnv"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/atma-dev/atma/overlay"
+	"github.com/atma-dev/atma/overlay/api"
+)
+
+func testFactory(env map[string]string) (*Factory, *bytes.Buffer) {
+	var errOut bytes.Buffer
+	return &Factory{
+		IO:     IO{In: strings.NewReader(""), Out: io.Discard, ErrOut: &errOut, Getenv: func(k string) string { return env[k] }},
+		Logger: slog.New(slog.NewTextHandler(&errOut, nil)),
+	}, &errOut
+}
+
+// executeServe runs `overlay serve` with args, as its parent would.
+func executeServe(t *testing.T, env map[string]string, args ...string) error {
+	t.Helper()
+	f, _ := testFactory(env)
+	cmd := newCmdOverlayServe(f)
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	return cmd.ExecuteContext(t.Context())
+}
+
+func TestOverlayServeRefusesOpenNonLoopback(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:8088"} {
+		t.Run(addr, func(t *testing.T) {
+			err := executeServe(t, nil, "--addr", addr, "--data-dir", t.TempDir())
+			var ue usageError
+			if !errors.As(err, &ue) || !errors.Is(err, api.ErrOpenBind) || !strings.Contains(err.Error(), "token") {
+				t.Fatalf("error %v: want a usage error (exit 2) asking for a token", err)
+			}
+		})
+	}
+	// With ATMA_TOKEN the address passes; the bogus provider then fails the model
+	// loading, after the check.
+	err := executeServe(t, map[string]string{"ATMA_TOKEN": "tok"}, "--addr", "0.0.0.0:0", "--data-dir", t.TempDir(), "--provider", "abacus")
+	if err == nil || errors.Is(err, api.ErrOpenBind) || !strings.Contains(err.Error(), "abacus") {
+		t.Errorf("with a token from the environment: %v", err)
+	}
+}
+
+// wordEmbedder is a deterministic bag-of-words embedder for serving without a backbone.
+type wordEmbedder struct{}
+
+func (wordEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, 32)
+		for _, w := range strings.Fields(strings.ToLower(t)) {
+			h := fnv.New32a()
+			h.Write([]byte(strings.Trim(w, ".,!?")))
+			v[h.Sum32()%32]++
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// TestOverlayServe serves a bank in a temporary directory, adds a memory through the
+// API, lists it back and stops on cancel.
+func TestOverlayServe(t *testing.T) {
+	f, logs := testFactory(nil)
+	dir := t.TempDir()
+	open := func(ctx context.Context) (*overlayEnv, error) {
+		bank, err := overlay.OpenBank(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		ov, err := overlay.New(overlay.Config{Store: bank.Store, Host: bank.Host, Traces: bank.Traces, Embedder: wordEmbedder{}, Logger: f.Logger})
+		if err != nil {
+			return nil, errors.Join(err, bank.Close())
+		}
+		return &overlayEnv{ov: ov, bank: bank}, nil
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	opts := &overlayServeOptions{Addr: "127.0.0.1:0", Token: "tok"}
+	opts.DataDir = dir
+	go func() { done <- overlayServeRun(ctx, f, opts, open, func(a net.Addr) { addrc <- a }) }()
+	var base string
+	select {
+	case a := <-addrc:
+		base = "http://" + a.String()
+	case err := <-done:
+		t.Fatalf("serve ended before listening: %v\n%s", err, logs)
+	}
+	send := func(method, path, token, body string) (int, string) {
+		t.Helper()
+		r, _ := http.NewRequestWithContext(t.Context(), method, base+path, strings.NewReader(body))
+		if token != "" {
+			r.Header.Set("Authorization", "Bearer "+token)
+		}
+		if body != "" {
+			r.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, _ := send("GET", "/healthz", "", ""); code != http.StatusOK {
+		t.Errorf("healthz: %d", code)
+	}
+	if code, _ := send("GET", "/v1/tools", "", ""); code != http.StatusUnauthorized {
+		t.Errorf("tools without a token: %d", code)
+	}
+	if code, body := send("POST", "/v1/users/alice/memories", "tok", `{"memories":[{"content":"I live in Berlin."}]}`); code != http.StatusOK {
+		t.Fatalf("add: %d %s", code, body)
+	}
+	code, body := send("GET", "/v1/users/alice/records", "tok", "")
+	var list api.ListResponse
+	if code != http.StatusOK || json.Unmarshal([]byte(body), &list) != nil || len(list.Records) != 1 || list.Records[0].Content != "I live in Berlin." {
+		t.Errorf("list: %d %s", code, body)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serve after cancel: %v", err)
+	}
+	if !strings.Contains(logs.String(), "overlay API listening") {
+		t.Errorf("no listening line in the log:\n%s", logs)
+	}
+}
+
+func TestOverlayServeHelp(t *testing.T) {
+	f, _ := testFactory(nil)
+	cmd := newCmdOverlayServe(f)
+	if cmd.Example == "" || cmd.Short == "" {
+		t.Error("serve lacks a short description or an example")
+	}
+	for _, hidden := range []string{"user", "json"} {
+		if fl := cmd.Flags().Lookup(hidden); fl == nil || !fl.Hidden {
+			t.Errorf("--%s should be hidden", hidden)
+		}
+	}
+	for _, name := range []string{"addr", "token", "max-body-bytes", "max-in-flight", "data-dir", "sentry", "gate-off"} {
+		if cmd.Flags().Lookup(name) == nil {
+			t.Errorf("no --%s flag", name)
+		}
+	}
+}

@@ -1,0 +1,247 @@
+package overlay_test
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/atma-dev/atma/overlay"
+	"github.com/atma-dev/atma/overlay/retrieval"
+)
+
+// The overlay's benchmarks run the real use-lite backbone through ONNX Runtime (they fail
+// with the fix when either is missing) and the rule auditor as the Judge, on SQLite banks:
+//
+//	go test -run '^$' -bench 'Ingest' -benchtime 100x ./overlay/
+//	go test -run '^$' -bench 'Query/(Small|Med)' -benchtime 200x ./overlay/
+//	go test -run '^$' -bench 'Query/Large' -benchtime 200x ./overlay/   # builds a 100k bank once
+//
+// The gate is the trained Sentry checkpoint in $ATMA_CACHE/demo/sentry when there is one,
+// else random projection heads (the log line says which). See benchdata_test.go for the
+// memories and the cached query banks.
+
+// BenchmarkIngest measures the commit path on realistic memories (package data's
+// profiles: each profile one user, its facts and then 60 interactions, half of them
+// conflicting): Add with up to 32 memories a call (the memories of one user; the last
+// call of a user has fewer) and Add with one memory a call, each into a fresh SQLite bank
+// with traces kept. ns/op is per Add call. It reports
+//
+//   - memories/s: memories ingested per second, the backbone included;
+//   - routed/ingest: (candidate, new) pairs the gate routed to the Judge, per memory;
+//   - judge-share: the share of memories with at least one pair routed to the Judge;
+//   - cands/ingest and commits/ingest: candidates audited or gated, changes committed;
+//   - embed/seeds/gate/judge/commit-us/mem: where one memory's time goes (from the traces;
+//     embed is the batch's time shared out, commit includes the host's write);
+//   - bytes/1k-records: the bank on disk (SQLite file + WAL + shm after a checkpoint, traces
+//     included) per 1,000 records (memories and transition records), and
+//     trace-bytes/1k-records: the JSON of the ingest traces alone.
+func BenchmarkIngest(b *testing.B) {
+	for _, bc := range []struct {
+		name  string
+		batch int
+	}{{"Batch32", 32}, {"Single", 1}} {
+		b.Run(bc.name, func(b *testing.B) {
+			env := loadBenchEnv(b)
+			ctx := b.Context()
+			dir := b.TempDir()
+			bank, err := overlay.OpenBank(ctx, dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { bank.Close() })
+			o, err := overlay.New(overlay.Config{Store: bank.Store, Host: bank.Host, Embedder: env.enc,
+				Heads: env.heads, Thresholds: env.thresholds, Traces: bank.Traces})
+			if err != nil {
+				b.Fatal(err)
+			}
+			stream := newMemoryStream(1)
+			var (
+				memories, routed, reached, cands, commits int
+				parts                                     overlay.Timings
+			)
+			for b.Loop() {
+				b.StopTimer() // drawing a new dataset is not ingest
+				user, ins, err := stream.next(bc.batch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				trs, err := o.Add(ctx, user, ins)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, tr := range trs {
+					memories++
+					routed += tr.Timings.Routed
+					if tr.Timings.Routed > 0 {
+						reached++
+					}
+					cands += len(tr.Candidates)
+					commits += len(tr.Commits)
+					parts.Embed += tr.Timings.Embed
+					parts.Seeds += tr.Timings.Seeds
+					parts.Gate += tr.Timings.Gate
+					parts.Judge += tr.Timings.Judge
+					parts.Commit += tr.Timings.Commit
+				}
+			}
+			if memories == 0 {
+				b.Fatal("no memory was ingested")
+			}
+			per := func(n int) float64 { return float64(n) / float64(memories) }
+			us := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(memories) }
+			b.ReportMetric(float64(memories)/b.Elapsed().Seconds(), "memories/s")
+			b.ReportMetric(per(routed), "routed/ingest")
+			b.ReportMetric(per(reached), "judge-share")
+			b.ReportMetric(per(cands), "cands/ingest")
+			b.ReportMetric(per(commits), "commits/ingest")
+			b.ReportMetric(us(parts.Embed), "embed-us/mem")
+			b.ReportMetric(us(parts.Seeds), "seeds-us/mem")
+			b.ReportMetric(us(parts.Gate), "gate-us/mem")
+			b.ReportMetric(us(parts.Judge), "judge-us/mem")
+			b.ReportMetric(us(parts.Commit), "commit-us/mem")
+
+			if _, err := bank.DB.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+				b.Fatal(err)
+			}
+			var records, traceBytes int64
+			if err := bank.DB.QueryRowContext(ctx, `SELECT count(*) FROM records`).Scan(&records); err != nil {
+				b.Fatal(err)
+			}
+			if err := bank.DB.QueryRowContext(ctx, `SELECT coalesce(sum(length(data)), 0) FROM overlay_traces`).Scan(&traceBytes); err != nil {
+				b.Fatal(err)
+			}
+			size := dbBytes(filepath.Join(dir, overlay.DBFile))
+			b.ReportMetric(float64(size)/float64(records)*1000, "bytes/1k-records")
+			b.ReportMetric(float64(traceBytes)/float64(records)*1000, "trace-bytes/1k-records")
+			b.Logf("%d memories of %d users → %d records, %d bytes on disk", memories, stream.users, records, size)
+		})
+	}
+}
+
+// benchSizes are the query banks' size family; -bench 'Query/Med' runs one alone, and
+// -short leaves out Large, whose first run builds a 100k-record bank (minutes).
+var benchSizes = []struct {
+	name string
+	n    int
+}{{"Small", 1_000}, {"Med", 10_000}, {"Large", 100_000}}
+
+// BenchmarkQuery measures Query without an LLM (no controller, no answer model, no
+// traces kept) on banks of 1k, 10k and 100k records of one user (see benchBank), with 64
+// realistic questions in turn (TopK 5):
+//
+//   - query: the whole call, the backbone's embedding of the question included; each
+//     call's wall time gives p50-ms, p95-ms and p99-ms, the query's own timings give the
+//     medians of its parts (embed-, search-, pool-p50-ms) and hops/query is the pool's
+//     records reached by relation hops or neighbour links rather than the host's seeds;
+//   - embed: the backbone on one question;
+//   - search: the host's hybrid search (dense + BM25 + RRF, 10 hits) with the question's
+//     vector computed beforehand.
+func BenchmarkQuery(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			if sz.n > 10_000 && testing.Short() {
+				b.Skipf("the %d-record bank is left out in -short mode; run -bench 'Query/%s' without -short", sz.n, sz.name)
+			}
+			env := loadBenchEnv(b)
+			ctx := context.Background()
+			dir, st := benchBank(b, env, sz.n, 1)
+			b.Logf("bank %s: %d records, %d transitions, %d supersessions, %d scoped exceptions, %d coexist links, %d bytes",
+				dir, st.Records, st.Transitions, st.Supersedes, st.Exceptions, st.Coexists, st.FileBytes)
+			bank, err := overlay.OpenBank(ctx, dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer bank.Close()
+			o, err := overlay.New(overlay.Config{Store: bank.Store, Host: bank.Host, Embedder: env.enc,
+				Heads: env.heads, Thresholds: env.thresholds})
+			if err != nil {
+				b.Fatal(err)
+			}
+			queries, err := benchQueries(1, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			// The first search loads the user's vectors into memory; that is not a query's cost.
+			if _, err := o.Query(ctx, benchUser, overlay.QueryRequest{Text: queries[0]}); err != nil {
+				b.Fatal(err)
+			}
+
+			b.Run("query", func(b *testing.B) {
+				var total, embed, search, pool []time.Duration
+				hops, i := 0, 0
+				for b.Loop() {
+					q := queries[i%len(queries)]
+					i++
+					t0 := time.Now()
+					tr, err := o.Query(ctx, benchUser, overlay.QueryRequest{Text: q})
+					total = append(total, time.Since(t0))
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(tr.Packet.Rows) == 0 {
+						b.Fatalf("query %q: empty packet", q)
+					}
+					embed = append(embed, tr.Timings.Embed)
+					search = append(search, tr.Timings.Seeds)
+					pool = append(pool, tr.Timings.Pool)
+					for _, c := range tr.Pool.Ranked {
+						if c.Source != retrieval.SourceSeed {
+							hops++
+						}
+					}
+				}
+				b.ReportMetric(percentileMs(total, 50), "p50-ms")
+				b.ReportMetric(percentileMs(total, 95), "p95-ms")
+				b.ReportMetric(percentileMs(total, 99), "p99-ms")
+				b.ReportMetric(percentileMs(embed, 50), "embed-p50-ms")
+				b.ReportMetric(percentileMs(search, 50), "search-p50-ms")
+				b.ReportMetric(percentileMs(pool, 50), "pool-p50-ms")
+				b.ReportMetric(float64(hops)/float64(len(total)), "hops/query")
+			})
+
+			vecs, err := env.enc.Embed(ctx, queries)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run("embed", func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					if _, err := env.enc.Embed(ctx, queries[i%len(queries):i%len(queries)+1]); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+			})
+			b.Run("search", func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					j := i % len(queries)
+					i++
+					hits, err := bank.Host.Search(ctx, benchUser, queries[j], vecs[j], 2*overlay.DefaultTopK)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(hits) == 0 {
+						b.Fatalf("query %q: no hits", queries[j])
+					}
+				}
+			})
+		})
+	}
+}
+
+// percentileMs returns the p-th percentile (nearest rank) of ds in milliseconds.
+func percentileMs(ds []time.Duration, p float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(math.Ceil(float64(len(s))*p/100)) - 1
+	i = min(max(i, 0), len(s)-1)
+	return float64(s[i]) / float64(time.Millisecond)
+}
