@@ -168,8 +168,8 @@
 // malformed labels; errors are {"error": "..."}. A missing label is scored on the
 // label-free terms and counted, or refused with RequireLabels. Requests are served
 // concurrently, MaxConcurrent scored at a time, each large one on GOMAXPROCS goroutines.
-// The metrics are written by hand rather than with the Prometheus client library: a dozen
-// series over fixed label sets need no registry, and the library would add six modules.
+// The metrics use the Prometheus client library with a registry per server, so several
+// servers in one process never share series.
 //
 // scripts/grpo holds the launch recipes for OpenRLHF, TRL and verl with the paper's
 // settings; the tests here send the server requests shaped like each engine's.

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Server defaults.
@@ -73,8 +75,10 @@ type RewardServer struct {
 	log      *slog.Logger
 	sem      chan struct{}
 	metrics  *serverMetrics
-	mux      *http.ServeMux
-	started  time.Time
+	// metricsHandler serves metrics' registry in the format the scraper asks for.
+	metricsHandler http.Handler
+	mux            *http.ServeMux
+	started        time.Time
 }
 
 // NewRewardServer returns a reward server.
@@ -104,6 +108,9 @@ func NewRewardServer(cfg ServerConfig) (*RewardServer, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.metricsHandler = promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{
+		ErrorLog: slog.NewLogLogger(s.log.With("component", "grpo reward server metrics").Handler(), slog.LevelWarn),
+	})
 	for _, p := range []string{"/reward", "/get_reward", "/{$}"} {
 		s.mux.HandleFunc(p, s.scoreHandler("openrlhf", s.openRLHF))
 	}
@@ -364,8 +371,5 @@ func (s *RewardServer) serveMetrics(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "use GET"})
 		return
 	}
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	if err := s.metrics.write(w); err != nil {
-		s.log.Warn("grpo reward server: write metrics", "err", err)
-	}
+	s.metricsHandler.ServeHTTP(w, r)
 }

@@ -286,8 +286,8 @@ func TestServerHealthAndMetrics(t *testing.T) {
 	resp.Body.Close()
 	text := string(body)
 	for _, want := range []string{
-		`atma_reward_requests_total{endpoint="openrlhf",code="200"} 1`,
-		`atma_reward_requests_total{endpoint="trl",code="400"} 1`,
+		`atma_reward_requests_total{code="200",endpoint="openrlhf"} 1`,
+		`atma_reward_requests_total{code="400",endpoint="trl"} 1`,
 		`atma_reward_completions_total{endpoint="openrlhf"} 2`,
 		`atma_reward_flags_total{flag="empty"} 1`,
 		`atma_reward_component_sum{component="verdict"} 1`,

@@ -4,40 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
-	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/overlay/host"
+	"github.com/atma-dev/atma/overlay/overlaytest"
 	"github.com/atma-dev/atma/overlay/store"
 )
-
-// bagEmbedder is a deterministic bag-of-words embedder for unit tests.
-type bagEmbedder struct{}
-
-func (bagEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		v := make([]float32, 64)
-		for _, w := range strings.Fields(strings.ToLower(t)) {
-			h := fnv.New32a()
-			h.Write([]byte(strings.Trim(w, ".,!?")))
-			v[h.Sum32()%64]++
-		}
-		var n float64
-		for _, x := range v {
-			n += float64(x * x)
-		}
-		for j := range v {
-			v[j] /= float32(math.Sqrt(n) + 1e-9)
-		}
-		out[i] = v
-	}
-	return out, nil
-}
 
 func newTestOverlay(t *testing.T, mutate func(*Config)) *Overlay {
 	t.Helper()
@@ -49,7 +24,7 @@ func newTestOverlay(t *testing.T, mutate func(*Config)) *Overlay {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Store: s, Host: h, Embedder: bagEmbedder{}, Traces: NewMemoryTraces()}
+	cfg := Config{Store: s, Host: h, Embedder: overlaytest.BagEmbedder{}, Traces: NewMemoryTraces()}
 	if mutate != nil {
 		mutate(&cfg)
 	}

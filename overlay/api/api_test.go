@@ -17,6 +17,7 @@ import (
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/llm"
 	"github.com/atma-dev/atma/overlay"
+	"github.com/atma-dev/atma/overlay/overlaytest"
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store"
 )
@@ -182,13 +183,13 @@ func TestRoutes(t *testing.T) {
 		}
 		w := e.do(req{method: "GET", path: "/metrics"})
 		for _, want := range []string{
-			`atma_api_requests_total{route="addMemories",code="200"} 1`,
+			`atma_api_requests_total{code="200",route="addMemories"} 1`,
 			`atma_api_request_duration_seconds_count{route="listRecords"}`,
 			`atma_api_memories_ingested_total{status="active"} 3`,
 			`atma_api_commits_total{action="transition"} 1`,
 			`atma_api_judge_routed_total `,
 			`atma_api_queries_total{mode="answer"} 1`,
-			`atma_api_tool_calls_total{tool="memory_search_semantic",outcome="ok"} 1`,
+			`atma_api_tool_calls_total{outcome="ok",tool="memory_search_semantic"} 1`,
 		} {
 			if !strings.Contains(w.Body.String(), want) {
 				t.Errorf("metrics lack %q:\n%s", want, w.Body)
@@ -432,7 +433,7 @@ func TestInFlightLimit(t *testing.T) {
 	var once sync.Once
 	slow := embedFunc(func(ctx context.Context, texts []string) ([][]float32, error) {
 		once.Do(func() { close(entered); <-release })
-		return bagEmbedder{}.Embed(ctx, texts)
+		return overlaytest.BagEmbedder{}.Embed(ctx, texts)
 	})
 	e := newEnv(t, func(c *overlay.Config) { c.Embedder = slow }, func(c *Config) { c.MaxInFlight = 1 })
 	done := make(chan int)

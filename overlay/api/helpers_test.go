@@ -3,10 +3,8 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"hash/fnv"
 	"io"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,31 +13,8 @@ import (
 	"time"
 
 	"github.com/atma-dev/atma/overlay"
+	"github.com/atma-dev/atma/overlay/overlaytest"
 )
-
-// bagEmbedder is a deterministic bag-of-words embedder: texts sharing words are close.
-type bagEmbedder struct{}
-
-func (bagEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		v := make([]float32, 64)
-		for _, w := range strings.Fields(strings.ToLower(t)) {
-			h := fnv.New32a()
-			h.Write([]byte(strings.Trim(w, ".,!?")))
-			v[h.Sum32()%64]++
-		}
-		var n float64
-		for _, x := range v {
-			n += float64(x * x)
-		}
-		for j := range v {
-			v[j] /= float32(math.Sqrt(n) + 1e-9)
-		}
-		out[i] = v
-	}
-	return out, nil
-}
 
 // embedFunc is an Embedder made of a function.
 type embedFunc func(ctx context.Context, texts []string) ([][]float32, error)
@@ -68,7 +43,7 @@ func newEnv(t testing.TB, mutate func(*overlay.Config), apiCfg func(*Config)) *t
 	t.Cleanup(func() { bank.Close() })
 	logs := &strings.Builder{}
 	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, nil))
-	cfg := overlay.Config{Store: bank.Store, Host: bank.Host, Traces: bank.Traces, Embedder: bagEmbedder{}, Logger: logger,
+	cfg := overlay.Config{Store: bank.Store, Host: bank.Host, Traces: bank.Traces, Embedder: overlaytest.BagEmbedder{}, Logger: logger,
 		Now: func() time.Time { return time.Now() }}
 	if mutate != nil {
 		mutate(&cfg)

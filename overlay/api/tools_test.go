@@ -291,7 +291,7 @@ func TestToolCallForms(t *testing.T) {
 		}
 	}
 	w := e.do(req{method: "GET", path: "/metrics"})
-	for _, want := range []string{`tool="unknown",outcome="error"} 1`, `tool="memory_list",outcome="ok"}`} {
+	for _, want := range []string{`{outcome="error",tool="unknown"} 1`, `{outcome="ok",tool="memory_list"}`} {
 		if !strings.Contains(w.Body.String(), want) {
 			t.Errorf("metrics lack %s", want)
 		}

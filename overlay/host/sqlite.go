@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 	"sync"
 	"time"
@@ -23,14 +22,10 @@ const Component = "host"
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
+var schema = sqlitedb.Schema{Component: Component, FS: migrationFiles, Dir: "migrations"}
+
 // Migrations returns the host's schema migrations.
-func Migrations() ([]sqlitedb.Migration, error) {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	return sqlitedb.LoadMigrations(sub)
-}
+func Migrations() ([]sqlitedb.Migration, error) { return schema.Migrations() }
 
 // SQLite is the Host on an SQLite database, which it may share with the overlay bank.
 // BM25 comes from FTS5's bm25(); dense search runs over the user's vectors, loaded from
@@ -38,8 +33,8 @@ func Migrations() ([]sqlitedb.Migration, error) {
 // another process wrote, which a per-user generation counter tells). Safe for
 // concurrent use.
 type SQLite struct {
-	db    *sql.DB
-	own   bool
+	// Handle holds the database: DB returns it, Close closes it if OpenSQLite opened it.
+	sqlitedb.Handle
 	cfg   Config
 	locks sync.Map // user → *sync.Mutex, serialising writes
 
@@ -62,17 +57,11 @@ func OpenSQLite(ctx context.Context, path string, cfg Config) (*SQLite, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("sqlite host config: %w", err)
 	}
-	db, err := sqlitedb.Open(ctx, path, cfg.SQLite)
+	h, err := schema.Open(ctx, path, cfg.SQLite)
 	if err != nil {
 		return nil, err
 	}
-	h, err := NewSQLite(ctx, db, cfg)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	h.own = true
-	return h, nil
+	return &SQLite{Handle: h, cfg: cfg, cache: map[string]*cachedDense{}}, nil
 }
 
 // NewSQLite uses db (from sqlitedb.Open, possibly shared with store.NewSQLite) and
@@ -81,25 +70,11 @@ func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*SQLite, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("sqlite host config: %w", err)
 	}
-	ms, err := Migrations()
+	h, err := schema.Adopt(ctx, db)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite host: %w", err)
+		return nil, err
 	}
-	if _, err := sqlitedb.Migrate(ctx, db, Component, ms); err != nil {
-		return nil, fmt.Errorf("sqlite host: %w", err)
-	}
-	return &SQLite{db: db, cfg: cfg, cache: map[string]*cachedDense{}}, nil
-}
-
-// DB returns the underlying database.
-func (h *SQLite) DB() *sql.DB { return h.db }
-
-// Close closes the database if OpenSQLite opened it.
-func (h *SQLite) Close() error {
-	if h.own {
-		return h.db.Close()
-	}
-	return nil
+	return &SQLite{Handle: h, cfg: cfg, cache: map[string]*cachedDense{}}, nil
 }
 
 func (h *SQLite) lock(user string) *sync.Mutex {
@@ -163,7 +138,7 @@ func (h *SQLite) AddBatch(ctx context.Context, user string, ms []Memory) error {
 	mu := h.lock(user)
 	mu.Lock()
 	defer mu.Unlock()
-	tx, err := h.db.BeginTx(ctx, nil)
+	tx, err := h.DB().BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("add: begin: %w", err)
 	}
@@ -288,7 +263,7 @@ func (h *SQLite) Delete(ctx context.Context, user, id string) error {
 	mu := h.lock(user)
 	mu.Lock()
 	defer mu.Unlock()
-	tx, err := h.db.BeginTx(ctx, nil)
+	tx, err := h.DB().BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("delete %s: begin: %w", id, err)
 	}
@@ -332,7 +307,7 @@ func (h *SQLite) DeleteUser(ctx context.Context, user string) error {
 	mu := h.lock(user)
 	mu.Lock()
 	defer mu.Unlock()
-	tx, err := h.db.BeginTx(ctx, nil)
+	tx, err := h.DB().BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("delete user: begin: %w", err)
 	}
@@ -374,7 +349,7 @@ func (h *SQLite) Get(ctx context.Context, user, id string) (Memory, error) {
 // Len returns the number of user's memories.
 func (h *SQLite) Len(ctx context.Context, user string) (int, error) {
 	var n int
-	if err := h.db.QueryRowContext(ctx, `SELECT count(*) FROM host_memories WHERE user = ?`, user).Scan(&n); err != nil {
+	if err := h.DB().QueryRowContext(ctx, `SELECT count(*) FROM host_memories WHERE user = ?`, user).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count memories: %w", err)
 	}
 	return n, nil
@@ -382,20 +357,11 @@ func (h *SQLite) Len(ctx context.Context, user string) (int, error) {
 
 // Users lists users with memories, sorted.
 func (h *SQLite) Users(ctx context.Context) ([]string, error) {
-	rows, err := h.db.QueryContext(ctx, `SELECT DISTINCT user FROM host_memories ORDER BY user`)
+	users, err := sqlitedb.Strings(ctx, h.DB(), `SELECT DISTINCT user FROM host_memories ORDER BY user`)
 	if err != nil {
 		return nil, fmt.Errorf("users: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var u string
-		if err := rows.Scan(&u); err != nil {
-			return nil, fmt.Errorf("users: %w", err)
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
+	return users, nil
 }
 
 // fetch reads the memories with the given ids.
@@ -407,7 +373,7 @@ func (h *SQLite) fetch(ctx context.Context, user string, ids []string) (map[stri
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		rows, err := h.db.QueryContext(ctx, `SELECT id, content, time_ns, meta, vec FROM host_memories WHERE user = ? AND id IN (`+
+		rows, err := h.DB().QueryContext(ctx, `SELECT id, content, time_ns, meta, vec FROM host_memories WHERE user = ? AND id IN (`+
 			placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, err
@@ -448,7 +414,7 @@ func (h *SQLite) fetch(ctx context.Context, user string, ids []string) (map[stri
 // dense returns user's current vectors with a read lock held; the caller calls the
 // returned function to release it.
 func (h *SQLite) dense(ctx context.Context, user string) (*denseIndex, func(), error) {
-	st, err := readUserState(ctx, h.db, user)
+	st, err := readUserState(ctx, h.DB(), user)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -473,7 +439,7 @@ func (h *SQLite) dense(ctx context.Context, user string) (*denseIndex, func(), e
 
 // load reads user's vectors and their generation in one snapshot.
 func (h *SQLite) load(ctx context.Context, user string) (*denseIndex, int64, error) {
-	tx, err := h.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := h.DB().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, 0, fmt.Errorf("load vectors: %w", err)
 	}
@@ -531,7 +497,7 @@ func (h *SQLite) Search(ctx context.Context, user, query string, qvec []float32,
 			return nil, fmt.Errorf("search: %w", err)
 		}
 	}
-	terms, err := sqlitedb.PruneTerms(ctx, h.db, "host_fts_vocab", "SELECT count(*) FROM host_memories", fts.Terms(query, fts.MaxQueryTerms))
+	terms, err := sqlitedb.PruneTerms(ctx, h.DB(), "host_fts_vocab", "SELECT count(*) FROM host_memories", fts.Terms(query, fts.MaxQueryTerms))
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -564,19 +530,9 @@ func (h *SQLite) Search(ctx context.Context, user, query string, qvec []float32,
 // bm25 returns the n best text candidates. The statistics span every user of the
 // database (one FTS5 table); the candidates are the user's only.
 func (h *SQLite) bm25(ctx context.Context, user, match string, n int) ([]scoredID, error) {
-	rows, err := h.db.QueryContext(ctx, `SELECT m.id, -bm25(host_fts) FROM host_fts JOIN host_memories m ON m.rid = host_fts.rowid
+	return sqlitedb.Collect(ctx, h.DB(), func(rows *sql.Rows) (s scoredID, err error) {
+		err = rows.Scan(&s.id, &s.score)
+		return s, err
+	}, `SELECT m.id, -bm25(host_fts) FROM host_fts JOIN host_memories m ON m.rid = host_fts.rowid
 		WHERE host_fts MATCH ? AND m.user = ? ORDER BY bm25(host_fts), m.id LIMIT ?`, match, user, n)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []scoredID
-	for rows.Next() {
-		var s scoredID
-		if err := rows.Scan(&s.id, &s.score); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 	"sync"
 	"time"
@@ -22,20 +21,16 @@ const Component = "store"
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
+var schema = sqlitedb.Schema{Component: Component, FS: migrationFiles, Dir: "migrations"}
+
 // Migrations returns the bank's schema migrations.
-func Migrations() ([]sqlitedb.Migration, error) {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	return sqlitedb.LoadMigrations(sub)
-}
+func Migrations() ([]sqlitedb.Migration, error) { return schema.Migrations() }
 
 // SQLite is the Store on an SQLite database (see package sqlitedb for its settings).
 // Safe for concurrent use; other processes may share the file.
 type SQLite struct {
-	db    *sql.DB
-	own   bool
+	// Handle holds the database: DB returns it, Close closes it if OpenSQLite opened it.
+	sqlitedb.Handle
 	cfg   Config
 	locks sync.Map // user → *sync.Mutex
 }
@@ -48,17 +43,11 @@ func OpenSQLite(ctx context.Context, path string, cfg Config) (*SQLite, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("sqlite store config: %w", err)
 	}
-	db, err := sqlitedb.Open(ctx, path, cfg.SQLite)
+	h, err := schema.Open(ctx, path, cfg.SQLite)
 	if err != nil {
 		return nil, err
 	}
-	s, err := NewSQLite(ctx, db, cfg)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	s.own = true
-	return s, nil
+	return &SQLite{Handle: h, cfg: cfg}, nil
 }
 
 // NewSQLite uses db, opened with sqlitedb.Open and possibly shared with the host, and
@@ -67,25 +56,11 @@ func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*SQLite, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("sqlite store config: %w", err)
 	}
-	ms, err := Migrations()
+	h, err := schema.Adopt(ctx, db)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite store: %w", err)
+		return nil, err
 	}
-	if _, err := sqlitedb.Migrate(ctx, db, Component, ms); err != nil {
-		return nil, fmt.Errorf("sqlite store: %w", err)
-	}
-	return &SQLite{db: db, cfg: cfg}, nil
-}
-
-// DB returns the underlying database.
-func (s *SQLite) DB() *sql.DB { return s.db }
-
-// Close closes the database if OpenSQLite opened it.
-func (s *SQLite) Close() error {
-	if s.own {
-		return s.db.Close()
-	}
-	return nil
+	return &SQLite{Handle: h, cfg: cfg}, nil
 }
 
 func (s *SQLite) lock(user string) *sync.Mutex {
@@ -166,20 +141,7 @@ func getRecord(ctx context.Context, q querier, user, id string) (Record, error) 
 }
 
 func queryRecords(ctx context.Context, q querier, query string, args ...any) ([]Record, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Record
-	for rows.Next() {
-		r, err := scanRecord(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return sqlitedb.Collect(ctx, q, func(rows *sql.Rows) (Record, error) { return scanRecord(rows) }, query, args...)
 }
 
 const versionOrder = `ORDER BY coalesce(r.event_ns, r.ingest_ns), r.source_pos, r.ingest_ns, r.id`
@@ -200,7 +162,7 @@ func (s *SQLite) Get(ctx context.Context, user, id string) (Record, error) {
 	if err := ValidateUser(user); err != nil {
 		return Record{}, fmt.Errorf("get: %w", err)
 	}
-	return getRecord(ctx, s.db, user, id)
+	return getRecord(ctx, s.DB(), user, id)
 }
 
 // List implements Reader.
@@ -223,7 +185,7 @@ func (s *SQLite) List(ctx context.Context, user string, f Filter) ([]Record, str
 		args = append(args, f.Slot)
 	}
 	args = append(args, limit+1)
-	rs, err := queryRecords(ctx, s.db, `SELECT `+recordCols+` FROM records r WHERE `+strings.Join(where, " AND ")+` ORDER BY r.id LIMIT ?`, args...)
+	rs, err := queryRecords(ctx, s.DB(), `SELECT `+recordCols+` FROM records r WHERE `+strings.Join(where, " AND ")+` ORDER BY r.id LIMIT ?`, args...)
 	if err != nil {
 		return nil, "", fmt.Errorf("list: %w", err)
 	}
@@ -240,7 +202,7 @@ func (s *SQLite) VersionGroup(ctx context.Context, user, slot string) ([]Record,
 	if err := ValidateUser(user); err != nil {
 		return nil, fmt.Errorf("version group: %w", err)
 	}
-	return versionGroup(ctx, s.db, user, slot)
+	return versionGroup(ctx, s.DB(), user, slot)
 }
 
 // Search implements Searcher. BM25 statistics (document count, average length) span
@@ -252,7 +214,7 @@ func (s *SQLite) Search(ctx context.Context, user, query string, k int) ([]TextH
 	if k <= 0 {
 		k = DefaultSearchK
 	}
-	terms, err := sqlitedb.PruneTerms(ctx, s.db, "records_fts_vocab", "SELECT count(*) FROM records", fts.Terms(query, fts.MaxQueryTerms))
+	terms, err := sqlitedb.PruneTerms(ctx, s.DB(), "records_fts_vocab", "SELECT count(*) FROM records", fts.Terms(query, fts.MaxQueryTerms))
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -260,23 +222,14 @@ func (s *SQLite) Search(ctx context.Context, user, query string, k int) ([]TextH
 	if match == "" {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+recordCols+`, -bm25(records_fts)
+	hits, err := sqlitedb.Collect(ctx, s.DB(), func(rows *sql.Rows) (h TextHit, err error) {
+		h.Record, err = scanRecord(rows, &h.Score)
+		return h, err
+	}, `SELECT `+recordCols+`, -bm25(records_fts)
 		FROM records_fts JOIN records r ON r.rid = records_fts.rowid
 		WHERE records_fts MATCH ? AND r.user = ?
 		ORDER BY bm25(records_fts), r.id LIMIT ?`, match, user, k)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	var hits []TextHit
-	for rows.Next() {
-		var h TextHit
-		if h.Record, err = scanRecord(rows, &h.Score); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-		hits = append(hits, h)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	return hits, nil
@@ -284,23 +237,11 @@ func (s *SQLite) Search(ctx context.Context, user, query string, k int) ([]TextH
 
 // Users implements Admin.
 func (s *SQLite) Users(ctx context.Context) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT user FROM records ORDER BY user`)
+	users, err := sqlitedb.Strings(ctx, s.DB(), `SELECT DISTINCT user FROM records ORDER BY user`)
 	if err != nil {
 		return nil, fmt.Errorf("users: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var u string
-		if err := rows.Scan(&u); err != nil {
-			return nil, fmt.Errorf("users: %w", err)
-		}
-		out = append(out, u)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("users: %w", err)
-	}
-	return out, nil
+	return users, nil
 }
 
 // DeleteUser implements Admin.
@@ -312,7 +253,7 @@ func (s *SQLite) DeleteUser(ctx context.Context, user string) error {
 	mu.Lock()
 	defer mu.Unlock()
 	// Links go with their records (ON DELETE CASCADE), index entries with the triggers.
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM records WHERE user = ?`, user); err != nil {
+	if _, err := s.DB().ExecContext(ctx, `DELETE FROM records WHERE user = ?`, user); err != nil {
 		return fmt.Errorf("delete user: %w", err)
 	}
 	return nil
@@ -333,7 +274,7 @@ func (s *SQLite) Tx(ctx context.Context, user string, fn func(Tx) error) error {
 	defer mu.Unlock()
 	// BEGIN IMMEDIATE (see sqlitedb): the write lock is held from here, so what fn
 	// reads stays true until commit, also against other processes.
-	stx, err := s.db.BeginTx(ctx, nil)
+	stx, err := s.DB().BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("tx: begin: %w", err)
 	}
@@ -547,22 +488,12 @@ func (t *sqlTx) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}
-	rows, err := t.q.QueryContext(ctx, `SELECT DISTINCT r.id, r.slot FROM links l JOIN records r ON r.user = l.user AND r.id = l.dst
+	neighbours, err := sqlitedb.Collect(ctx, t.q, func(rows *sql.Rows) (n Record, err error) {
+		err = rows.Scan(&n.ID, &n.Slot)
+		return n, err
+	}, `SELECT DISTINCT r.id, r.slot FROM links l JOIN records r ON r.user = l.user AND r.id = l.dst
 		WHERE l.user = ? AND l.src = ?`, t.user, id)
 	if err != nil {
-		return fmt.Errorf("delete %s: %w", id, err)
-	}
-	var neighbours []Record
-	for rows.Next() {
-		var n Record
-		if err := rows.Scan(&n.ID, &n.Slot); err != nil {
-			rows.Close()
-			return fmt.Errorf("delete %s: %w", id, err)
-		}
-		neighbours = append(neighbours, n)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
 	// Links in both directions go with the record (ON DELETE CASCADE), the FTS entry

@@ -6,6 +6,11 @@
 // Migrate, which records applied migrations in a shared schema_migrations table keyed by
 // component ("store", "host"), so the two schemas evolve independently.
 //
+// A component describes its tables as a Schema (its name and embedded migration files).
+// Schema.Open opens a database of its own and migrates it; Schema.Adopt migrates a
+// database opened by someone else, possibly shared with the other component. Either
+// returns a Handle, whose Close closes the database only when the component opened it.
+//
 // # Driver
 //
 // The driver is modernc.org/sqlite: SQLite translated to pure Go. It needs no cgo, so the

@@ -275,6 +275,38 @@ type Querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// Collect runs query on q and returns what scan makes of each row, in order. Errors come
+// back as the driver or scan gave them, for the caller to wrap with its action. The rows
+// are closed when it returns, so a transaction can run its next statement.
+func Collect[T any](ctx context.Context, q Querier, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Strings runs query, which selects one text column, and returns its values in order;
+// errors as Collect.
+func Strings(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
+	return Collect(ctx, q, func(rows *sql.Rows) (v string, err error) {
+		err = rows.Scan(&v)
+		return v, err
+	}, query, args...)
+}
+
 // PruneTerms returns the terms that are not fts.Prunable in an FTS5 index: document
 // frequencies come from vocab, an fts5vocab table of type 'row' over the index, and the
 // document count from countSQL, which runs only when some term is frequent enough to be

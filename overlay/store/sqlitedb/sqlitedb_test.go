@@ -1,8 +1,11 @@
 package sqlitedb_test
 
 import (
+	"database/sql"
+	"errors"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -226,4 +229,78 @@ func TestTimes(t *testing.T) {
 	if sqlitedb.TimeInRange(time.Date(1500, 1, 1, 0, 0, 0, 0, time.UTC)) || !sqlitedb.TimeInRange(now) || !sqlitedb.TimeInRange(time.Time{}) {
 		t.Error("TimeInRange wrong")
 	}
+}
+
+func TestStrings(t *testing.T) {
+	db, err := sqlitedb.Open(t.Context(), filepath.Join(t.TempDir(), "s.db"), sqlitedb.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TABLE t (s TEXT); INSERT INTO t VALUES ('b'), ('a'), ('b'), (NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		query   string
+		args    []any
+		want    []string
+		wantErr bool
+	}{
+		{"ordered", `SELECT DISTINCT s FROM t WHERE s IS NOT NULL ORDER BY s`, nil, []string{"a", "b"}, false},
+		{"with args", `SELECT s FROM t WHERE s = ?`, []any{"b"}, []string{"b", "b"}, false},
+		{"none", `SELECT s FROM t WHERE s = ?`, []any{"c"}, nil, false},
+		{"null", `SELECT s FROM t WHERE s IS NULL`, nil, nil, true},
+		{"bad query", `SELECT s FROM missing`, nil, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := sqlitedb.Strings(t.Context(), db, tt.query, tt.args...)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCollect(t *testing.T) {
+	db, err := sqlitedb.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), sqlitedb.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TABLE t (k TEXT, v INTEGER); INSERT INTO t VALUES ('a', 1), ('b', 2), ('c', 3)`); err != nil {
+		t.Fatal(err)
+	}
+	type kv struct {
+		k string
+		v int
+	}
+	scan := func(rows *sql.Rows) (p kv, err error) {
+		err = rows.Scan(&p.k, &p.v)
+		return p, err
+	}
+	got, err := sqlitedb.Collect(t.Context(), db, scan, `SELECT k, v FROM t WHERE v > ? ORDER BY v DESC`, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []kv{{"c", 3}, {"b", 2}}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	t.Run("scan error comes back as is", func(t *testing.T) {
+		stop := errors.New("stop")
+		n := 0
+		_, err := sqlitedb.Collect(t.Context(), db, func(rows *sql.Rows) (kv, error) {
+			if n++; n == 2 {
+				return kv{}, stop
+			}
+			return scan(rows)
+		}, `SELECT k, v FROM t`)
+		if !errors.Is(err, stop) {
+			t.Errorf("err = %v, want %v", err, stop)
+		}
+	})
 }
