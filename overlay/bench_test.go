@@ -15,9 +15,12 @@ import (
 // The overlay's benchmarks run the real use-lite backbone through ONNX Runtime (they fail
 // with the fix when either is missing) and the rule auditor as the Judge, on SQLite banks:
 //
-//	go test -run '^$' -bench 'Ingest' -benchtime 100x ./overlay/
-//	go test -run '^$' -bench 'Query/(Small|Med)' -benchtime 200x ./overlay/
+//	go test -run '^$' -bench 'Ingest' -benchtime 100x ./overlay/        # about 2 minutes
+//	go test -run '^$' -bench 'Query' -benchtime 200x -short ./overlay/  # 1k and 10k banks
 //	go test -run '^$' -bench 'Query/Large' -benchtime 200x ./overlay/   # builds a 100k bank once
+//
+// The query banks (and the 10k bank Ingest/Batch32OnMed starts from) are built on first
+// use and cached under $ATMA_CACHE/bench/ (see benchBank).
 //
 // The gate is the trained Sentry checkpoint in $ATMA_CACHE/demo/sentry when there is one,
 // else random projection heads (the log line says which). See benchdata_test.go for the
@@ -25,28 +28,45 @@ import (
 
 // BenchmarkIngest measures the commit path on realistic memories (package data's
 // profiles: each profile one user, its facts and then 60 interactions, half of them
-// conflicting): Add with up to 32 memories a call (the memories of one user; the last
-// call of a user has fewer) and Add with one memory a call, each into a fresh SQLite bank
-// with traces kept. ns/op is per Add call. It reports
+// conflicting), with traces kept:
+//
+//   - Batch32: Add with up to 32 memories a call (the memories of one user; a user's last
+//     call has fewer) into a fresh SQLite bank;
+//   - Single: Add with one memory a call, likewise;
+//   - Batch32OnMed: Add with up to 32 memories a call for the one user of a copy of the
+//     10k-record query bank (see benchBank): a long-lived user, whose candidates come from
+//     10,000 records.
+//
+// ns/op is per Add call. It reports
 //
 //   - memories/s: memories ingested per second, the backbone included;
 //   - routed/ingest: (candidate, new) pairs the gate routed to the Judge, per memory;
 //   - judge-share: the share of memories with at least one pair routed to the Judge;
-//   - cands/ingest and commits/ingest: candidates audited or gated, changes committed;
+//   - cands/ingest and commits/ingest: candidates gated, changes committed, per memory;
 //   - embed/seeds/gate/judge/commit-us/mem: where one memory's time goes (from the traces;
-//     embed is the batch's time shared out, commit includes the host's write);
+//     embed is the batch's time shared out, commit includes the host's write; the trace's
+//     own write is the rest);
 //   - bytes/1k-records: the bank on disk (SQLite file + WAL + shm after a checkpoint, traces
 //     included) per 1,000 records (memories and transition records), and
-//     trace-bytes/1k-records: the JSON of the ingest traces alone.
+//     trace-bytes/1k-records: the JSON of the ingest traces alone (fresh banks only).
 func BenchmarkIngest(b *testing.B) {
 	for _, bc := range []struct {
 		name  string
 		batch int
-	}{{"Batch32", 32}, {"Single", 1}} {
+		bank  int // records of benchUser already in the bank; 0: a fresh bank, one user a profile
+	}{{"Batch32", 32, 0}, {"Single", 1, 0}, {"Batch32OnMed", 32, 10_000}} {
 		b.Run(bc.name, func(b *testing.B) {
 			env := loadBenchEnv(b)
 			ctx := b.Context()
 			dir := b.TempDir()
+			base := benchBase
+			if bc.bank > 0 {
+				src, _ := benchBank(b, env, bc.bank, 1)
+				if err := copyBank(src, dir); err != nil {
+					b.Fatal(err)
+				}
+				base = benchBase.AddDate(1, 0, 0) // after everything the bank holds
+			}
 			bank, err := overlay.OpenBank(ctx, dir)
 			if err != nil {
 				b.Fatal(err)
@@ -57,7 +77,17 @@ func BenchmarkIngest(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			stream := newMemoryStream(1)
+			var before int64
+			if err := bank.DB.QueryRowContext(ctx, `SELECT count(*) FROM records`).Scan(&before); err != nil {
+				b.Fatal(err)
+			}
+			if bc.bank > 0 {
+				// Load the user's vectors into memory first, as a running server has.
+				if _, err := o.Query(ctx, benchUser, overlay.QueryRequest{Text: "Where do I live now?"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			stream := newMemoryStream(1, base)
 			var (
 				memories, routed, reached, cands, commits int
 				parts                                     overlay.Timings
@@ -67,6 +97,9 @@ func BenchmarkIngest(b *testing.B) {
 				user, ins, err := stream.next(bc.batch)
 				if err != nil {
 					b.Fatal(err)
+				}
+				if bc.bank > 0 {
+					user = benchUser
 				}
 				b.StartTimer()
 				trs, err := o.Add(ctx, user, ins)
@@ -111,13 +144,20 @@ func BenchmarkIngest(b *testing.B) {
 			if err := bank.DB.QueryRowContext(ctx, `SELECT count(*) FROM records`).Scan(&records); err != nil {
 				b.Fatal(err)
 			}
-			if err := bank.DB.QueryRowContext(ctx, `SELECT coalesce(sum(length(data)), 0) FROM overlay_traces`).Scan(&traceBytes); err != nil {
-				b.Fatal(err)
-			}
 			size := dbBytes(filepath.Join(dir, overlay.DBFile))
-			b.ReportMetric(float64(size)/float64(records)*1000, "bytes/1k-records")
-			b.ReportMetric(float64(traceBytes)/float64(records)*1000, "trace-bytes/1k-records")
-			b.Logf("%d memories of %d users → %d records, %d bytes on disk", memories, stream.users, records, size)
+			if bc.bank == 0 {
+				if err := bank.DB.QueryRowContext(ctx, `SELECT coalesce(sum(length(data)), 0) FROM overlay_traces`).Scan(&traceBytes); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(size)/float64(records)*1000, "bytes/1k-records")
+				b.ReportMetric(float64(traceBytes)/float64(records)*1000, "trace-bytes/1k-records")
+			}
+			tables, err := tableSizes(ctx, bank.DB, 6)
+			if err != nil {
+				tables = "unknown: " + err.Error()
+			}
+			b.Logf("%d memories of %d profiles → %d new records (%d in all), %d bytes on disk; largest: %s",
+				memories, stream.users, records-before, records, size, tables)
 		})
 	}
 }

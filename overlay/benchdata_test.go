@@ -2,9 +2,11 @@ package overlay_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -150,13 +152,16 @@ func generateProfiles(seed uint64) ([]genProfile, error) {
 // user (named by seed and profile), its facts first and then its interactions, one
 // minute apart. When a dataset runs out the next seed's begins, so the stream never ends.
 type memoryStream struct {
+	base     time.Time // the event time of each profile's first memory
 	seed     uint64
 	profiles []genProfile
 	p, i     int // the current profile and its next memory
 	users    int // users handed memories so far
 }
 
-func newMemoryStream(seed uint64) *memoryStream { return &memoryStream{seed: seed - 1} }
+func newMemoryStream(seed uint64, base time.Time) *memoryStream {
+	return &memoryStream{base: base, seed: seed - 1}
+}
 
 // next returns up to n memories of one user; fewer when that user's memories run out.
 func (s *memoryStream) next(n int) (string, []overlay.Input, error) {
@@ -176,7 +181,7 @@ func (s *memoryStream) next(n int) (string, []overlay.Input, error) {
 	end := min(s.i+n, len(p.mems))
 	ins := make([]overlay.Input, 0, end-s.i)
 	for j := s.i; j < end; j++ {
-		ins = append(ins, overlay.Input{Content: p.mems[j].text, EventTime: benchBase.Add(time.Duration(j) * time.Minute), Source: "bench"})
+		ins = append(ins, overlay.Input{Content: p.mems[j].text, EventTime: s.base.Add(time.Duration(j) * time.Minute), Source: "bench"})
 	}
 	s.i = end
 	if s.i == len(p.mems) {
@@ -212,9 +217,12 @@ type bankStats struct {
 // benchBank returns the data directory of a query bank of size records of one user,
 // built from the generator's datasets seed, seed+1, …. Banks are cached under
 // $ATMA_CACHE/bench/ (else ~/.cache/atma/bench/), one directory per size, seed, backbone
-// and builder version: the first run builds a bank (about a minute for 10k records and
-// ten for 100k on two cores, most of it embedding), later runs open it. Delete the
-// directory to rebuild. The queries do not write to it (the benchmark keeps no traces).
+// and builder version (benchBankVersion), with bank.json saying what it holds. The first
+// run builds a bank — half a minute for 10k records, about twenty minutes for 100k on a
+// busy two-core machine — and later runs open it; delete the directory to rebuild. A
+// bank is built in a temporary directory and renamed into place when complete, so an
+// interrupted build leaves nothing that a later run would use. Queries do not write to
+// it (the benchmark keeps no traces); Ingest/Batch32OnMed writes to a copy.
 func benchBank(b *testing.B, env *benchEnv, size int, seed uint64) (string, bankStats) {
 	b.Helper()
 	name := fmt.Sprintf("overlay-query-%d-seed%d-%.12s-v%d", size, seed, env.enc.ModelSHA256(), benchBankVersion)
@@ -473,6 +481,51 @@ func supersede(ctx context.Context, tx store.Tx, pl *planned) (*store.Record, er
 	return &t, nil
 }
 
+// copyBank copies the database of the bank in dir into a new data directory to.
+func copyBank(dir, to string) error {
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		return err
+	}
+	for _, suffix := range []string{"", "-wal"} {
+		src, err := os.Open(filepath.Join(dir, overlay.DBFile+suffix))
+		if errors.Is(err, os.ErrNotExist) && suffix != "" {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		dst, err := os.Create(filepath.Join(to, overlay.DBFile+suffix))
+		if err == nil {
+			_, err = io.Copy(dst, src)
+			err = errors.Join(err, dst.Close())
+		}
+		if err := errors.Join(err, src.Close()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tableSizes lists the n largest tables and indexes of db with their bytes on disk
+// (SQLite's dbstat), to say where a bank's bytes go.
+func tableSizes(ctx context.Context, db *sql.DB, n int) (string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT ?`, n)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var parts []string
+	for rows.Next() {
+		var name string
+		var size int64
+		if err := rows.Scan(&name, &size); err != nil {
+			return "", err
+		}
+		parts = append(parts, fmt.Sprintf("%s %.1f MB", name, float64(size)/1e6))
+	}
+	return strings.Join(parts, ", "), rows.Err()
+}
+
 // dbBytes is the size of an SQLite database on disk: the file, its WAL and shared memory.
 func dbBytes(path string) int64 {
 	var n int64
@@ -505,7 +558,7 @@ func benchQueries(seed uint64, n int) ([]string, error) {
 		data.CategoryRelationship: {"Am I still with %s?", "What happened with %s?"},
 		data.CategoryPets:         {"Do I still have %s?", "What happened to %s?"},
 		data.CategoryHobbies:      {"How often do I do %s now?", "Do I still enjoy %s?"},
-		data.CategoryLikes:        {"Is it still true that I am %s?", "What do I think about %s these days?"},
+		data.CategoryLikes:        {"Is this still true of me: %s?", "Have I changed my mind on this: %s?"},
 		data.CategoryNumerical:    {"Is it still %s?", "How has %s changed?"},
 	}
 	rng := rand.New(rand.NewPCG(seed, 7))
