@@ -129,7 +129,7 @@ one stays available for history but never answers a question about the present.`
 			RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 		}
 		judgeCmd.AddCommand(judgeCommands(f)...)
-		root.AddCommand(newCmdGPU(f), newCmdEmbed(f, nil), newCmdData(f), sentryCmd, judgeCmd, newCmdOverlay(f))
+		root.AddCommand(newCmdGPU(f), newCmdEmbed(f, nil), newCmdData(f), sentryCmd, judgeCmd, newCmdOverlay(f), newCmdBench(f))
 	case "sentry":
 		root = &cobra.Command{
 			Use:     "sentry",
