@@ -32,7 +32,7 @@ type Batch struct {
 // exported rollouts.
 func NewLearner(cfg LearnerConfig) (Learner, error) {
 	if cfg.Name != LearnerNone {
-		return nil, fmt.Errorf("learner %q is not implemented: use %q here and train with an external trainer through the reward server, or offline from --export-rollouts", cfg.Name, LearnerNone)
+		return nil, fmt.Errorf("learner %q does not exist: use %q here and train with an external trainer through the reward server, or offline from --export-rollouts", cfg.Name, LearnerNone)
 	}
 	return noLearner{}, nil
 }

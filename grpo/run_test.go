@@ -322,7 +322,7 @@ func TestRunConfigErrors(t *testing.T) {
 	cfg := smallRun(t, 1)
 	bad := cfg
 	bad.Learner.Name = "deepspeed"
-	if _, err := Run(t.Context(), bad, quietDeps(fake.client(t, 1))); err == nil || !strings.Contains(err.Error(), "not implemented") {
+	if _, err := Run(t.Context(), bad, quietDeps(fake.client(t, 1))); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("unknown learner: %v", err)
 	}
 	bad = cfg

@@ -1,4 +1,4 @@
-// Command testbackbone writes the "test-tiny" backbone: a tiny BERT-like encoder with seeded
+// Package main implements the testbackbone command, which writes the "test-tiny" backbone: a tiny BERT-like encoder with seeded
 // random weights (package onnx/tinybert), the real bert-base-uncased tokenizer.json, and a
 // manifest, into a directory. Its vectors carry no meaning; it exists so the whole embedding
 // path (tokenizer → ONNX Runtime → pooling) runs on any machine, offline. `make test-backbone`

