@@ -31,7 +31,8 @@ type CandidateTrace struct {
 	ID      string       `json:"id"`
 	Content string       `json:"content"`
 	Status  store.Status `json:"status"`
-	// From is "seed" (a host hit, Rank is its place) or "linked" (linked to a seed).
+	// From is "seed" (a host hit, Rank is its place), "linked" (linked to a seed) or
+	// "slot" (the current version of a seed's slot).
 	From string `json:"from"`
 	Rank int    `json:"rank,omitempty"`
 	// Gate scores; Routed says whether the pair went to the Judge.
@@ -197,10 +198,13 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 	return tr, nil
 }
 
-// candidates are the host's seeds for the new text plus the records linked to them; only
-// records that may hold now (not superseded) are audited.
+// candidates are the host's seeds for the new text plus the records linked to them and
+// the current versions of their slots; only records that may hold now (not superseded,
+// not transition summaries) are audited. A stale seed still leads to its slot's current
+// version, so a memory is compared with the state as it stands, not with an old copy.
 func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float32, tr *IngestTrace) ([]store.Record, error) {
-	seeds, err := o.cfg.Host.Search(ctx, user, text, vec, o.cfg.Candidates)
+	// Ask for more seeds than candidates: transition records and history take places.
+	seeds, err := o.cfg.Host.Search(ctx, user, text, vec, 2*o.cfg.Candidates)
 	if err != nil {
 		return nil, fmt.Errorf("host seeds: %w", err)
 	}
@@ -216,7 +220,7 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 		out = append(out, r)
 		tr.Candidates = append(tr.Candidates, CandidateTrace{ID: r.ID, Content: r.Content, Status: r.Status, From: from, Rank: rank})
 	}
-	var linked []string
+	var linked, slots []string
 	for i, s := range seeds {
 		r, err := o.cfg.Store.Get(ctx, user, s.ID)
 		if errors.Is(err, store.ErrNotFound) {
@@ -225,9 +229,14 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 		if err != nil {
 			return nil, err
 		}
-		add(r, "seed", i+1)
+		if i < o.cfg.Candidates {
+			add(r, "seed", i+1)
+		}
 		for _, l := range r.Links {
 			linked = append(linked, l.To)
+		}
+		if r.Slot != "" && !slices.Contains(slots, r.Slot) {
+			slots = append(slots, r.Slot)
 		}
 	}
 	for _, id := range linked {
@@ -242,6 +251,17 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 			return nil, err
 		}
 		add(r, "linked", 0)
+	}
+	for _, slot := range slots {
+		g, err := o.cfg.Store.VersionGroup(ctx, user, slot)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range g {
+			if r.Status == store.StatusActive || r.Status == store.StatusUnknown {
+				add(r, "slot", 0)
+			}
+		}
 	}
 	return out, nil
 }
