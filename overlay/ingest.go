@@ -221,7 +221,11 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 		tr.Candidates = append(tr.Candidates, CandidateTrace{ID: r.ID, Content: r.Content, Status: r.Status, From: from, Rank: rank})
 	}
 	var linked, slots []string
+	taken := 0
 	for i, s := range seeds {
+		if taken == o.cfg.Candidates {
+			break
+		}
 		r, err := o.cfg.Store.Get(ctx, user, s.ID)
 		if errors.Is(err, store.ErrNotFound) {
 			continue // the host knew a record the bank has since deleted
@@ -229,13 +233,15 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 		if err != nil {
 			return nil, err
 		}
-		if i < o.cfg.Candidates {
-			add(r, "seed", i+1)
+		// A transition record does not use up a place: it leads to both states.
+		if r.Status != store.StatusTransition {
+			taken++
 		}
+		add(r, "seed", i+1)
 		for _, l := range r.Links {
 			linked = append(linked, l.To)
 		}
-		if r.Slot != "" && !slices.Contains(slots, r.Slot) {
+		if r.Status == store.StatusSuperseded && r.Slot != "" && !slices.Contains(slots, r.Slot) {
 			slots = append(slots, r.Slot)
 		}
 	}
