@@ -137,7 +137,7 @@ func (o *Overlay) Query(ctx context.Context, user string, q QueryRequest) (*Quer
 		return nil, fmt.Errorf("host seeds: %w", err)
 	}
 	tr.Timings.Seeds = time.Since(t0)
-	g := storeGraph{ctx: ctx, s: o.cfg.Store, user: user}
+	g := newStoreGraph(o.cfg.Store, user)
 	var seedCands []retrieval.Candidate
 	for _, s := range seeds {
 		c, ok, err := g.Get(ctx, s.ID)
@@ -251,31 +251,48 @@ func (o *Overlay) diagnose(ctx context.Context, user, gold string, tr *QueryTrac
 	return retrieval.ClassifyFailure(retrieval.FailureCase{Gold: gold, Bank: bank, Packet: tr.Packet, Answer: answer})
 }
 
-// storeGraph adapts the bank to retrieval.Graph.
+// storeGraph adapts the bank to retrieval.Graph for one query. It remembers what it
+// read: the pool asks for a record and for its neighbours, and hops meet the same records
+// again. Not safe for concurrent use (BuildPool calls it from one goroutine).
 type storeGraph struct {
-	ctx  context.Context
-	s    store.Store
-	user string
+	s     store.Store
+	user  string
+	cache map[string]*store.Record // nil value: not in the bank
 }
 
-func (g storeGraph) Get(ctx context.Context, id string) (retrieval.Candidate, bool, error) {
-	r, err := g.s.Get(ctx, g.user, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return retrieval.Candidate{}, false, nil
-	}
-	if err != nil {
-		return retrieval.Candidate{}, false, err
-	}
-	return candidateOf(r), true, nil
+func newStoreGraph(s store.Store, user string) *storeGraph {
+	return &storeGraph{s: s, user: user, cache: map[string]*store.Record{}}
 }
 
-// Neighbours are the records joined by coexists_with or scoped_exception links.
-func (g storeGraph) Neighbours(ctx context.Context, id string) ([]string, error) {
+func (g *storeGraph) record(ctx context.Context, id string) (*store.Record, error) {
+	if r, ok := g.cache[id]; ok {
+		return r, nil
+	}
 	r, err := g.s.Get(ctx, g.user, id)
 	if errors.Is(err, store.ErrNotFound) {
+		g.cache[id] = nil
 		return nil, nil
 	}
 	if err != nil {
+		return nil, err
+	}
+	r.Embeddings = store.Embeddings{} // retrieval never reads them; do not keep them
+	g.cache[id] = &r
+	return &r, nil
+}
+
+func (g *storeGraph) Get(ctx context.Context, id string) (retrieval.Candidate, bool, error) {
+	r, err := g.record(ctx, id)
+	if err != nil || r == nil {
+		return retrieval.Candidate{}, false, err
+	}
+	return candidateOf(*r), true, nil
+}
+
+// Neighbours are the records joined by coexists_with or scoped_exception links.
+func (g *storeGraph) Neighbours(ctx context.Context, id string) ([]string, error) {
+	r, err := g.record(ctx, id)
+	if err != nil || r == nil {
 		return nil, err
 	}
 	return append(r.LinksOf(store.LinkCoexistsWith), r.LinksOf(store.LinkScopedException)...), nil
