@@ -87,15 +87,15 @@ func (f *Factory) benchEnv(ctx context.Context, o *benchOptions) (bench.Env, fun
 			f.Logger.Info("sentry gate", "checkpoint", path)
 		}
 	}
-	a, err := f.auditor(&o.llmOptions)
-	if err != nil {
-		return bench.Env{}, nil, errors.Join(err, enc.Destroy())
-	}
-	env.Auditor = a.Auditor
 	c, err := f.llmClient(&o.llmOptions)
 	if err != nil {
 		return bench.Env{}, nil, errors.Join(err, enc.Destroy())
 	}
+	a, err := f.auditorFor(c, &o.llmOptions)
+	if err != nil {
+		return bench.Env{}, nil, errors.Join(err, enc.Destroy())
+	}
+	env.Auditor = a.Auditor
 	if c != nil {
 		env.LLM = c
 	}

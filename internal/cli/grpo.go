@@ -110,25 +110,19 @@ func judgeGRPORun(ctx context.Context, f *Factory, opts *judgeGRPOOptions, cmd *
 		return err
 	}
 	cfg.Dir = opts.Dir
-	url, model := opts.URL, opts.Model
-	if url == "" {
-		url = f.env("ATMA_LLM_URL")
-	}
-	if model == "" {
-		model = f.env("ATMA_LLM_MODEL")
-	}
-	if url == "" {
+	lc, ok := f.llmConfig(&opts.llmOptions)
+	if !ok {
 		return usagef("no policy endpoint: set --llm-url (or ATMA_LLM_URL) and --model")
 	}
 	// The run keeps cfg.Concurrency prompts in flight, each asking for G completions.
-	policy, err := llm.New(llm.Config{BaseURL: url, Model: model, APIKey: f.env("ATMA_LLM_API_KEY"), Timeout: opts.Timeout,
-		Concurrency: max(cfg.Concurrency*cfg.Generations, 4), Logger: f.Logger})
+	lc.Concurrency = max(cfg.Concurrency*cfg.Generations, 4)
+	policy, err := llm.New(lc)
 	if err != nil {
 		return usageError{err}
 	}
 	deps := grpo.Deps{Policy: policy, Items: items, Logger: f.Logger}
 	if opts.RefURL != "" {
-		ref, err := grpo.NewPromptLogprobsReference(grpo.PromptLogprobsConfig{BaseURL: opts.RefURL, Model: opts.RefModel, APIKey: f.env("ATMA_LLM_API_KEY"), Timeout: opts.Timeout})
+		ref, err := grpo.NewPromptLogprobsReference(grpo.PromptLogprobsConfig{BaseURL: opts.RefURL, Model: opts.RefModel, APIKey: lc.APIKey, Timeout: opts.Timeout})
 		if err != nil {
 			return usageError{err}
 		}

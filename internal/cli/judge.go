@@ -40,10 +40,11 @@ func (o *llmOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Rules, "rules", false, "use the rule auditor even when an endpoint is configured")
 }
 
-// client returns the configured LLM client, or nil when none is configured.
-func (f *Factory) llmClient(o *llmOptions) (*llm.Client, error) {
+// llmConfig resolves the endpoint from the flags, else ATMA_LLM_URL, ATMA_LLM_MODEL and
+// ATMA_LLM_API_KEY; ok is false when none is configured (or --rules asks for none).
+func (f *Factory) llmConfig(o *llmOptions) (cfg llm.Config, ok bool) {
 	if o.Rules {
-		return nil, nil
+		return llm.Config{}, false
 	}
 	pick := func(flag, env string) string {
 		if flag != "" {
@@ -51,15 +52,33 @@ func (f *Factory) llmClient(o *llmOptions) (*llm.Client, error) {
 		}
 		return f.env(env)
 	}
-	url := pick(o.URL, "ATMA_LLM_URL")
-	if url == "" {
+	cfg = llm.Config{BaseURL: pick(o.URL, "ATMA_LLM_URL"), Model: pick(o.Model, "ATMA_LLM_MODEL"),
+		APIKey: pick(o.APIKey, "ATMA_LLM_API_KEY"), Timeout: o.Timeout, Logger: f.Logger}
+	return cfg, cfg.BaseURL != ""
+}
+
+// llmClient returns the configured LLM client, or nil when none is configured.
+func (f *Factory) llmClient(o *llmOptions) (*llm.Client, error) {
+	cfg, ok := f.llmConfig(o)
+	if !ok {
 		return nil, nil
 	}
-	c, err := llm.New(llm.Config{BaseURL: url, Model: pick(o.Model, "ATMA_LLM_MODEL"), APIKey: pick(o.APIKey, "ATMA_LLM_API_KEY"), Timeout: o.Timeout, Logger: f.Logger})
+	c, err := llm.New(cfg)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	return c, nil
+}
+
+// auditorFor is the LLM auditor on c, or the rule auditor when c is nil.
+func (f *Factory) auditorFor(c *llm.Client, o *llmOptions) (judge.NamedAuditor, error) {
+	if c == nil {
+		r, err := judge.NewRuleAuditor(judge.RuleConfig{})
+		return judge.NamedAuditor{Name: "rule", Auditor: r}, err
+	}
+	cfg, _ := f.llmConfig(o)
+	a, err := judge.NewLLMAuditor(c, judge.LLMConfig{Name: cfg.Model, Logger: f.Logger})
+	return judge.NamedAuditor{Name: cfg.Model, Auditor: a}, err
 }
 
 // auditor is the LLM auditor when an endpoint is configured, else the rule auditor.
@@ -68,16 +87,7 @@ func (f *Factory) auditor(o *llmOptions) (judge.NamedAuditor, error) {
 	if err != nil {
 		return judge.NamedAuditor{}, err
 	}
-	if c == nil {
-		r, err := judge.NewRuleAuditor(judge.RuleConfig{})
-		return judge.NamedAuditor{Name: "rule", Auditor: r}, err
-	}
-	name := o.Model
-	if name == "" {
-		name = f.env("ATMA_LLM_MODEL")
-	}
-	a, err := judge.NewLLMAuditor(c, judge.LLMConfig{Name: name, Logger: f.Logger})
-	return judge.NamedAuditor{Name: name, Auditor: a}, err
+	return f.auditorFor(c, o)
 }
 
 // --- audit ---

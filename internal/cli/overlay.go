@@ -101,13 +101,18 @@ func (f *Factory) openOverlay(ctx context.Context, o *overlayOptions, models boo
 				cfg.Heads, cfg.Thresholds = ck.Heads, ck.Meta.Thresholds
 			}
 		}
-		a, err := f.auditor(&o.llmOptions)
+		c, err := f.llmClient(&o.llmOptions)
+		if err != nil {
+			env.Close()
+			return nil, err
+		}
+		a, err := f.auditorFor(c, &o.llmOptions)
 		if err != nil {
 			env.Close()
 			return nil, err
 		}
 		cfg.Auditor = a.Auditor
-		if c, err := f.llmClient(&o.llmOptions); err == nil && c != nil {
+		if c != nil {
 			cfg.Answerer, cfg.Controller = c, c
 		}
 	}
