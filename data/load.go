@@ -175,10 +175,10 @@ func (d *Dataset) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write dataset: %w", err)
 	}
-	if err := writeJSONL(filepath.Join(dir, ProfilesFile), d.Profiles); err != nil {
+	if err := WriteJSONLFile(filepath.Join(dir, ProfilesFile), d.Profiles); err != nil {
 		return fmt.Errorf("write dataset: %w", err)
 	}
-	if err := writeJSONL(filepath.Join(dir, InteractionsFile), d.Interactions); err != nil {
+	if err := WriteJSONLFile(filepath.Join(dir, InteractionsFile), d.Interactions); err != nil {
 		return fmt.Errorf("write dataset: %w", err)
 	}
 	return nil
@@ -197,7 +197,9 @@ func WriteJSONL[T any](w io.Writer, records []T) error {
 	return bw.Flush()
 }
 
-func writeJSONL[T any](path string, records []T) (err error) {
+// WriteJSONLFile writes records as JSON lines to path atomically: a synced temporary file
+// in the same directory, renamed into place.
+func WriteJSONLFile[T any](path string, records []T) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err

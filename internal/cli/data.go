@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -220,7 +219,7 @@ func dataPairsRun(f *Factory, opts *dataPairsOptions) error {
 			continue
 		}
 		path := filepath.Join(opts.Out, s.name+".jsonl")
-		if err := writeJSONLFile(path, s.pairs); err != nil {
+		if err := data.WriteJSONLFile(path, s.pairs); err != nil {
 			return err
 		}
 		c := splitCount{Split: s.name, Pairs: len(s.pairs), File: path}
@@ -246,25 +245,4 @@ func dataPairsRun(f *Factory, opts *dataPairsOptions) error {
 		fmt.Fprintf(tw, "held out:\t%v\n", slices.Sorted(slices.Values(splits.HeldOutFamilies)))
 	}
 	return tw.Flush()
-}
-
-// writeJSONLFile writes records atomically: a temp file renamed into place.
-func writeJSONLFile[T any](path string, records []T) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, os.Remove(tmp.Name()))
-		}
-	}()
-	if err := data.WriteJSONL(tmp, records); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/atma-dev/atma/data"
 	"github.com/atma-dev/atma/onnx"
+	"github.com/atma-dev/atma/onnx/graph"
 	"github.com/atma-dev/atma/sentry"
 )
 
@@ -284,11 +284,7 @@ func writeJSONFile(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return graph.WriteFileAtomic(path, append(b, '\n'))
 }
 
 // --- eval ---
