@@ -12,19 +12,45 @@ import (
 	"github.com/atma-dev/atma/tokenizer"
 )
 
+// benchEncoder is the synthetic encoder of realistic width (4 layers × 384, 6 heads,
+// 128 tokens) both Encoder benchmarks use.
+func benchEncoder(b *testing.B, batch int) *Encoder {
+	initORT(b)
+	m, _ := tinyBackbone(b, tinybert.Config{Hidden: 384, Layers: 4, Heads: 6, Intermediate: 1536, Seed: 1})
+	m.MaxTokens = 128
+	enc, err := NewEncoder(b.Context(), m, EncoderConfig{Task: "none", BatchSize: batch, Session: SessionConfig{Provider: ProviderCPU}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { enc.Destroy() })
+	return enc
+}
+
+// embedSizes runs Embed on 1, 32 and 128 texts made by text, reporting texts/s as unit.
+func embedSizes(b *testing.B, enc *Encoder, name, unit string, text func(i int) string) {
+	for _, n := range []int{1, 32, 128} {
+		texts := make([]string, n)
+		for i := range texts {
+			texts[i] = text(i)
+		}
+		b.Run(fmt.Sprintf("%s=%d", name, n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := enc.Embed(b.Context(), texts); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), unit)
+		})
+	}
+}
+
 // BenchmarkEncoderOverhead measures the Go side of the Encoder (tokenize + pack + pool)
 // against the ONNX Runtime Run it wraps, on a synthetic encoder of realistic width (4 layers
 // × 384, 6 heads) at batch 32 × 128 tokens. It reports both times per batch and the Go side
 // as a percentage of Run (goal ≤ 5 %).
 func BenchmarkEncoderOverhead(b *testing.B) {
-	initORT(b)
-	m, _ := tinyBackbone(b, tinybert.Config{Hidden: 384, Layers: 4, Heads: 6, Intermediate: 1536, Seed: 1})
-	m.MaxTokens = 128
-	enc, err := NewEncoder(b.Context(), m, EncoderConfig{Task: "none", BatchSize: 32, Session: SessionConfig{Provider: ProviderCPU}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer enc.Destroy()
+	enc := benchEncoder(b, 32)
+	var err error
 	texts := make([]string, 32)
 	for i := range texts {
 		texts[i] = strings.Repeat(fmt.Sprintf("Memory %d says the user moved to another city and changed jobs. ", i), 12)
@@ -66,28 +92,10 @@ func BenchmarkEncoderOverhead(b *testing.B) {
 // BenchmarkEncode is the whole Encode call on the same realistic-width model, in size
 // families of texts per call.
 func BenchmarkEncode(b *testing.B) {
-	initORT(b)
-	m, _ := tinyBackbone(b, tinybert.Config{Hidden: 384, Layers: 4, Heads: 6, Intermediate: 1536, Seed: 1})
-	m.MaxTokens = 128
-	enc, err := NewEncoder(b.Context(), m, EncoderConfig{Task: "none", Session: SessionConfig{Provider: ProviderCPU}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer enc.Destroy()
-	for _, n := range []int{1, 32, 128} {
-		texts := make([]string, n)
-		for i := range texts {
-			texts[i] = fmt.Sprintf("Sentence %d: I used to live in Berlin, but now I live in Lisbon with my cat.", i)
-		}
-		b.Run(fmt.Sprintf("texts=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := enc.Embed(b.Context(), texts); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "texts/s")
-		})
-	}
+	enc := benchEncoder(b, 0)
+	embedSizes(b, enc, "texts", "texts/s", func(i int) string {
+		return fmt.Sprintf("Sentence %d: I used to live in Berlin, but now I live in Lisbon with my cat.", i)
+	})
 }
 
 // BenchmarkUseLite is the embedded default backbone through the whole Encoder (SentencePiece
@@ -99,18 +107,7 @@ func BenchmarkUseLite(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer enc.Destroy()
-	for _, n := range []int{1, 32, 128} {
-		texts := make([]string, n)
-		for i := range texts {
-			texts[i] = fmt.Sprintf("Memory %d: I used to live in Berlin, but I moved to Lisbon and now work as a nurse.", i)
-		}
-		b.Run(fmt.Sprintf("batch=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := enc.Embed(b.Context(), texts); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "sentences/s")
-		})
-	}
+	embedSizes(b, enc, "batch", "sentences/s", func(i int) string {
+		return fmt.Sprintf("Memory %d: I used to live in Berlin, but I moved to Lisbon and now work as a nurse.", i)
+	})
 }

@@ -13,16 +13,21 @@ import (
 // testLibrary finds ONNX Runtime for tests: ATMA_ORT_LIB, else the default cache.
 func testLibrary(t testing.TB) string {
 	t.Helper()
-	cache := os.Getenv("ATMA_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "atma")
-	}
-	p, err := ResolveLibrary("", os.Getenv("ATMA_ORT_LIB"), cache)
+	p, err := ResolveLibrary("", os.Getenv("ATMA_ORT_LIB"), testCacheDir())
 	if err != nil {
 		t.Fatalf("these tests run the real ONNX Runtime: %v", err)
 	}
 	return p
+}
+
+// testCacheDir is the atma cache: ATMA_CACHE, else ~/.cache/atma. (internal/orttest has
+// the same for other packages; it imports onnx, so onnx's own tests cannot use it.)
+func testCacheDir() string {
+	if d := os.Getenv("ATMA_CACHE"); d != "" {
+		return d
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "atma")
 }
 
 func initORT(t testing.TB) {

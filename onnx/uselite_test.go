@@ -11,12 +11,7 @@ import (
 // useLiteManifest is the use-lite backbone that `make models` installs.
 func useLiteManifest(t testing.TB) *Manifest {
 	t.Helper()
-	cache := os.Getenv("ATMA_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "atma")
-	}
-	m, err := LoadManifest(filepath.Join(cache, "backbones", "use-lite", "manifest.json"))
+	m, err := LoadManifest(filepath.Join(testCacheDir(), "backbones", "use-lite", "manifest.json"))
 	if err != nil {
 		t.Fatalf("the use-lite backbone is not installed (%v); run: make models", err)
 	}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/atma-dev/atma/internal/orttest"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -100,11 +102,7 @@ func TestEveryCommandHasHelpAndExample(t *testing.T) {
 // testTinyCache is the cache holding the test-tiny backbone that `make test` builds.
 func testTinyCache(t *testing.T) string {
 	t.Helper()
-	cache := os.Getenv("ATMA_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "atma")
-	}
+	cache := orttest.CacheDir()
 	if _, err := os.Stat(filepath.Join(cache, "backbones", "test-tiny", "manifest.json")); err != nil {
 		t.Fatalf("the test-tiny backbone is missing (%v); run: make test-backbone", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"hash/fnv"
 	"io"
 	"log/slog"
 	"net"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/atma-dev/atma/overlay"
+	"github.com/atma-dev/atma/overlay/overlaytest"
 	"github.com/atma-dev/atma/overlay/api"
 )
 
@@ -55,23 +55,6 @@ func TestOverlayServeRefusesOpenNonLoopback(t *testing.T) {
 	}
 }
 
-// wordEmbedder is a deterministic bag-of-words embedder for serving without a backbone.
-type wordEmbedder struct{}
-
-func (wordEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		v := make([]float32, 32)
-		for _, w := range strings.Fields(strings.ToLower(t)) {
-			h := fnv.New32a()
-			h.Write([]byte(strings.Trim(w, ".,!?")))
-			v[h.Sum32()%32]++
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
 // TestOverlayServe serves a bank in a temporary directory, adds a memory through the
 // API, lists it back and stops on cancel.
 func TestOverlayServe(t *testing.T) {
@@ -82,7 +65,7 @@ func TestOverlayServe(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		ov, err := overlay.New(overlay.Config{Store: bank.Store, Host: bank.Host, Traces: bank.Traces, Embedder: wordEmbedder{}, Logger: f.Logger})
+		ov, err := overlay.New(overlay.Config{Store: bank.Store, Host: bank.Host, Traces: bank.Traces, Embedder: overlaytest.BagEmbedder{}, Logger: f.Logger})
 		if err != nil {
 			return nil, errors.Join(err, bank.Close())
 		}
