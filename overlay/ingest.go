@@ -120,7 +120,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 		d := o.gate.Score(cp, proj)
 		ct.A, ct.B, ct.Gap, ct.Routed, ct.Gated = d.A, d.B, d.Gap, d.Route, true
 		if !ct.Routed && !o.cfg.NoCues && d.A > o.cfg.Thresholds.Top {
-			if cue := suspicionCue(c.Content, in.Content); cue != "" {
+			if cue := judge.ChangeCue(c.Content, in.Content); cue != "" {
 				ct.Routed, ct.Cue = true, cue
 			}
 		}

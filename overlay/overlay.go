@@ -43,7 +43,8 @@ type Config struct {
 	Thresholds sentry.Thresholds
 	// NoCues routes on the gate's scores alone. By default a topically close pair
 	// (a > τ_top) that the logic head passes is still routed when the new text carries a
-	// lexical cue of a change: a number that differs, a negation, a scope or update word.
+	// lexical cue of a change (judge.ChangeCue: a quantity that differs, a negation, a
+	// scope or change word).
 	NoCues bool
 	// Auditor judges routed pairs (nil: the rule auditor).
 	Auditor judge.Auditor

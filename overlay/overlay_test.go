@@ -151,22 +151,6 @@ func TestNoCommitAblation(t *testing.T) {
 	}
 }
 
-func TestSuspicionCue(t *testing.T) {
-	tests := []struct{ old, new, want string }{
-		{"My commute is 25 minutes.", "My commute is 40 minutes now.", "number 40"},
-		{"I love spicy food.", "I love spicy food, except at lunch.", "word except"},
-		{"I have a dog.", "I don't have a dog anymore.", "word n't"},
-		{"I live in Berlin now.", "I live in Berlin now.", ""},
-		{"I like tea.", "I like green tea.", ""},
-		{"I am 30.", "I am 30 years old.", ""},
-	}
-	for _, tt := range tests {
-		if got := suspicionCue(tt.old, tt.new); got != tt.want {
-			t.Errorf("suspicionCue(%q, %q) = %q, want %q", tt.old, tt.new, got, tt.want)
-		}
-	}
-}
-
 type failingAuditor struct{}
 
 func (failingAuditor) Audit(context.Context, judge.Pair) (judge.Result, error) {
