@@ -2,6 +2,7 @@ package overlay_test
 
 import (
 	"context"
+	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 	"math"
 	"path/filepath"
 	"slices"
@@ -137,14 +138,14 @@ func BenchmarkIngest(b *testing.B) {
 			b.ReportMetric(us(parts.Judge), "judge-us/mem")
 			b.ReportMetric(us(parts.Commit), "commit-us/mem")
 
-			if _, err := bank.DB.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+			size, err := sqlitedb.DiskSize(ctx, bank.DB, filepath.Join(dir, overlay.DBFile))
+			if err != nil {
 				b.Fatal(err)
 			}
 			var records, traceBytes int64
 			if err := bank.DB.QueryRowContext(ctx, `SELECT count(*) FROM records`).Scan(&records); err != nil {
 				b.Fatal(err)
 			}
-			size := dbBytes(filepath.Join(dir, overlay.DBFile))
 			if bc.bank == 0 {
 				if err := bank.DB.QueryRowContext(ctx, `SELECT coalesce(sum(length(data)), 0) FROM overlay_traces`).Scan(&traceBytes); err != nil {
 					b.Fatal(err)

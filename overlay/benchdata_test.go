@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -371,7 +372,7 @@ func buildBank(ctx context.Context, env *benchEnv, dir string, size int, seed ui
 	if err := flush(); err != nil {
 		return st, errors.Join(err, bank.Close())
 	}
-	if _, err := bank.DB.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+	if st.FileBytes, err = sqlitedb.DiskSize(ctx, bank.DB, filepath.Join(dir, overlay.DBFile)); err != nil {
 		return st, errors.Join(err, bank.Close())
 	}
 	if err := bank.DB.QueryRowContext(ctx, `SELECT count(*) FROM records WHERE user = ?`, benchUser).Scan(&st.Records); err != nil {
@@ -383,7 +384,6 @@ func buildBank(ctx context.Context, env *benchEnv, dir string, size int, seed ui
 	if st.Records != size {
 		return st, fmt.Errorf("built %d records, want %d", st.Records, size)
 	}
-	st.FileBytes = dbBytes(filepath.Join(dir, overlay.DBFile))
 	return st, nil
 }
 
@@ -524,17 +524,6 @@ func tableSizes(ctx context.Context, db *sql.DB, n int) (string, error) {
 		parts = append(parts, fmt.Sprintf("%s %.1f MB", name, float64(size)/1e6))
 	}
 	return strings.Join(parts, ", "), rows.Err()
-}
-
-// dbBytes is the size of an SQLite database on disk: the file, its WAL and shared memory.
-func dbBytes(path string) int64 {
-	var n int64
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if fi, err := os.Stat(path + suffix); err == nil {
-			n += fi.Size()
-		}
-	}
-	return n
 }
 
 // benchQueries draws n questions about the bank's first dataset: general ones for each

@@ -3,8 +3,8 @@ package host_test
 import (
 	"context"
 	"fmt"
+	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -183,17 +183,12 @@ func BenchmarkSize(b *testing.B) {
 		}
 		const n = 5000
 		fillHost(b, h, n)
-		if _, err := h.DB().Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		size, err := sqlitedb.DiskSize(context.Background(), h.DB(), path)
+		if err != nil {
 			b.Fatal(err)
 		}
 		if err := h.Close(); err != nil {
 			b.Fatal(err)
-		}
-		var size int64
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			if fi, err := os.Stat(path + suffix); err == nil {
-				size += fi.Size()
-			}
 		}
 		b.ReportMetric(float64(size)/(n/1000), "bytes/1k-memories")
 	}

@@ -3,8 +3,8 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -157,17 +157,12 @@ func BenchmarkBankSize(b *testing.B) {
 		}
 		const n = 5000
 		fill(b, s, n)
-		if _, err := s.DB().Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		size, err := sqlitedb.DiskSize(context.Background(), s.DB(), path)
+		if err != nil {
 			b.Fatal(err)
 		}
 		if err := s.Close(); err != nil {
 			b.Fatal(err)
-		}
-		var size int64
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			if fi, err := os.Stat(path + suffix); err == nil {
-				size += fi.Size()
-			}
 		}
 		b.ReportMetric(float64(size)/(n/1000), "bytes/1k-records")
 	}

@@ -351,3 +351,18 @@ func PruneTerms(ctx context.Context, q Querier, vocab, countSQL string, terms []
 	}
 	return fts.Prune(terms, df, n), nil
 }
+
+// DiskSize checkpoints the WAL of db (open on path) into the main file and returns the
+// bytes the database takes on disk: the file, its WAL and its shared-memory index.
+func DiskSize(ctx context.Context, db *sql.DB, path string) (int64, error) {
+	if _, err := db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return 0, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	var n int64
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if fi, err := os.Stat(path + suffix); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n, nil
+}
