@@ -169,70 +169,36 @@ func VerdictSchema() *llm.Schema {
 }
 
 func verdictSchemaJSON() json.RawMessage {
-	enum := func(vs []string) omap { return omap{{"type", "string"}, {"enum", vs}} }
-	typ := func(t string) omap { return omap{{"type", t}} }
+	enum := func(vs []string) llm.Object { return llm.Object{{"type", "string"}, {"enum", vs}} }
+	typ := func(t string) llm.Object { return llm.Object{{"type", t}} }
 	refs := []string{string(RefOld), string(RefNew)}
 	// Keys keep their order: servers that constrain decoding generate properties in schema
 	// order, and the status should come first.
-	schema := omap{
+	schema := llm.Object{
 		{"type", "object"},
 		{"description", "The verdict of a memory audit of an old record and a new input."},
-		{"properties", omap{
+		{"properties", llm.Object{
 			{"status", enum(toStrings(statuses))},
 			{"conflict_type", enum(toStrings(conflictTypes))},
 			{"action", enum(toStrings(actions))},
 			{"clarification_needed", typ("boolean")},
 			{"clarification_question", typ("string")},
-			{"links", omap{
+			{"links", llm.Object{
 				{"type", "array"},
-				{"items", omap{
+				{"items", llm.Object{
 					{"type", "object"},
-					{"properties", omap{{"type", enum(toStrings(linkTypes))}, {"from", enum(refs)}, {"to", enum(refs)}}},
+					{"properties", llm.Object{{"type", enum(toStrings(linkTypes))}, {"from", enum(refs)}, {"to", enum(refs)}}},
 					{"required", []string{"type", "from", "to"}},
 					{"additionalProperties", false},
 				}},
 			}},
 			{"transition_summary", typ("string")},
-			{"confidence", omap{{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
+			{"confidence", llm.Object{{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
 		}},
 		{"required", verdictFields()},
 		{"additionalProperties", false},
 	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, schema.encode(), "", "  "); err != nil {
-		panic(fmt.Sprintf("encode verdict schema: %v", err)) // the literal above is valid JSON
-	}
-	return buf.Bytes()
-}
-
-// omap is a JSON object that keeps its keys in order.
-type omap []struct {
-	k string
-	v any
-}
-
-func (m omap) encode() []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, kv := range m {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(kv.k)
-		b.Write(k)
-		b.WriteByte(':')
-		if sub, ok := kv.v.(omap); ok {
-			b.Write(sub.encode())
-			continue
-		}
-		v, err := json.Marshal(kv.v)
-		if err != nil {
-			panic(fmt.Sprintf("encode verdict schema: %v", err)) // strings, numbers and booleans only
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
+	return schema.Indent()
 }
 
 func toStrings[T ~string](xs []T) []string {

@@ -206,8 +206,8 @@ func ControllerSchema() *llm.Schema {
 }
 
 func controllerSchemaJSON() json.RawMessage {
-	typ := func(t string) omap { return omap{{"type", t}} }
-	unit := omap{{"type", "number"}, {"minimum", 0}, {"maximum", 1}}
+	typ := func(t string) llm.Object { return llm.Object{{"type", t}} }
+	unit := llm.Object{{"type", "number"}, {"minimum", 0}, {"maximum", 1}}
 	modes := make([]string, len(Modes))
 	for i, m := range Modes {
 		modes[i] = string(m)
@@ -216,12 +216,12 @@ func controllerSchemaJSON() json.RawMessage {
 	for i, r := range Roles {
 		roles[i] = string(r)
 	}
-	selection := omap{
+	selection := llm.Object{
 		{"type", "object"},
-		{"properties", omap{
+		{"properties", llm.Object{
 			{"id", typ("string")},
-			{"rank", omap{{"type", "integer"}, {"minimum", 1}, {"maximum", ControllerMaxSelections}}},
-			{"role", omap{{"type", "string"}, {"enum", roles}}},
+			{"rank", llm.Object{{"type", "integer"}, {"minimum", 1}, {"maximum", ControllerMaxSelections}}},
+			{"role", llm.Object{{"type", "string"}, {"enum", roles}}},
 			{"state_fit", unit},
 			{"scope_fit", unit},
 			{"change_fit", unit},
@@ -231,17 +231,17 @@ func controllerSchemaJSON() json.RawMessage {
 		{"required", selectionFields},
 		{"additionalProperties", false},
 	}
-	schema := omap{
+	schema := llm.Object{
 		{"type", "object"},
 		{"description", "The retrieve controller's choice of evidence for a memory question."},
-		{"properties", omap{
-			{"query_mode", omap{{"type", "string"}, {"enum", modes}}},
+		{"properties", llm.Object{
+			{"query_mode", llm.Object{{"type", "string"}, {"enum", modes}}},
 			{"confidence", unit},
 			{"fallback", typ("boolean")},
-			{"selected", omap{{"type", "array"}, {"maxItems", ControllerMaxSelections}, {"items", selection}}},
-			{"packing", omap{
+			{"selected", llm.Object{{"type", "array"}, {"maxItems", ControllerMaxSelections}, {"items", selection}}},
+			{"packing", llm.Object{
 				{"type", "object"},
-				{"properties", omap{{"fill", typ("boolean")}, {"chronological", typ("boolean")}}},
+				{"properties", llm.Object{{"fill", typ("boolean")}, {"chronological", typ("boolean")}}},
 				{"required", packingFields},
 				{"additionalProperties", false},
 			}},
@@ -249,11 +249,7 @@ func controllerSchemaJSON() json.RawMessage {
 		{"required", outputFields},
 		{"additionalProperties", false},
 	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, schema.encode(), "", "  "); err != nil {
-		panic(fmt.Sprintf("encode controller schema: %v", err)) // built from literals above
-	}
-	return buf.Bytes()
+	return schema.Indent()
 }
 
 var (
@@ -261,36 +257,6 @@ var (
 	selectionFields = []string{"id", "rank", "role", "state_fit", "scope_fit", "change_fit", "noise_risk", "reason"}
 	packingFields   = []string{"fill", "chronological"}
 )
-
-// omap is a JSON object that keeps its keys in order: servers that constrain decoding
-// generate properties in schema order.
-type omap []struct {
-	k string
-	v any
-}
-
-func (m omap) encode() []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, kv := range m {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(jsonString(kv.k))
-		b.WriteByte(':')
-		if sub, ok := kv.v.(omap); ok {
-			b.Write(sub.encode())
-			continue
-		}
-		v, err := json.Marshal(kv.v)
-		if err != nil {
-			panic(fmt.Sprintf("encode controller schema: %v", err)) // strings, numbers, booleans and slices of them
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
 
 // Clip cuts s to at most n runes, the last of them "…" when it was cut. Invalid UTF-8
 // becomes U+FFFD first, so the result is always valid.
