@@ -277,6 +277,25 @@ func components(rs []Record) int {
 
 // verifyCommit checks the records a transaction touched and the version groups of
 // their slots, through the transaction's own view.
+// checkCommit is the last step of every Tx before it commits: a cancelled context or a
+// touched record or slot that breaks an invariant refuses the commit.
+func checkCommit(ctx context.Context, view Tx, user string, t touches) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("tx: %w", err)
+	}
+	if t.empty() {
+		return nil
+	}
+	vs, err := verifyCommit(ctx, view, user, t.ids, t.slots)
+	if err != nil {
+		return fmt.Errorf("tx: verify: %w", err)
+	}
+	if len(vs) > 0 {
+		return &ViolationError{Violations: vs}
+	}
+	return nil
+}
+
 func verifyCommit(ctx context.Context, tx Tx, user string, touched, slots map[string]bool) ([]Violation, error) {
 	lookup := func(ctx context.Context, id string) (Record, bool, error) {
 		r, err := tx.Get(ctx, id)

@@ -241,17 +241,8 @@ func (m *Memory) Tx(ctx context.Context, user string, fn func(Tx) error) error {
 		return err
 	}
 	tx.done = true
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("tx: %w", err)
-	}
-	if !tx.touched.empty() {
-		vs, err := verifyCommit(ctx, tx.view(), user, tx.touched.ids, tx.touched.slots)
-		if err != nil {
-			return fmt.Errorf("tx: verify: %w", err)
-		}
-		if len(vs) > 0 {
-			return &ViolationError{Violations: vs}
-		}
+	if err := checkCommit(ctx, tx.view(), user, tx.touched); err != nil {
+		return err
 	}
 	u.dataMu.Lock()
 	defer u.dataMu.Unlock()
