@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/atma-dev/atma/overlay"
-	"github.com/atma-dev/atma/overlay/overlaytest"
 	"github.com/atma-dev/atma/overlay/api"
+	"github.com/atma-dev/atma/overlay/overlaytest"
 )
 
 func testFactory(env map[string]string) (*Factory, *bytes.Buffer) {
