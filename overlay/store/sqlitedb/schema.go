@@ -3,6 +3,7 @@ package sqlitedb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io/fs"
 )
@@ -54,24 +55,31 @@ func (s Schema) Adopt(ctx context.Context, db *sql.DB) (Handle, error) {
 	if _, err := Migrate(ctx, db, s.Component, ms); err != nil {
 		return Handle{}, fmt.Errorf("sqlite %s: %w", s.Component, err)
 	}
-	return Handle{db: db}, nil
+	return Handle{db: db, stmts: NewStmts(db, DefaultStmts)}, nil
 }
 
-// Handle is a component's hold on the database: the *sql.DB, and whether the component
-// opened it (Schema.Open) and so closes it, or was given it (Schema.Adopt). It is safe
-// for concurrent use, as *sql.DB is; Close is called once.
+// Handle is a component's hold on the database: the *sql.DB, the component's prepared
+// statements, and whether the component opened the database (Schema.Open) and so closes
+// it, or was given it (Schema.Adopt). It is safe for concurrent use, as *sql.DB is;
+// Close is called once.
 type Handle struct {
-	db  *sql.DB
-	own bool
+	db    *sql.DB
+	stmts *Stmts
+	own   bool
 }
 
 // DB returns the underlying database.
 func (h Handle) DB() *sql.DB { return h.db }
 
-// Close closes the database if Schema.Open opened it, and does nothing if it was adopted.
+// Q runs statements prepared (see Stmts) on the database, or in tx when it is not nil.
+func (h Handle) Q(tx *sql.Tx) Q { return h.stmts.On(tx) }
+
+// Close closes the component's prepared statements, and the database if Schema.Open
+// opened it (an adopted one stays open).
 func (h Handle) Close() error {
+	err := h.stmts.Close()
 	if h.own {
-		return h.db.Close()
+		err = errors.Join(err, h.db.Close())
 	}
-	return nil
+	return err
 }
