@@ -3,6 +3,10 @@ package host
 import (
 	"container/heap"
 	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/atma-dev/atma/overlay/store/fts"
 )
 
 // denseIndex holds one user's unit vectors in one row-major slice and searches them by
@@ -42,6 +46,15 @@ func (d *denseIndex) set(id string, v []float32) error {
 	d.ids = append(d.ids, id)
 	d.vecs = append(d.vecs, v...)
 	return nil
+}
+
+// vector returns a copy of id's vector, nil when it has none.
+func (d *denseIndex) vector(id string) []float32 {
+	i, ok := d.pos[id]
+	if !ok {
+		return nil
+	}
+	return slices.Clone(d.vecs[i*d.dim : (i+1)*d.dim])
 }
 
 // remove drops id by moving the last vector into its place.
@@ -154,4 +167,68 @@ func (d *denseIndex) fits(ms []Memory) error {
 		return fmt.Errorf("%w: vectors have %d dimensions, this user's have %d", ErrInvalid, dim, d.dim)
 	}
 	return nil
+}
+
+// userIndex is one user's memories in memory, with what a search runs on: their
+// vectors and an inverted index of their text. BM25's statistics (document count,
+// average length, document frequencies) are the user's own, so no user's memories move
+// another's scores. Not safe for concurrent use.
+type userIndex struct {
+	mems  map[string]Memory // without their vectors, which dense holds
+	dense *denseIndex
+	text  *fts.Index
+}
+
+func newUserIndex() *userIndex {
+	return &userIndex{mems: map[string]Memory{}, dense: newDenseIndex(), text: fts.NewIndex()}
+}
+
+func (u *userIndex) len() int { return len(u.mems) }
+
+// set indexes m (a prepared memory: unit vector or none), replacing what m.ID had.
+func (u *userIndex) set(m Memory) error {
+	if err := u.dense.set(m.ID, m.Vector); err != nil {
+		return err
+	}
+	u.text.Add(m.ID, m.Content)
+	m.Vector, m.Meta = nil, maps.Clone(m.Meta)
+	u.mems[m.ID] = m
+	return nil
+}
+
+func (u *userIndex) remove(id string) {
+	delete(u.mems, id)
+	u.dense.remove(id)
+	u.text.Remove(id)
+}
+
+// memory returns a copy of the memory with id.
+func (u *userIndex) memory(id string) (Memory, bool) {
+	m, ok := u.mems[id]
+	if !ok {
+		return Memory{}, false
+	}
+	m.Vector, m.Meta = u.dense.vector(id), maps.Clone(m.Meta)
+	return m, true
+}
+
+// search builds the dense list (when q is not nil) and the BM25 list, each cfg.depth(k)
+// deep, and fuses them into the k best hits, with copies of their memories.
+func (u *userIndex) search(cfg Config, query string, q []float32, k int) ([]Hit, error) {
+	n := cfg.depth(k)
+	var dense, text []scoredID
+	if q != nil {
+		var err error
+		if dense, err = u.dense.search(q, n); err != nil {
+			return nil, err
+		}
+	}
+	for _, sc := range u.text.Search(query, n) {
+		text = append(text, scoredID{id: sc.ID, score: sc.Score})
+	}
+	hits := fuse(cfg.rrfK(), k, dense, text)
+	for i := range hits {
+		hits[i].Memory, _ = u.memory(hits[i].ID)
+	}
+	return hits, nil
 }

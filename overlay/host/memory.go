@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 	"sort"
 	"sync"
 
 	"github.com/atma-dev/atma/overlay/store"
-	"github.com/atma-dev/atma/overlay/store/fts"
 )
 
 // InMemory is the Host in maps: dense search over the user's vectors and the in-Go
@@ -21,10 +19,8 @@ type InMemory struct {
 }
 
 type memSpace struct {
-	mu    sync.RWMutex
-	mems  map[string]Memory
-	dense *denseIndex
-	text  *fts.Index
+	mu  sync.RWMutex
+	idx *userIndex
 }
 
 var _ Host = (*InMemory)(nil)
@@ -42,7 +38,7 @@ func (h *InMemory) space(user string, create bool) *memSpace {
 	defer h.mu.Unlock()
 	s := h.users[user]
 	if s == nil && create {
-		s = &memSpace{mems: map[string]Memory{}, dense: newDenseIndex(), text: fts.NewIndex()}
+		s = &memSpace{idx: newUserIndex()}
 		h.users[user] = s
 	}
 	return s
@@ -69,15 +65,13 @@ func (h *InMemory) AddBatch(ctx context.Context, user string, ms []Memory) error
 	s := h.space(user, true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.dense.fits(prepared); err != nil {
+	if err := s.idx.dense.fits(prepared); err != nil {
 		return fmt.Errorf("add: %w", err)
 	}
 	for _, m := range prepared {
-		if err := s.dense.set(m.ID, m.Vector); err != nil {
+		if err := s.idx.set(m); err != nil {
 			return fmt.Errorf("add %q: %w", m.ID, err) // unreachable after fits
 		}
-		s.mems[m.ID] = cloneMemory(m)
-		s.text.Add(m.ID, m.Content)
 	}
 	return nil
 }
@@ -96,11 +90,11 @@ func (h *InMemory) Get(ctx context.Context, user, id string) (Memory, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	m, ok := s.mems[id]
+	m, ok := s.idx.memory(id)
 	if !ok {
 		return Memory{}, fmt.Errorf("get %s: %w", id, ErrNotFound)
 	}
-	return cloneMemory(m), nil
+	return m, nil
 }
 
 // Delete implements Host.
@@ -117,12 +111,10 @@ func (h *InMemory) Delete(ctx context.Context, user, id string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.mems[id]; !ok {
+	if _, ok := s.idx.mems[id]; !ok {
 		return fmt.Errorf("delete %s: %w", id, ErrNotFound)
 	}
-	delete(s.mems, id)
-	s.dense.remove(id)
-	s.text.Remove(id)
+	s.idx.remove(id)
 	return nil
 }
 
@@ -140,9 +132,7 @@ func (h *InMemory) DeleteUser(ctx context.Context, user string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.mems = map[string]Memory{}
-	s.dense = newDenseIndex()
-	s.text = fts.NewIndex()
+	s.idx = newUserIndex()
 	return nil
 }
 
@@ -154,7 +144,7 @@ func (h *InMemory) Len(ctx context.Context, user string) (int, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return len(s.mems), ctx.Err()
+	return s.idx.len(), ctx.Err()
 }
 
 // Search implements Host.
@@ -172,19 +162,9 @@ func (h *InMemory) Search(ctx context.Context, user, query string, qvec []float3
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	n := h.cfg.depth(k)
-	var dense, text []scoredID
-	if q != nil {
-		if dense, err = s.dense.search(q, n); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-	}
-	for _, sc := range s.text.Search(query, n) {
-		text = append(text, scoredID{id: sc.ID, score: sc.Score})
-	}
-	hits := fuse(h.cfg.rrfK(), k, dense, text)
-	for i := range hits {
-		hits[i].Memory = cloneMemory(s.mems[hits[i].ID])
+	hits, err := s.idx.search(h.cfg, query, q, k)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
 	}
 	return hits, nil
 }
@@ -197,17 +177,11 @@ func (h *InMemory) Users(ctx context.Context) ([]string, error) {
 	var out []string
 	for u, s := range spaces {
 		s.mu.RLock()
-		if len(s.mems) > 0 {
+		if s.idx.len() > 0 {
 			out = append(out, u)
 		}
 		s.mu.RUnlock()
 	}
 	sort.Strings(out)
 	return out, ctx.Err()
-}
-
-func cloneMemory(m Memory) Memory {
-	m.Vector = slices.Clone(m.Vector)
-	m.Meta = maps.Clone(m.Meta)
-	return m
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/atma-dev/atma/overlay/store"
-	"github.com/atma-dev/atma/overlay/store/fts"
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
@@ -28,10 +27,10 @@ var schema = sqlitedb.Schema{Component: Component, FS: migrationFiles, Dir: "mig
 func Migrations() ([]sqlitedb.Migration, error) { return schema.Migrations() }
 
 // SQLite is the Host on an SQLite database, which it may share with the overlay bank.
-// BM25 comes from FTS5's bm25(); dense search runs over the user's vectors, loaded from
-// the database on the first search and kept in memory afterwards (refreshed when
-// another process wrote, which a per-user generation counter tells). Safe for
-// concurrent use.
+// Search runs in memory over the user's index (vectors for dense search, an inverted
+// index for BM25), loaded from the database on the user's first search and kept
+// afterwards: this process's writes update it, and a per-user generation counter tells
+// when another process wrote and it must be reloaded. Safe for concurrent use.
 type SQLite struct {
 	// Handle holds the database: DB returns it, Close closes it if OpenSQLite opened it.
 	sqlitedb.Handle
@@ -39,14 +38,14 @@ type SQLite struct {
 	locks sync.Map // user → *sync.Mutex, serialising writes
 
 	mu    sync.Mutex // guards cache
-	cache map[string]*cachedDense
+	cache map[string]*cachedUser
 }
 
-// cachedDense is one user's vectors as of generation gen.
-type cachedDense struct {
+// cachedUser is one user's search index as of generation gen.
+type cachedUser struct {
 	mu  sync.RWMutex
 	gen int64
-	idx *denseIndex // nil until loaded
+	idx *userIndex // nil until loaded
 }
 
 var _ Host = (*SQLite)(nil)
@@ -61,7 +60,7 @@ func OpenSQLite(ctx context.Context, path string, cfg Config) (*SQLite, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SQLite{Handle: h, cfg: cfg, cache: map[string]*cachedDense{}}, nil
+	return &SQLite{Handle: h, cfg: cfg, cache: map[string]*cachedUser{}}, nil
 }
 
 // NewSQLite uses db (from sqlitedb.Open, possibly shared with store.NewSQLite) and
@@ -74,7 +73,7 @@ func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*SQLite, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SQLite{Handle: h, cfg: cfg, cache: map[string]*cachedDense{}}, nil
+	return &SQLite{Handle: h, cfg: cfg, cache: map[string]*cachedUser{}}, nil
 }
 
 func (h *SQLite) lock(user string) *sync.Mutex {
@@ -82,12 +81,12 @@ func (h *SQLite) lock(user string) *sync.Mutex {
 	return mu.(*sync.Mutex)
 }
 
-func (h *SQLite) entry(user string) *cachedDense {
+func (h *SQLite) entry(user string) *cachedUser {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	e := h.cache[user]
 	if e == nil {
-		e = &cachedDense{}
+		e = &cachedUser{}
 		h.cache[user] = e
 	}
 	return e
@@ -98,9 +97,7 @@ type userState struct {
 	gen, dim, vectors int64
 }
 
-func readUserState(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, user string) (userState, error) {
+func readUserState(ctx context.Context, q sqlitedb.Querier, user string) (userState, error) {
 	var st userState
 	err := q.QueryRowContext(ctx, `SELECT gen, dim, vectors FROM host_users WHERE user = ?`, user).Scan(&st.gen, &st.dim, &st.vectors)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -143,12 +140,13 @@ func (h *SQLite) AddBatch(ctx context.Context, user string, ms []Memory) error {
 		return fmt.Errorf("add: begin: %w", err)
 	}
 	defer tx.Rollback()
-	st, err := readUserState(ctx, tx, user)
+	q := h.Q(tx)
+	st, err := readUserState(ctx, q, user)
 	if err != nil {
 		return fmt.Errorf("add: %w", err)
 	}
 	// Vectors after the batch: those of memories it does not replace, plus its own.
-	replaced, err := h.vectorsAmong(ctx, tx, user, batch)
+	replaced, err := h.vectorsAmong(ctx, q, user, batch)
 	if err != nil {
 		return fmt.Errorf("add: %w", err)
 	}
@@ -171,13 +169,6 @@ func (h *SQLite) AddBatch(ctx context.Context, user string, ms []Memory) error {
 	case kept > 0 && dim != st.dim:
 		return fmt.Errorf("add: %w: vectors have %d dimensions, this user's have %d", ErrInvalid, dim, st.dim)
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO host_memories (user, id, content, time_ns, meta, vec) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (user, id) DO UPDATE SET content = excluded.content, time_ns = excluded.time_ns,
-			meta = excluded.meta, vec = excluded.vec`)
-	if err != nil {
-		return fmt.Errorf("add: %w", err)
-	}
-	defer stmt.Close()
 	for _, m := range batch {
 		meta := []byte("{}")
 		if len(m.Meta) > 0 {
@@ -185,20 +176,23 @@ func (h *SQLite) AddBatch(ctx context.Context, user string, ms []Memory) error {
 				return fmt.Errorf("add %q: encode meta: %w", m.ID, err)
 			}
 		}
-		if _, err := stmt.ExecContext(ctx, user, m.ID, m.Content, m.Time.UnixNano(), string(meta), sqlitedb.EncodeVector(m.Vector)); err != nil {
+		if _, err := q.ExecContext(ctx, `INSERT INTO host_memories (user, id, content, time_ns, meta, vec) VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (user, id) DO UPDATE SET content = excluded.content, time_ns = excluded.time_ns,
+				meta = excluded.meta, vec = excluded.vec`,
+			user, m.ID, m.Content, m.Time.UnixNano(), string(meta), sqlitedb.EncodeVector(m.Vector)); err != nil {
 			return fmt.Errorf("add %q: %w", m.ID, err)
 		}
 	}
 	next := userState{gen: st.gen + 1, dim: dim, vectors: kept + added}
-	if err := writeUserState(ctx, tx, user, next); err != nil {
+	if err := writeUserState(ctx, q, user, next); err != nil {
 		return fmt.Errorf("add: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("add: commit: %w", err)
 	}
-	h.advance(user, st.gen, next.gen, func(idx *denseIndex) error {
+	h.advance(user, st.gen, next.gen, func(idx *userIndex) error {
 		for _, m := range batch {
-			if err := idx.set(m.ID, m.Vector); err != nil {
+			if err := idx.set(m); err != nil {
 				return err
 			}
 		}
@@ -208,7 +202,7 @@ func (h *SQLite) AddBatch(ctx context.Context, user string, ms []Memory) error {
 }
 
 // vectorsAmong counts the stored vectors among the batch's ids.
-func (h *SQLite) vectorsAmong(ctx context.Context, tx *sql.Tx, user string, batch []Memory) (int64, error) {
+func (h *SQLite) vectorsAmong(ctx context.Context, q sqlitedb.Querier, user string, batch []Memory) (int64, error) {
 	var total int64
 	for start := 0; start < len(batch); start += 500 {
 		chunk := batch[start:min(start+500, len(batch))]
@@ -217,7 +211,7 @@ func (h *SQLite) vectorsAmong(ctx context.Context, tx *sql.Tx, user string, batc
 			args = append(args, m.ID)
 		}
 		var n int64
-		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM host_memories WHERE user = ? AND vec IS NOT NULL AND id IN (`+
+		err := q.QueryRowContext(ctx, `SELECT count(*) FROM host_memories WHERE user = ? AND vec IS NOT NULL AND id IN (`+
 			placeholders(len(chunk))+`)`, args...).Scan(&n)
 		if err != nil {
 			return 0, err
@@ -231,16 +225,16 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
-func writeUserState(ctx context.Context, tx *sql.Tx, user string, st userState) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO host_users (user, gen, dim, vectors) VALUES (?, ?, ?, ?)
+func writeUserState(ctx context.Context, q sqlitedb.Execer, user string, st userState) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO host_users (user, gen, dim, vectors) VALUES (?, ?, ?, ?)
 		ON CONFLICT (user) DO UPDATE SET gen = excluded.gen, dim = excluded.dim, vectors = excluded.vectors`,
 		user, st.gen, st.dim, st.vectors)
 	return err
 }
 
-// advance applies this process's own committed write to the cached vectors when the
+// advance applies this process's own committed write to the cached index when the
 // cache was current before it; otherwise the next search reloads.
-func (h *SQLite) advance(user string, from, to int64, apply func(*denseIndex) error) {
+func (h *SQLite) advance(user string, from, to int64, apply func(*userIndex) error) {
 	e := h.entry(user)
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -268,15 +262,16 @@ func (h *SQLite) Delete(ctx context.Context, user, id string) error {
 		return fmt.Errorf("delete %s: begin: %w", id, err)
 	}
 	defer tx.Rollback()
+	q := h.Q(tx)
 	var hadVec bool
-	err = tx.QueryRowContext(ctx, `DELETE FROM host_memories WHERE user = ? AND id = ? RETURNING vec IS NOT NULL`, user, id).Scan(&hadVec)
+	err = q.QueryRowContext(ctx, `DELETE FROM host_memories WHERE user = ? AND id = ? RETURNING vec IS NOT NULL`, user, id).Scan(&hadVec)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("delete %s: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
-	st, err := readUserState(ctx, tx, user)
+	st, err := readUserState(ctx, q, user)
 	if err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
@@ -288,13 +283,13 @@ func (h *SQLite) Delete(ctx context.Context, user, id string) error {
 	if next.vectors <= 0 {
 		next.vectors, next.dim = 0, 0
 	}
-	if err := writeUserState(ctx, tx, user, next); err != nil {
+	if err := writeUserState(ctx, q, user, next); err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("delete %s: commit: %w", id, err)
 	}
-	h.advance(user, st.gen, next.gen, func(idx *denseIndex) error { idx.remove(id); return nil })
+	h.advance(user, st.gen, next.gen, func(idx *userIndex) error { idx.remove(id); return nil })
 	return nil
 }
 
@@ -326,7 +321,7 @@ func (h *SQLite) DeleteUser(ctx context.Context, user string) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("delete user: commit: %w", err)
 	}
-	h.advance(user, st.gen, next.gen, func(idx *denseIndex) error { *idx = *newDenseIndex(); return nil })
+	h.advance(user, st.gen, next.gen, func(idx *userIndex) error { *idx = *newUserIndex(); return nil })
 	return nil
 }
 
@@ -373,7 +368,7 @@ func (h *SQLite) fetch(ctx context.Context, user string, ids []string) (map[stri
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		rows, err := h.DB().QueryContext(ctx, `SELECT id, content, time_ns, meta, vec FROM host_memories WHERE user = ? AND id IN (`+
+		rows, err := h.Q(nil).QueryContext(ctx, `SELECT id, content, time_ns, meta, vec FROM host_memories WHERE user = ? AND id IN (`+
 			placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, err
@@ -411,10 +406,10 @@ func (h *SQLite) fetch(ctx context.Context, user string, ids []string) (map[stri
 	return out, nil
 }
 
-// dense returns user's current vectors with a read lock held; the caller calls the
+// index returns user's current index with a read lock held; the caller calls the
 // returned function to release it.
-func (h *SQLite) dense(ctx context.Context, user string) (*denseIndex, func(), error) {
-	st, err := readUserState(ctx, h.DB(), user)
+func (h *SQLite) index(ctx context.Context, user string) (*userIndex, func(), error) {
+	st, err := readUserState(ctx, h.Q(nil), user)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -437,43 +432,53 @@ func (h *SQLite) dense(ctx context.Context, user string) (*denseIndex, func(), e
 	return e.idx, e.mu.Unlock, nil
 }
 
-// load reads user's vectors and their generation in one snapshot.
-func (h *SQLite) load(ctx context.Context, user string) (*denseIndex, int64, error) {
+// load reads user's memories into a new index, with their generation, in one snapshot.
+func (h *SQLite) load(ctx context.Context, user string) (*userIndex, int64, error) {
 	tx, err := h.DB().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return nil, 0, fmt.Errorf("load vectors: %w", err)
+		return nil, 0, fmt.Errorf("load index: %w", err)
 	}
 	defer tx.Rollback()
 	st, err := readUserState(ctx, tx, user)
 	if err != nil {
-		return nil, 0, fmt.Errorf("load vectors: %w", err)
+		return nil, 0, fmt.Errorf("load index: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, vec FROM host_memories WHERE user = ? AND vec IS NOT NULL`, user)
+	rows, err := tx.QueryContext(ctx, `SELECT id, content, time_ns, meta, vec FROM host_memories WHERE user = ?`, user)
 	if err != nil {
-		return nil, 0, fmt.Errorf("load vectors: %w", err)
+		return nil, 0, fmt.Errorf("load index: %w", err)
 	}
 	defer rows.Close()
-	idx := newDenseIndex()
+	idx := newUserIndex()
 	if st.vectors > 0 && st.dim > 0 {
-		idx.ids = make([]string, 0, st.vectors)
-		idx.vecs = make([]float32, 0, st.vectors*st.dim)
+		idx.dense.ids = make([]string, 0, st.vectors)
+		idx.dense.vecs = make([]float32, 0, st.vectors*st.dim)
 	}
 	for rows.Next() {
-		var id string
-		var blob []byte
-		if err := rows.Scan(&id, &blob); err != nil {
-			return nil, 0, fmt.Errorf("load vectors: %w", err)
+		var (
+			m    Memory
+			ns   int64
+			meta string
+			blob []byte
+		)
+		if err := rows.Scan(&m.ID, &m.Content, &ns, &meta, &blob); err != nil {
+			return nil, 0, fmt.Errorf("load index: %w", err)
 		}
-		v, err := sqlitedb.DecodeVector(blob)
-		if err != nil {
-			return nil, 0, fmt.Errorf("load vector of %s: %w", id, err)
+		m.Time = time.Unix(0, ns).UTC()
+		if err := json.Unmarshal([]byte(meta), &m.Meta); err != nil {
+			return nil, 0, fmt.Errorf("decode meta of %s: %w", m.ID, err)
 		}
-		if err := idx.set(id, v); err != nil {
-			return nil, 0, fmt.Errorf("load vector of %s: %w", id, err)
+		if len(m.Meta) == 0 {
+			m.Meta = nil
+		}
+		if m.Vector, err = sqlitedb.DecodeVector(blob); err != nil {
+			return nil, 0, fmt.Errorf("load vector of %s: %w", m.ID, err)
+		}
+		if err := idx.set(m); err != nil {
+			return nil, 0, fmt.Errorf("load vector of %s: %w", m.ID, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("load vectors: %w", err)
+		return nil, 0, fmt.Errorf("load index: %w", err)
 	}
 	return idx, st.gen, nil
 }
@@ -484,55 +489,14 @@ func (h *SQLite) Search(ctx context.Context, user, query string, qvec []float32,
 	if err != nil {
 		return nil, err
 	}
-	n := h.cfg.depth(k)
-	var dense, text []scoredID
-	if q != nil {
-		idx, release, err := h.dense(ctx, user)
-		if err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-		dense, err = idx.search(q, n)
-		release()
-		if err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-	}
-	terms, err := sqlitedb.PruneTerms(ctx, h.DB(), "host_fts_vocab", "SELECT count(*) FROM host_memories", fts.Terms(query, fts.MaxQueryTerms))
+	idx, release, err := h.index(ctx, user)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	if match := fts.MatchTerms(terms); match != "" {
-		if text, err = h.bm25(ctx, user, match, n); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-	}
-	hits := fuse(h.cfg.rrfK(), k, dense, text)
-	ids := make([]string, len(hits))
-	for i, hit := range hits {
-		ids[i] = hit.ID
-	}
-	mems, err := h.fetch(ctx, user, ids)
+	hits, err := idx.search(h.cfg, query, q, k)
+	release()
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	out := hits[:0]
-	for _, hit := range hits {
-		m, ok := mems[hit.ID]
-		if !ok {
-			continue // deleted since the candidate lists were read
-		}
-		hit.Memory = m
-		out = append(out, hit)
-	}
-	return out, nil
-}
-
-// bm25 returns the n best text candidates. The statistics span every user of the
-// database (one FTS5 table); the candidates are the user's only.
-func (h *SQLite) bm25(ctx context.Context, user, match string, n int) ([]scoredID, error) {
-	return sqlitedb.Collect(ctx, h.DB(), func(rows *sql.Rows) (s scoredID, err error) {
-		err = rows.Scan(&s.id, &s.score)
-		return s, err
-	}, `SELECT m.id, -bm25(host_fts) FROM host_fts JOIN host_memories m ON m.rid = host_fts.rowid
-		WHERE host_fts MATCH ? AND m.user = ? ORDER BY bm25(host_fts), m.id LIMIT ?`, match, user, n)
+	return hits, nil
 }
