@@ -27,6 +27,16 @@ func (f fakeReader) Get(_ context.Context, user, id string) (store.Record, error
 	return store.Record{}, fmt.Errorf("get %s: %w", id, store.ErrNotFound)
 }
 
+func (f fakeReader) GetMany(ctx context.Context, user string, ids []string) ([]store.Record, error) {
+	var out []store.Record
+	for _, id := range ids {
+		if r, err := f.Get(ctx, user, id); err == nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
 func (f fakeReader) List(_ context.Context, _ string, fl store.Filter) ([]store.Record, string, error) {
 	if f.listErr != nil {
 		return nil, "", f.listErr

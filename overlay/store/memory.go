@@ -78,6 +78,31 @@ func (m *Memory) Get(ctx context.Context, user, id string) (Record, error) {
 	return r.Clone(), nil
 }
 
+// GetMany implements Reader.
+func (m *Memory) GetMany(ctx context.Context, user string, ids []string) ([]Record, error) {
+	if err := ValidateUser(user); err != nil {
+		return nil, fmt.Errorf("get many: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("get many: %w", err)
+	}
+	u := m.space(user, false)
+	if u == nil {
+		return nil, nil
+	}
+	u.dataMu.RLock()
+	defer u.dataMu.RUnlock()
+	var out []Record
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if r, ok := u.recs[id]; ok && !seen[id] {
+			seen[id] = true
+			out = append(out, r.Clone())
+		}
+	}
+	return out, nil
+}
+
 // List implements Reader.
 func (m *Memory) List(ctx context.Context, user string, f Filter) ([]Record, string, error) {
 	if err := ValidateUser(user); err != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -68,18 +69,24 @@ func (s *SQLite) lock(user string) *sync.Mutex {
 	return mu.(*sync.Mutex)
 }
 
-// querier is what *sql.DB and *sql.Tx share.
-type querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
+// querier runs the bank's statements: prepared ones (sqlitedb.Q) on the database or in a
+// transaction.
+type querier = sqlitedb.Execer
 
 // recordCols selects a record and, in the same statement (one snapshot), its links as
 // a JSON array of [type, target] pairs.
 const recordCols = `r.id, r.user, r.content, r.event_ns, r.source_pos, r.ingest_ns, r.status, r.retracted,
 	r.slot, r.single_valued, r.valid_from_ns, r.valid_until_ns, r.confidence, r.source, r.host_id, r.meta,
-	r.backbone, r.topic, r.logic,
+	r.backbone, r.topic, r.logic,` + linkCol
+
+// stateCols is recordCols without the embeddings, for reads that only check state (the
+// commit check reads every touched record and version group; the blobs were most of
+// what it read).
+const stateCols = `r.id, r.user, r.content, r.event_ns, r.source_pos, r.ingest_ns, r.status, r.retracted,
+	r.slot, r.single_valued, r.valid_from_ns, r.valid_until_ns, r.confidence, r.source, r.host_id, r.meta,
+	NULL, NULL, NULL,` + linkCol
+
+const linkCol = `
 	(SELECT json_group_array(json_array(type, dst)) FROM
 		(SELECT type, dst FROM links l WHERE l.user = r.user AND l.src = r.id ORDER BY type, dst))`
 
@@ -128,8 +135,8 @@ func scanRecord(sc scanner, extra ...any) (Record, error) {
 	return normalize(r), nil
 }
 
-func getRecord(ctx context.Context, q querier, user, id string) (Record, error) {
-	row := q.QueryRowContext(ctx, `SELECT `+recordCols+` FROM records r WHERE r.user = ? AND r.id = ?`, user, id)
+func getRecord(ctx context.Context, q querier, cols, user, id string) (Record, error) {
+	row := q.QueryRowContext(ctx, `SELECT `+cols+` FROM records r WHERE r.user = ? AND r.id = ?`, user, id)
 	r, err := scanRecord(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, fmt.Errorf("get %s: %w", id, ErrNotFound)
@@ -146,11 +153,11 @@ func queryRecords(ctx context.Context, q querier, query string, args ...any) ([]
 
 const versionOrder = `ORDER BY coalesce(r.event_ns, r.ingest_ns), r.source_pos, r.ingest_ns, r.id`
 
-func versionGroup(ctx context.Context, q querier, user, slot string) ([]Record, error) {
+func versionGroup(ctx context.Context, q querier, cols, user, slot string) ([]Record, error) {
 	if slot == "" {
 		return nil, nil
 	}
-	g, err := queryRecords(ctx, q, `SELECT `+recordCols+` FROM records r WHERE r.user = ? AND r.slot = ? `+versionOrder, user, slot)
+	g, err := queryRecords(ctx, q, `SELECT `+cols+` FROM records r WHERE r.user = ? AND r.slot = ? `+versionOrder, user, slot)
 	if err != nil {
 		return nil, fmt.Errorf("version group %q: %w", slot, err)
 	}
@@ -162,7 +169,38 @@ func (s *SQLite) Get(ctx context.Context, user, id string) (Record, error) {
 	if err := ValidateUser(user); err != nil {
 		return Record{}, fmt.Errorf("get: %w", err)
 	}
-	return getRecord(ctx, s.DB(), user, id)
+	return getRecord(ctx, s.Q(nil), recordCols, user, id)
+}
+
+// GetMany implements Reader. It is one statement whatever the number of ids (they go in
+// as a JSON array), a point lookup each; the order is restored here, since an ORDER BY
+// would copy every row, embeddings included, through SQLite's sorter.
+func (s *SQLite) GetMany(ctx context.Context, user string, ids []string) ([]Record, error) {
+	if err := ValidateUser(user); err != nil {
+		return nil, fmt.Errorf("get many: %w", err)
+	}
+	pos := make(map[string]int, len(ids))
+	uniq := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if _, ok := pos[id]; !ok {
+			pos[id] = len(uniq)
+			uniq = append(uniq, id)
+		}
+	}
+	if len(uniq) == 0 {
+		return nil, nil
+	}
+	arr, err := json.Marshal(uniq)
+	if err != nil {
+		return nil, fmt.Errorf("get many: %w", err)
+	}
+	rs, err := queryRecords(ctx, s.Q(nil), `SELECT `+recordCols+` FROM json_each(?) j
+		CROSS JOIN records r ON r.user = ? AND r.id = j.value`, string(arr), user)
+	if err != nil {
+		return nil, fmt.Errorf("get many: %w", err)
+	}
+	slices.SortFunc(rs, func(a, b Record) int { return pos[a.ID] - pos[b.ID] })
+	return rs, nil
 }
 
 // List implements Reader.
@@ -185,7 +223,7 @@ func (s *SQLite) List(ctx context.Context, user string, f Filter) ([]Record, str
 		args = append(args, f.Slot)
 	}
 	args = append(args, limit+1)
-	rs, err := queryRecords(ctx, s.DB(), `SELECT `+recordCols+` FROM records r WHERE `+strings.Join(where, " AND ")+` ORDER BY r.id LIMIT ?`, args...)
+	rs, err := queryRecords(ctx, s.Q(nil), `SELECT `+recordCols+` FROM records r WHERE `+strings.Join(where, " AND ")+` ORDER BY r.id LIMIT ?`, args...)
 	if err != nil {
 		return nil, "", fmt.Errorf("list: %w", err)
 	}
@@ -202,7 +240,7 @@ func (s *SQLite) VersionGroup(ctx context.Context, user, slot string) ([]Record,
 	if err := ValidateUser(user); err != nil {
 		return nil, fmt.Errorf("version group: %w", err)
 	}
-	return versionGroup(ctx, s.DB(), user, slot)
+	return versionGroup(ctx, s.Q(nil), recordCols, user, slot)
 }
 
 // Search implements Searcher. BM25 statistics (document count, average length) span
@@ -214,7 +252,7 @@ func (s *SQLite) Search(ctx context.Context, user, query string, k int) ([]TextH
 	if k <= 0 {
 		k = DefaultSearchK
 	}
-	terms, err := sqlitedb.PruneTerms(ctx, s.DB(), "records_fts_vocab", "SELECT count(*) FROM records", fts.Terms(query, fts.MaxQueryTerms))
+	terms, err := sqlitedb.PruneTerms(ctx, s.Q(nil), "records_fts_vocab", "SELECT count(*) FROM records", fts.Terms(query, fts.MaxQueryTerms))
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -222,7 +260,7 @@ func (s *SQLite) Search(ctx context.Context, user, query string, k int) ([]TextH
 	if match == "" {
 		return nil, nil
 	}
-	hits, err := sqlitedb.Collect(ctx, s.DB(), func(rows *sql.Rows) (h TextHit, err error) {
+	hits, err := sqlitedb.Collect(ctx, s.Q(nil), func(rows *sql.Rows) (h TextHit, err error) {
 		h.Record, err = scanRecord(rows, &h.Score)
 		return h, err
 	}, `SELECT `+recordCols+`, -bm25(records_fts)
@@ -285,7 +323,7 @@ func (s *SQLite) Tx(ctx context.Context, user string, fn func(Tx) error) error {
 			_ = stx.Rollback()
 		}
 	}()
-	tx := &sqlTx{q: stx, user: user, now: s.cfg.now(), touched: newTouches()}
+	tx := &sqlTx{q: s.Q(stx), user: user, now: s.cfg.now(), touched: newTouches()}
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -307,11 +345,24 @@ type sqlTx struct {
 	now     time.Time
 	touched touches
 	done    bool
+	// state: records are read without their embeddings (stateCols), and writes are
+	// refused, since a Put would store a record without them.
+	state bool
 }
 
 var _ Tx = (*sqlTx)(nil)
 
-func (t *sqlTx) view() Tx { return &sqlTx{q: t.q, user: t.user, now: t.now, touched: t.touched} }
+// view is the read-only view the commit check reads through: state without embeddings.
+func (t *sqlTx) view() Tx {
+	return &sqlTx{q: t.q, user: t.user, now: t.now, touched: t.touched, state: true}
+}
+
+func (t *sqlTx) cols() string {
+	if t.state {
+		return stateCols
+	}
+	return recordCols
+}
 
 func (t *sqlTx) Now() time.Time { return t.now }
 
@@ -322,22 +373,36 @@ func (t *sqlTx) check() error {
 	return nil
 }
 
+// checkWrite is check for writes.
+func (t *sqlTx) checkWrite() error {
+	if t.state {
+		return errors.New("write through the commit check's read-only view")
+	}
+	return t.check()
+}
+
 func (t *sqlTx) Get(ctx context.Context, id string) (Record, error) {
 	if err := t.check(); err != nil {
 		return Record{}, fmt.Errorf("get %s: %w", id, err)
 	}
-	return getRecord(ctx, t.q, t.user, id)
+	return getRecord(ctx, t.q, t.cols(), t.user, id)
 }
 
 func (t *sqlTx) Put(ctx context.Context, r Record) error {
-	if err := t.check(); err != nil {
+	if err := t.checkWrite(); err != nil {
 		return fmt.Errorf("put %s: %w", r.ID, err)
 	}
-	old, err := getRecord(ctx, t.q, t.user, r.ID)
+	// What preparePut and the commit check need of the record it replaces.
+	var (
+		old    = Record{ID: r.ID}
+		ingest int64
+	)
+	err := t.q.QueryRowContext(ctx, `SELECT ingest_ns, slot FROM records WHERE user = ? AND id = ?`, t.user, r.ID).Scan(&ingest, &old.Slot)
 	existed := err == nil
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("put: %w", err)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("put %s: %w", r.ID, err)
 	}
+	old.IngestTime = time.Unix(0, ingest).UTC()
 	r, err = preparePut(r, t.user, t.now, old, existed)
 	if err != nil {
 		return err
@@ -404,7 +469,7 @@ func (t *sqlTx) touchSlots(slots map[string]string) {
 }
 
 func (t *sqlTx) Link(ctx context.Context, from string, lt LinkType, to string) error {
-	if err := t.check(); err != nil {
+	if err := t.checkWrite(); err != nil {
 		return fmt.Errorf("link %s %s %s: %w", from, lt, to, err)
 	}
 	if err := validLink(from, lt, to); err != nil {
@@ -423,7 +488,7 @@ func (t *sqlTx) Link(ctx context.Context, from string, lt LinkType, to string) e
 }
 
 func (t *sqlTx) Unlink(ctx context.Context, from string, lt LinkType, to string) error {
-	if err := t.check(); err != nil {
+	if err := t.checkWrite(); err != nil {
 		return fmt.Errorf("unlink %s %s %s: %w", from, lt, to, err)
 	}
 	if err := validLink(from, lt, to); err != nil {
@@ -448,7 +513,7 @@ func (t *sqlTx) Unlink(ctx context.Context, from string, lt LinkType, to string)
 }
 
 func (t *sqlTx) SetStatus(ctx context.Context, id string, st Status) error {
-	if err := t.check(); err != nil {
+	if err := t.checkWrite(); err != nil {
 		return fmt.Errorf("set status %s: %w", id, err)
 	}
 	if !st.Valid() {
@@ -467,10 +532,10 @@ func (t *sqlTx) SetStatus(ctx context.Context, id string, st Status) error {
 }
 
 func (t *sqlTx) Delete(ctx context.Context, id string) error {
-	if err := t.check(); err != nil {
+	if err := t.checkWrite(); err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
-	r, err := getRecord(ctx, t.q, t.user, id)
+	r, err := getRecord(ctx, t.q, stateCols, t.user, id)
 	if err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}
@@ -497,5 +562,5 @@ func (t *sqlTx) Delete(ctx context.Context, id string) error {
 }
 
 func (t *sqlTx) VersionGroup(ctx context.Context, slot string) ([]Record, error) {
-	return versionGroup(ctx, t.q, t.user, slot)
+	return versionGroup(ctx, t.q, t.cols(), t.user, slot)
 }

@@ -23,6 +23,9 @@ var (
 type Reader interface {
 	// Get returns the record with its links; ErrNotFound when the user has none with id.
 	Get(ctx context.Context, user, id string) (Record, error)
+	// GetMany returns the records among ids that user has, in the order of ids, each
+	// once; ids it does not have are left out.
+	GetMany(ctx context.Context, user string, ids []string) ([]Record, error)
 	// List returns a page of records in id order and the cursor of the next page ("" at
 	// the end).
 	List(ctx context.Context, user string, f Filter) ([]Record, string, error)

@@ -70,6 +70,7 @@ func Run(t *testing.T, open Opener) {
 		fn   func(*testing.T, env)
 	}{
 		{"RoundTrip", testRoundTrip},
+		{"GetMany", testGetMany},
 		{"PutDefaults", testPutDefaults},
 		{"PutInvalid", testPutInvalid},
 		{"Links", testLinks},
@@ -780,6 +781,51 @@ func testDeleteUser(t *testing.T, e env) {
 	put(t, e.s, "alice", store.Record{ID: "a1", Content: "fresh"})
 	if r := get(t, e.s, "alice", "a1"); r.Content != "fresh" || len(r.Links) != 0 {
 		t.Errorf("recreated record: %+v", r)
+	}
+}
+
+func testGetMany(t *testing.T, e env) {
+	ctx := t.Context()
+	put(t, e.s, "alice",
+		store.Record{ID: "a", Content: "I live in Paris", Embeddings: store.Embeddings{Backbone: []float32{1, 0}}},
+		store.Record{ID: "b", Content: "I live in Rome"},
+		store.Record{ID: "c", Content: "I have a cat"})
+	if err := e.s.Tx(ctx, "alice", func(tx store.Tx) error { return tx.Link(ctx, "b", store.LinkCoexistsWith, "c") }); err != nil {
+		t.Fatal(err)
+	}
+	put(t, e.s, "bob", store.Record{ID: "z", Content: "bob's"})
+	tests := []struct {
+		name string
+		ids  []string
+		want []string
+	}{
+		{"order of ids", []string{"c", "a", "b"}, []string{"c", "a", "b"}},
+		{"repeats once", []string{"b", "a", "b", "a"}, []string{"b", "a"}},
+		{"missing left out", []string{"nope", "a", ""}, []string{"a"}},
+		{"other user's id left out", []string{"z", "c"}, []string{"c"}},
+		{"none", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := e.s.GetMany(ctx, "alice", tt.ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, r := range got {
+				ids = append(ids, r.ID)
+				// Each as Get returns it: links and embeddings included.
+				if d := cmp.Diff(get(t, e.s, "alice", r.ID), r, cmpopts.EquateEmpty()); d != "" {
+					t.Errorf("%s differs from Get (-get +many):\n%s", r.ID, d)
+				}
+			}
+			if !slices.Equal(ids, tt.want) {
+				t.Errorf("ids %v, want %v", ids, tt.want)
+			}
+		})
+	}
+	if _, err := e.s.GetMany(ctx, "", []string{"a"}); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("empty user: %v, want ErrInvalid", err)
 	}
 }
 
