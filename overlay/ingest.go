@@ -2,7 +2,6 @@ package overlay
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -74,7 +73,9 @@ type Timings struct {
 	Audited int           `json:"audited"`
 }
 
-func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float32) (*IngestTrace, error) {
+// ingest runs the commit path for one memory: vec is its embedding, proj its projection
+// by the heads (zero without heads).
+func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float32, proj sentry.Projection) (*IngestTrace, error) {
 	now := o.cfg.Now()
 	rec := store.Record{
 		ID:         store.NewID(now),
@@ -91,11 +92,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 		rec.EventTime = now
 	}
 	rec.Embeddings.Backbone = vec
-	var proj sentry.Projection
-	if o.cfg.Heads != nil {
-		proj.Top, proj.Log = o.cfg.Heads.Project(vec)
-		rec.Embeddings.Topic, rec.Embeddings.Logic = proj.Top, proj.Log
-	}
+	rec.Embeddings.Topic, rec.Embeddings.Logic = proj.Top, proj.Log
 	tr := &IngestTrace{ID: store.NewID(now), Created: now.UTC(), User: user, RecordID: rec.ID, Content: rec.Content}
 
 	t0 := time.Now()
@@ -190,11 +187,6 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 			}
 		}
 	}
-	if o.cfg.Traces != nil {
-		if err := o.cfg.Traces.PutIngest(ctx, tr); err != nil {
-			o.cfg.Logger.Warn("store ingest trace", "err", err)
-		}
-	}
 	return tr, nil
 }
 
@@ -220,18 +212,27 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 		out = append(out, r)
 		tr.Candidates = append(tr.Candidates, CandidateTrace{ID: r.ID, Content: r.Content, Status: r.Status, From: from, Rank: rank})
 	}
+	ids := make([]string, len(seeds))
+	for i, s := range seeds {
+		ids[i] = s.ID
+	}
+	recs, err := o.cfg.Store.GetMany(ctx, user, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]store.Record, len(recs))
+	for _, r := range recs {
+		byID[r.ID] = r
+	}
 	var linked, slots []string
 	taken := 0
 	for i, s := range seeds {
 		if taken == o.cfg.Candidates {
 			break
 		}
-		r, err := o.cfg.Store.Get(ctx, user, s.ID)
-		if errors.Is(err, store.ErrNotFound) {
+		r, ok := byID[s.ID]
+		if !ok {
 			continue // the host knew a record the bank has since deleted
-		}
-		if err != nil {
-			return nil, err
 		}
 		// A transition record does not use up a place: it leads to both states.
 		if r.Status != store.StatusTransition {
@@ -239,23 +240,19 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 		}
 		add(r, "seed", i+1)
 		for _, l := range r.Links {
-			linked = append(linked, l.To)
+			if !seen[l.To] {
+				linked = append(linked, l.To)
+			}
 		}
 		if r.Status == store.StatusSuperseded && r.Slot != "" && !slices.Contains(slots, r.Slot) {
 			slots = append(slots, r.Slot)
 		}
 	}
-	for _, id := range linked {
-		if seen[id] {
-			continue
-		}
-		r, err := o.cfg.Store.Get(ctx, user, id)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
+	more, err := o.cfg.Store.GetMany(ctx, user, linked)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range more {
 		add(r, "linked", 0)
 	}
 	for _, slot := range slots {

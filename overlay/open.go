@@ -46,5 +46,7 @@ func OpenBank(ctx context.Context, dir string) (*Bank, error) {
 	return b, nil
 }
 
-// Close closes the database.
-func (b *Bank) Close() error { return b.DB.Close() }
+// Close closes the prepared statements and the database.
+func (b *Bank) Close() error {
+	return errors.Join(b.Traces.Close(), b.Host.Close(), b.Store.Close(), b.DB.Close())
+}

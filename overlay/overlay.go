@@ -179,11 +179,23 @@ func (o *Overlay) Add(ctx context.Context, user string, inputs []Input) ([]Inges
 		return nil, fmt.Errorf("embed memories: %d vectors for %d texts", len(vecs), len(inputs))
 	}
 	embedEach := time.Since(start) / time.Duration(len(inputs))
+	// One matrix product for the batch's projections, not one per memory.
+	projs := make([]sentry.Projection, len(vecs))
+	if o.cfg.Heads != nil {
+		for _, v := range vecs {
+			if len(v) != o.cfg.Heads.Dim() {
+				return nil, fmt.Errorf("embed memories: the backbone gives %d-dimensional vectors, the Sentry heads take %d: use the checkpoint's backbone", len(v), o.cfg.Heads.Dim())
+			}
+		}
+		projs = o.cfg.Heads.ProjectAll(vecs)
+	}
 	unlock := o.lock(user)
 	defer unlock()
 	traces := make([]IngestTrace, 0, len(inputs))
+	// The traces of what was committed are kept, also when a later input fails.
+	defer func() { o.keepTraces(ctx, traces) }()
 	for i, in := range inputs {
-		tr, err := o.ingest(ctx, user, in, vecs[i])
+		tr, err := o.ingest(ctx, user, in, vecs[i], projs[i])
 		if err != nil {
 			return traces, fmt.Errorf("memory %d (%.40q): %w", i, in.Content, err)
 		}
@@ -191,4 +203,18 @@ func (o *Overlay) Add(ctx context.Context, user string, inputs []Input) ([]Inges
 		traces = append(traces, *tr)
 	}
 	return traces, nil
+}
+
+// keepTraces stores ingest traces; a failure is logged, since the memories are committed.
+func (o *Overlay) keepTraces(ctx context.Context, traces []IngestTrace) {
+	if o.cfg.Traces == nil || len(traces) == 0 {
+		return
+	}
+	trs := make([]*IngestTrace, len(traces))
+	for i := range traces {
+		trs[i] = &traces[i]
+	}
+	if err := o.cfg.Traces.PutIngest(context.WithoutCancel(ctx), trs...); err != nil {
+		o.cfg.Logger.Warn("store ingest traces", "user", trs[0].User, "traces", len(trs), "err", err)
+	}
 }

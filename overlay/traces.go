@@ -9,11 +9,13 @@ import (
 	"sync"
 
 	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
 // TraceStore keeps ingest and query traces, retrievable by id within their user.
 type TraceStore interface {
-	PutIngest(ctx context.Context, tr *IngestTrace) error
+	// PutIngest keeps the traces of one Add call (one write for all of them).
+	PutIngest(ctx context.Context, trs ...*IngestTrace) error
 	PutQuery(ctx context.Context, tr *QueryTrace) error
 	// Trace returns a stored trace as JSON with its kind ("ingest" or "query");
 	// store.ErrNotFound when user has none with id.
@@ -47,8 +49,13 @@ func (t *MemoryTraces) put(user, id, kind string, v any) error {
 	return nil
 }
 
-func (t *MemoryTraces) PutIngest(_ context.Context, tr *IngestTrace) error {
-	return t.put(tr.User, tr.ID, "ingest", tr)
+func (t *MemoryTraces) PutIngest(_ context.Context, trs ...*IngestTrace) error {
+	for _, tr := range trs {
+		if err := t.put(tr.User, tr.ID, "ingest", tr); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (t *MemoryTraces) PutQuery(_ context.Context, tr *QueryTrace) error {
@@ -79,7 +86,10 @@ func (t *MemoryTraces) Trace(_ context.Context, user, id string) (string, json.R
 
 // SQLTraces keeps traces in a table of the overlay's SQLite database. It is safe for
 // concurrent use.
-type SQLTraces struct{ db *sql.DB }
+type SQLTraces struct {
+	db    *sql.DB
+	stmts *sqlitedb.Stmts
+}
 
 var _ TraceStore = (*SQLTraces)(nil)
 
@@ -91,24 +101,43 @@ func NewSQLTraces(ctx context.Context, db *sql.DB) (*SQLTraces, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create traces table: %w", err)
 	}
-	return &SQLTraces{db: db}, nil
+	return &SQLTraces{db: db, stmts: sqlitedb.NewStmts(db, 4)}, nil
 }
 
-func (t *SQLTraces) put(ctx context.Context, user, id, kind, created string, v any) error {
+// Close closes the prepared statements (the database stays open).
+func (t *SQLTraces) Close() error { return t.stmts.Close() }
+
+// tracedAt formats a trace's creation time so that text order is time order.
+const tracedAt = "2006-01-02T15:04:05.000000000Z"
+
+func (t *SQLTraces) put(ctx context.Context, q sqlitedb.Execer, user, id, kind, created string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	_, err = t.db.ExecContext(ctx, `INSERT OR REPLACE INTO overlay_traces (user, id, kind, created, data) VALUES (?, ?, ?, ?, ?)`, user, id, kind, created, string(b))
+	_, err = q.ExecContext(ctx, `INSERT OR REPLACE INTO overlay_traces (user, id, kind, created, data) VALUES (?, ?, ?, ?, ?)`, user, id, kind, created, string(b))
 	return err
 }
 
-func (t *SQLTraces) PutIngest(ctx context.Context, tr *IngestTrace) error {
-	return t.put(ctx, tr.User, tr.ID, "ingest", tr.Created.Format("2006-01-02T15:04:05.000000000Z"), tr)
+func (t *SQLTraces) PutIngest(ctx context.Context, trs ...*IngestTrace) error {
+	if len(trs) == 0 {
+		return nil
+	}
+	tx, err := t.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, tr := range trs {
+		if err := t.put(ctx, t.stmts.On(tx), tr.User, tr.ID, "ingest", tr.Created.Format(tracedAt), tr); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 func (t *SQLTraces) PutQuery(ctx context.Context, tr *QueryTrace) error {
-	return t.put(ctx, tr.User, tr.ID, "query", tr.Created.Format("2006-01-02T15:04:05.000000000Z"), tr)
+	return t.put(ctx, t.stmts.On(nil), tr.User, tr.ID, "query", tr.Created.Format(tracedAt), tr)
 }
 
 func (t *SQLTraces) Trace(ctx context.Context, user, id string) (string, json.RawMessage, error) {
