@@ -111,3 +111,19 @@ func BenchmarkUseLite(b *testing.B) {
 		return fmt.Sprintf("Memory %d: I used to live in Berlin, but I moved to Lisbon and now work as a nurse.", i)
 	})
 }
+
+// BenchmarkUseLiteMixed embeds texts of 3 to 35 words, as memories come, where planning
+// batches by length (planBatches) matters: all in one call, each text is padded to the
+// longest.
+func BenchmarkUseLiteMixed(b *testing.B) {
+	initORT(b)
+	enc, err := NewEncoder(b.Context(), useLiteManifest(b), EncoderConfig{BatchSize: 128, Session: SessionConfig{Provider: ProviderCPU}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer enc.Destroy()
+	words := strings.Fields("I used to live in Berlin but moved to Lisbon where I now work as a nurse at the city hospital and my sister visits every second weekend with her two dogs and a cat")
+	embedSizes(b, enc, "batch", "sentences/s", func(i int) string {
+		return strings.Join(words[:3+(i*7)%(len(words)-3)], " ")
+	})
+}
