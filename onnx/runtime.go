@@ -137,6 +137,10 @@ type SessionConfig struct {
 	// IntraOpThreads bounds ONNX Runtime's intra-op thread pool; 0 means its default (one per
 	// core).
 	IntraOpThreads int
+	// NoSpin makes ONNX Runtime's intra-op threads sleep when a run ends instead of
+	// spinning for more work. Spinning shortens back-to-back runs a little but keeps
+	// every core busy after each run; turn it off where other work shares the cores.
+	NoSpin bool
 	// Probe reports the GPUs; nil means gpu.Probe. Only consulted for ProviderAuto.
 	Probe  func(context.Context) (gpu.Report, error)
 	Logger *slog.Logger
@@ -266,6 +270,11 @@ func newORTSession(cfg SessionConfig, path string, inputNames, outputNames []str
 	if cfg.IntraOpThreads > 0 {
 		if err := opts.SetIntraOpNumThreads(cfg.IntraOpThreads); err != nil {
 			return nil, fmt.Errorf("set intra-op threads: %w", err)
+		}
+	}
+	if cfg.NoSpin {
+		if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+			return nil, fmt.Errorf("turn off intra-op spinning: %w", err)
 		}
 	}
 	if cudaDevice != nil {

@@ -5,7 +5,9 @@ import (
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 	"math"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -161,6 +163,65 @@ func BenchmarkIngest(b *testing.B) {
 				memories, stream.users, records-before, records, size, tables)
 		})
 	}
+}
+
+// BenchmarkIngestConcurrent is Batch32 from GOMAXPROCS clients at once into one fresh
+// SQLite bank, each client with users of its own (its own memory stream): the ingest
+// throughput of a server whose clients write for different users. Writes of one user
+// are serialised by the overlay, and SQLite takes one write transaction at a time; the
+// rest (embedding, seeds, the gate, the Judge) runs side by side. ns/op is per Add call;
+// memories/s counts every client's memories.
+func BenchmarkIngestConcurrent(b *testing.B) {
+	env := loadBenchEnv(b)
+	ctx := b.Context()
+	bank, err := overlay.OpenBank(ctx, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { bank.Close() })
+	o, err := overlay.New(overlay.Config{Store: bank.Store, Host: bank.Host, Embedder: env.enc,
+		Heads: env.heads, Thresholds: env.thresholds, Traces: bank.Traces})
+	if err != nil {
+		b.Fatal(err)
+	}
+	clients := runtime.GOMAXPROCS(0)
+	streams := make(chan *memoryStream, clients)
+	for c := range clients {
+		s := newMemoryStream(uint64(1+c*1000), benchBase)
+		if _, _, err := s.next(0); err != nil { // generate its first dataset now, untimed
+			b.Fatal(err)
+		}
+		streams <- s
+	}
+	var memories, reached atomic.Int64
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		s := <-streams
+		for pb.Next() {
+			user, ins, err := s.next(32)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			trs, err := o.Add(ctx, user, ins)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			memories.Add(int64(len(trs)))
+			for _, tr := range trs {
+				if tr.Timings.Routed > 0 {
+					reached.Add(1)
+				}
+			}
+		}
+	})
+	if memories.Load() == 0 {
+		b.Fatal("no memory was ingested")
+	}
+	b.ReportMetric(float64(memories.Load())/b.Elapsed().Seconds(), "memories/s")
+	b.ReportMetric(float64(reached.Load())/float64(memories.Load()), "judge-share")
+	b.ReportMetric(float64(clients), "clients")
 }
 
 // benchSizes are the query banks' size family; -bench 'Query/Med' runs one alone, and

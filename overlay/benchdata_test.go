@@ -82,7 +82,10 @@ func newBenchEnv(ctx context.Context, cache string) (*benchEnv, error) {
 		return nil, fmt.Errorf("the use-lite backbone is not installed (%w); run: make models", err)
 	}
 	env := &benchEnv{cache: cache, m: m}
-	if env.enc, err = onnx.NewEncoder(ctx, m, onnx.EncoderConfig{}); err != nil {
+	// As `atma overlay` runs it (internal/cli openOverlay): one ONNX Runtime thread a run,
+	// not spinning, since Add embeds beside its commits.
+	sc := onnx.SessionConfig{IntraOpThreads: 1, NoSpin: true}
+	if env.enc, err = onnx.NewEncoder(ctx, m, onnx.EncoderConfig{Session: sc}); err != nil {
 		return nil, fmt.Errorf("load the use-lite backbone (%w); run: make models", err)
 	}
 	if env.bulk, err = onnx.NewEncoder(ctx, m, onnx.EncoderConfig{BatchSize: 128}); err != nil {

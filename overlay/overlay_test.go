@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -195,4 +198,122 @@ func TestOutOfOrderIngest(t *testing.T) {
 		}
 		t.Errorf("active: %v", names)
 	}
+}
+
+// chunkEmbedder is BagEmbedder that fails on the call that embeds failOn, and records
+// the size of every call.
+type chunkEmbedder struct {
+	failOn string
+	mu     sync.Mutex
+	calls  []int
+}
+
+func (e *chunkEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	e.mu.Lock()
+	e.calls = append(e.calls, len(texts))
+	e.mu.Unlock()
+	if slices.Contains(texts, e.failOn) {
+		return nil, errors.New("backbone: out of memory")
+	}
+	return overlaytest.BagEmbedder{}.Embed(ctx, texts)
+}
+
+// TestAddEmbedsAhead: Add embeds in chunks of EmbedChunk, a chunk ahead of the commits;
+// the chunk size changes nothing in the bank, and a failing embedding stops the call
+// after the inputs before its chunk, which stay committed with their traces kept.
+func TestAddEmbedsAhead(t *testing.T) {
+	ctx := t.Context()
+	var inputs []Input
+	for day, city := range []string{"Berlin", "Lisbon", "Oslo", "Rome", "Paris", "Madrid", "Vienna"} {
+		inputs = append(inputs, Input{Content: fmt.Sprintf("I live in %s now.", city), EventTime: at(1 + day)},
+			Input{Content: fmt.Sprintf("My sister visited me on day %d.", day), EventTime: at(1 + day)})
+	}
+	// statuses returns the content → status of alice's records that users said.
+	statuses := func(o *Overlay) map[string]store.Status {
+		recs, _, err := o.Store().List(ctx, "alice", store.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]store.Status{}
+		for _, r := range recs {
+			if r.Status != store.StatusTransition {
+				out[r.Content] = r.Status
+			}
+		}
+		return out
+	}
+	var want map[string]store.Status
+	for _, chunk := range []int{1, 3, 4, len(inputs)} {
+		t.Run(fmt.Sprintf("chunk %d", chunk), func(t *testing.T) {
+			emb := &chunkEmbedder{}
+			o := newTestOverlay(t, func(c *Config) { c.Embedder, c.EmbedChunk = emb, chunk })
+			trs, err := o.Add(ctx, "alice", inputs)
+			if err != nil || len(trs) != len(inputs) {
+				t.Fatalf("add: %d traces, %v", len(trs), err)
+			}
+			for i, n := range emb.calls {
+				if n != min(chunk, len(inputs)-i*chunk) {
+					t.Fatalf("embedding calls %v, want chunks of %d", emb.calls, chunk)
+				}
+			}
+			got := statuses(o)
+			if want == nil {
+				want = got
+			} else if !maps.Equal(got, want) {
+				t.Errorf("statuses %v, want (chunks of 1) %v", got, want)
+			}
+			if got["I live in Vienna now."] != store.StatusActive || got["I live in Berlin now."] != store.StatusSuperseded {
+				t.Errorf("statuses %v", got)
+			}
+		})
+	}
+
+	t.Run("embedding fails", func(t *testing.T) {
+		emb := &chunkEmbedder{failOn: inputs[9].Content}
+		traces := NewMemoryTraces()
+		o := newTestOverlay(t, func(c *Config) { c.Embedder, c.EmbedChunk, c.Traces = emb, 4, traces })
+		trs, err := o.Add(ctx, "alice", inputs)
+		if err == nil || !strings.Contains(err.Error(), "memories 8 to 11") || !strings.Contains(err.Error(), "out of memory") {
+			t.Fatalf("error %v, want one naming memories 8 to 11", err)
+		}
+		if len(trs) != 8 {
+			t.Fatalf("%d traces, want the 8 inputs before the failing chunk", len(trs))
+		}
+		recs := statuses(o)
+		if len(recs) != 8 || recs[inputs[7].Content] == "" || recs[inputs[8].Content] != "" {
+			t.Errorf("bank holds %v, want inputs 0 to 7", recs)
+		}
+		for _, tr := range trs {
+			if _, _, err := traces.Trace(ctx, "alice", tr.ID); err != nil {
+				t.Errorf("trace of a committed input: %v", err)
+			}
+		}
+		if v, err := store.Check(ctx, o.Store(), "alice"); err != nil || len(v) != 0 {
+			t.Errorf("invariants: %v %v", v, err)
+		}
+	})
+
+	t.Run("commit fails", func(t *testing.T) {
+		// The sixth input's context is cancelled mid-way: the commit path stops there,
+		// the embedding goroutine ends, and what came before stays.
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		n := 0
+		o := newTestOverlay(t, func(c *Config) {
+			c.EmbedChunk = 4
+			c.Now = func() time.Time {
+				if n++; n == 6 {
+					cancel()
+				}
+				return time.Now()
+			}
+		})
+		trs, err := o.Add(cctx, "alice", inputs)
+		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "memory 5") {
+			t.Fatalf("error %v, want memory 5 cancelled", err)
+		}
+		if len(trs) != 5 || len(statuses(o)) != 5 {
+			t.Errorf("%d traces and %d records, want 5", len(trs), len(statuses(o)))
+		}
+	})
 }

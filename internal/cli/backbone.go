@@ -37,7 +37,7 @@ func (o *runtimeOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ORTLib, "ort-lib", "", "ONNX Runtime shared library (default: $ATMA_ORT_LIB, else the cached CPU build)")
 	fs.StringVar(&o.Provider, "provider", "auto", "execution provider: auto, cpu or cuda")
 	fs.IntVar(&o.DeviceID, "device", 0, "CUDA device id with --provider cuda")
-	fs.IntVar(&o.Threads, "threads", 0, "ONNX Runtime intra-op threads (0: one per core)")
+	fs.IntVar(&o.Threads, "threads", 0, "ONNX Runtime intra-op threads (0: one per core; for overlay commands 1, since they embed beside commits and other requests)")
 }
 
 // cacheDir is $ATMA_CACHE, else ~/.cache/atma.
@@ -120,7 +120,8 @@ func (f *Factory) namedBackbone(name string, dirFor func(string) string) (*onnx.
 	return onnx.LoadManifest(p)
 }
 
-// openEncoder loads ONNX Runtime and the backbone.
+// openEncoder loads ONNX Runtime and the backbone; cfg.Session.IntraOpThreads is the
+// command's default for --threads 0.
 func (f *Factory) openEncoder(ctx context.Context, o *runtimeOptions, cfg onnx.EncoderConfig) (*onnx.Encoder, error) {
 	prov, err := onnx.ParseProvider(o.Provider)
 	if err != nil {
@@ -139,7 +140,9 @@ func (f *Factory) openEncoder(ctx context.Context, o *runtimeOptions, cfg onnx.E
 	}
 	cfg.Session.Provider = prov
 	cfg.Session.DeviceID = o.DeviceID
-	cfg.Session.IntraOpThreads = o.Threads
+	if o.Threads != 0 {
+		cfg.Session.IntraOpThreads = o.Threads
+	}
 	cfg.Logger = f.Logger
 	return onnx.NewEncoder(ctx, m, cfg)
 }

@@ -86,7 +86,11 @@ func (f *Factory) openOverlay(ctx context.Context, o *overlayOptions, models boo
 	env := &overlayEnv{bank: bank}
 	cfg := overlay.Config{Store: bank.Store, Host: bank.Host, Traces: bank.Traces, Logger: f.Logger, Embedder: noEmbedder{}}
 	if models {
-		if env.enc, err = f.openEncoder(ctx, &o.runtimeOptions, onnx.EncoderConfig{}); err != nil {
+		// Add embeds the next memories while it commits the previous ones, and a server
+		// embeds for several requests at once: the parallelism is the overlay's, so one
+		// ONNX Runtime thread a run, which does not spin for work between runs.
+		sess := onnx.SessionConfig{IntraOpThreads: 1, NoSpin: true}
+		if env.enc, err = f.openEncoder(ctx, &o.runtimeOptions, onnx.EncoderConfig{Session: sess}); err != nil {
 			bank.Close()
 			return nil, err
 		}
