@@ -190,8 +190,24 @@ func (o *Overlay) Add(ctx context.Context, user string, inputs []Input) ([]Inges
 	unlock := o.lock(user)
 	defer unlock()
 	traces := make([]IngestTrace, 0, len(inputs))
-	// The traces of what was committed are kept, also when a later input fails.
-	defer func() { o.keepTraces(ctx, traces) }()
+	// The traces are kept a chunk at a time beside the commits (the last chunk's commits
+	// leave the embedder's core idle), and all of them, also after a failure, before Add
+	// returns.
+	keep := make(chan []IngestTrace, 2)
+	kept := make(chan struct{})
+	go func() {
+		defer close(kept)
+		for batch := range keep {
+			o.keepTraces(ctx, batch)
+		}
+	}()
+	sent := 0
+	flush := func() {
+		if sent < len(traces) {
+			keep <- traces[sent:] // not changed after: appends only add after it
+			sent = len(traces)
+		}
+	}
 	err := o.embedAhead(ctx, inputs, func(i int, e embedded) error {
 		tr, err := o.ingest(ctx, user, inputs[i], e.vec, e.proj)
 		if err != nil {
@@ -200,7 +216,10 @@ func (o *Overlay) Add(ctx context.Context, user string, inputs []Input) ([]Inges
 		tr.Timings.Embed = e.took
 		traces = append(traces, *tr)
 		return nil
-	})
+	}, flush)
+	flush()
+	close(keep)
+	<-kept
 	return traces, err
 }
 
@@ -217,8 +236,9 @@ type embedded struct {
 // this one's: the embedder and the commit path (SQLite, the gate, the Judge) then keep
 // different cores busy. When fn fails, embedding stops; when embedding fails, fn still
 // gets the inputs embedded before, so exactly those before the failing chunk are
-// committed. It returns the first error once both goroutines have ended.
-func (o *Overlay) embedAhead(ctx context.Context, inputs []Input, fn func(int, embedded) error) error {
+// committed. After each chunk, fn's goroutine calls chunkDone. It returns the first
+// error once both goroutines have ended.
+func (o *Overlay) embedAhead(ctx context.Context, inputs []Input, fn func(int, embedded) error, chunkDone func()) error {
 	type chunk struct {
 		start int
 		es    []embedded
@@ -248,6 +268,7 @@ func (o *Overlay) embedAhead(ctx context.Context, inputs []Input, fn func(int, e
 					return err
 				}
 			}
+			chunkDone()
 		}
 		return nil
 	})
