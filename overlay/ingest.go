@@ -271,7 +271,9 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 
 // commit writes the new record and applies the verdicts in tx.
 func (o *Overlay) commit(ctx context.Context, tx store.Tx, rec *store.Record, cands []store.Record, verdicts []*judge.Verdict, tr *IngestTrace) error {
-	// Apply the strongest verdicts first: a supersession decides the new record's slot.
+	// Links first (scoped exceptions, coexistence), so that the reconciliation of a
+	// supersession sees them and keeps what the Judge joined to the new memory current;
+	// then transitions before supersessions: the first decides the new record's slot.
 	order := make([]int, 0, len(cands))
 	for i, v := range verdicts {
 		if v != nil {
@@ -300,9 +302,34 @@ func (o *Overlay) commit(ctx context.Context, tx store.Tx, rec *store.Record, ca
 	if o.cfg.NoCommit {
 		return nil
 	}
+	linked := []string{rec.ID}
 	for _, i := range order {
+		n := len(tr.Commits)
 		if err := o.apply(ctx, tx, rec, cands[i], verdicts[i], tr); err != nil {
 			return err
+		}
+		if len(tr.Commits) > n && (verdicts[i].Action == judge.ActionScopedException || verdicts[i].Action == judge.ActionCoexist) {
+			linked = append(linked, cands[i].ID)
+		}
+	}
+	// Supersessions and transitions reconcile their slot as they go; a scoped exception
+	// or coexistence can change who is current in the slots of its two ends too (a
+	// record joined to the current one is current).
+	if len(linked) > 1 {
+		var slots []string
+		for _, id := range linked {
+			r, err := tx.Get(ctx, id)
+			if err != nil {
+				return err
+			}
+			if r.Slot != "" && !slices.Contains(slots, r.Slot) {
+				slots = append(slots, r.Slot)
+			}
+		}
+		for _, slot := range slots {
+			if err := store.Reconcile(ctx, tx, slot); err != nil {
+				return err
+			}
 		}
 	}
 	if r, err := tx.Get(ctx, rec.ID); err == nil {
@@ -313,13 +340,13 @@ func (o *Overlay) commit(ctx context.Context, tx store.Tx, rec *store.Record, ca
 
 func actionRank(a judge.Action) int {
 	switch a {
-	case judge.ActionTransition:
-		return 0
-	case judge.ActionSupersede:
-		return 1
 	case judge.ActionScopedException:
-		return 2
+		return 0
 	case judge.ActionCoexist:
+		return 1
+	case judge.ActionTransition:
+		return 2
+	case judge.ActionSupersede:
 		return 3
 	}
 	return 4

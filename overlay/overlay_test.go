@@ -317,3 +317,74 @@ func TestAddEmbedsAhead(t *testing.T) {
 		}
 	})
 }
+
+// scriptedAuditor gives the verdict scripted for the old record's content; anything
+// else is consistent and kept.
+type scriptedAuditor map[string]judge.Action
+
+func (s scriptedAuditor) Audit(_ context.Context, p judge.Pair) (judge.Result, error) {
+	v := judge.Verdict{Status: judge.StatusConsistent, ConflictType: judge.TypeNone, Action: judge.ActionKeep, Confidence: 1}
+	if a, ok := s[p.Old.Text]; ok {
+		v.Status, v.ConflictType, v.Action = judge.StatusConflict, judge.TypeTemporalUpdate, a
+	}
+	return judge.Result{Verdict: v, Source: "script"}, nil
+}
+
+// TestLinksAfterSupersessionReconcile: one ingest supersedes the current version of a
+// slot and links a scoped exception to another member, which was current through a
+// link to the old version. The new memory and the exception are current, the replaced
+// version is history, and the commit leaves the slot as the time line and links say
+// (it used to apply the supersession first, which made the exception history, and the
+// link then left a stale status that the commit check refused).
+func TestLinksAfterSupersessionReconcile(t *testing.T) {
+	ctx := t.Context()
+	const (
+		old       = "I love dumplings."
+		exception = "I love dumplings, but only homemade ones."
+	)
+	o := newTestOverlay(t, func(c *Config) {
+		c.Auditor = scriptedAuditor{old: judge.ActionSupersede, exception: judge.ActionScopedException}
+	})
+	// The slot: X current, Y current through its scoped exception to X.
+	const slot = "food.dumplings"
+	err := o.Store().Tx(ctx, "u", func(tx store.Tx) error {
+		for _, r := range []store.Record{
+			{ID: "x", Content: old, EventTime: at(2), Slot: slot, SingleValued: true},
+			{ID: "y", Content: exception, EventTime: at(1), Slot: slot, SingleValued: true},
+		} {
+			if err := tx.Put(ctx, r); err != nil {
+				return err
+			}
+		}
+		return tx.Link(ctx, "y", store.LinkScopedException, "x")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vecs, _ := overlaytest.BagEmbedder{}.Embed(ctx, []string{old, exception})
+	for i, id := range []string{"x", "y"} {
+		if err := o.cfg.Host.Add(ctx, "u", host.Memory{ID: id, Content: []string{old, exception}[i], Vector: vecs[i]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trs, err := o.Add(ctx, "u", []Input{{Content: "I can't stand dumplings any more.", EventTime: at(3)}})
+	if err != nil {
+		t.Fatalf("add: %v", err)
+	}
+	var actions []judge.Action
+	for _, c := range trs[0].Commits {
+		actions = append(actions, c.Action)
+	}
+	if !slices.Equal(actions, []judge.Action{judge.ActionScopedException, judge.ActionSupersede}) {
+		t.Fatalf("commits %+v, want the scoped exception, then the supersession", trs[0].Commits)
+	}
+	want := map[string]store.Status{"x": store.StatusSuperseded, "y": store.StatusActive, trs[0].RecordID: store.StatusActive}
+	for id, st := range want {
+		if r, _ := o.Store().Get(ctx, "u", id); r.Status != st {
+			t.Errorf("%s is %s, want %s", id, r.Status, st)
+		}
+	}
+	if v, err := store.Check(ctx, o.Store(), "u"); err != nil || len(v) != 0 {
+		t.Errorf("invariants: %v %v", v, err)
+	}
+}

@@ -46,8 +46,9 @@ func singleValued(group []Record) bool {
 //
 // The rest are the group's candidates. In a multi-valued slot they are all active. In a
 // single-valued slot the newest candidate (CompareVersions) is active, so are the
-// candidates joined to an active one by coexists_with or scoped_exception links, and the
-// others are superseded. A newest version that retrieval missed when an older one was
+// candidates joined to an active one by coexists_with or scoped_exception links (unless
+// superseded_by a newer member: a link does not undo a replacement), and the others are
+// superseded. A newest version that retrieval missed when an older one was
 // (re)written therefore still wins, and retracting the newest version makes the one
 // before it current again.
 //
@@ -67,6 +68,14 @@ func DeriveStatuses(group []Record) map[string]Status {
 	for _, r := range cands {
 		byID[r.ID] = r
 	}
+	// replaced: superseded_by a newer member, which the time line confirms; a chain of
+	// links does not bring such a record back.
+	replaced := func(r Record) bool {
+		return slices.ContainsFunc(r.LinksOf(LinkSupersededBy), func(to string) bool {
+			by, ok := byID[to]
+			return ok && CompareVersions(by, r) > 0
+		})
+	}
 	newest := slices.MaxFunc(cands, CompareVersions)
 	active := map[string]bool{newest.ID: true}
 	queue := []string{newest.ID}
@@ -77,7 +86,7 @@ func DeriveStatuses(group []Record) map[string]Status {
 			if l.Type != LinkCoexistsWith && l.Type != LinkScopedException {
 				continue
 			}
-			if _, ok := byID[l.To]; ok && !active[l.To] {
+			if to, ok := byID[l.To]; ok && !active[l.To] && !replaced(to) {
 				active[l.To] = true
 				queue = append(queue, l.To)
 			}
