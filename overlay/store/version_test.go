@@ -52,6 +52,11 @@ func TestDeriveStatuses(t *testing.T) {
 			v("exc", 3, true, link(store.LinkScopedException, "rule"), link(store.LinkScopedException, "exc2")),
 			v("exc2", 2, true, link(store.LinkScopedException, "exc")),
 		}, map[string]store.Status{"rule": A, "exc": A, "exc2": A}},
+		{"a link does not bring back a replaced version", []store.Record{
+			v("old", 2, true, link(store.LinkSupersededBy, "new"), link(store.LinkScopedException, "exc")),
+			v("exc", 1, true, link(store.LinkScopedException, "old"), link(store.LinkScopedException, "new")),
+			v("new", 3, true, link(store.LinkSupersedes, "old"), link(store.LinkScopedException, "exc")),
+		}, map[string]store.Status{"old": S, "exc": A, "new": A}},
 		{"unknown newest keeps the old one current", []store.Record{v("a", 1, true), v("b", 2, true, unknown)}, map[string]store.Status{"a": A, "b": U}},
 		{"transition", []store.Record{
 			v("t", 2, true, transition, link(store.LinkEvolvesFrom, "x"), link(store.LinkEvolvesTo, "y")), v("a", 1, true),
