@@ -17,10 +17,11 @@
 //
 //   - dense: cosine similarity between qvec and the user's vectors, by brute force
 //     (vectors are stored at unit length, so it is one dot product each);
-//   - text: BM25 over the memories' content. SQLite uses FTS5's bm25(); InMemory the
-//     in-Go index of package fts, with the same formula (k1 = 1.2, b = 0.75). User text
-//     goes through fts.Terms and is quoted, so it never breaks MATCH syntax, and terms
-//     in at least half of a large collection are left out (fts.Prune).
+//   - text: BM25 over the memories' content, by the in-Go inverted index of package fts
+//     (FTS5's bm25() formula, k1 = 1.2, b = 0.75), over the user's memories only: the
+//     document count, lengths and frequencies are the user's own, so no user's
+//     memories move another's scores. Terms in at least half of a large collection are
+//     left out (fts.Prune).
 //
 // and fuses them with RRF: score = Σ 1/(Config.RRFK + rank), RRFK = 60 by default. A
 // Hit carries the fused score and each list's rank and raw score. An empty query or a
@@ -32,13 +33,15 @@
 // overlay/store): one file, one WAL, one backup, separate tables prefixed host_, and its
 // own migration track ("host") in schema_migrations. Open the database once with
 // sqlitedb.Open and pass it to both store.NewSQLite and NewSQLite, or use OpenSQLite for
-// a host alone. BM25 statistics span all users of the file (one FTS5 table); results
-// never do.
+// a host alone.
 //
-// Dense search needs the vectors in memory: the first search of a user loads them, and
-// the host keeps them (about 2 KiB a memory at 512 dimensions) for later searches. Its
-// own writes update that copy; a per-user generation counter, bumped in the same
-// transaction as every write, tells it when another process wrote and it must reload.
+// Search runs in memory, as InMemory's does: the first search of a user loads the
+// user's memories (vectors, about 2 KiB a memory at 512 dimensions, and the inverted
+// index of their text), and the host keeps them for later searches, which then read
+// nothing from the database but the user's generation. Its own writes update that
+// copy; a per-user generation counter, bumped in the same transaction as every write,
+// tells it when another process wrote and it must reload. (BM25 ran on an FTS5 table
+// before, with statistics over every user of the file; migration 2 drops it.)
 //
 // # Costs
 //
@@ -48,18 +51,20 @@
 // milliseconds a search, SQLite / InMemory):
 //
 //	memories   dense         BM25          hybrid (dense + BM25 + RRF)
-//	1k         0.3 / 0.4     3.3 / 0.2     3.9 / 0.7
-//	10k        1.9 / 1.9     9.7 / 1.3     11 / 3.2
-//	100k       18 / 19       83 / 34       99 / 43
+//	1k         0.2 / 0.2     0.4 / 0.4     0.7 / 0.7
+//	10k        3.1 / 1.9     2.1 / 1.5     5.0 / 4.7
+//	100k       23 / 24       44 / 31       82 / 60
 //
-// Brute-force dense search is linear, about 0.2 µs a vector at 512 dimensions: under
-// 20 ms up to 100k memories a user, acceptable next to an LLM call. Past roughly 250k
+// (With FTS5's bm25() BM25 took 3.3, 9.7 and 83 ms, hybrid 3.9, 11 and 99 ms.)
+// Brute-force dense search is linear, about 0.2 µs a vector at 512 dimensions: about
+// 20 ms at 100k memories a user, acceptable next to an LLM call. Past roughly 250k
 // memories a user (≥ 50 ms) it should give way to an approximate index (HNSW). BM25 is
-// the larger cost at scale: an OR query scores every memory sharing a term, and FTS5's
-// bm25() runs as translated C; it grows with the number of matches, not of memories,
-// which leaving out terms in half the collection (fts.Prune) keeps in check.
+// the larger cost at scale: an OR query scores every memory sharing a term; it grows
+// with the number of matches, not of memories, which leaving out terms in half the
+// collection (fts.Prune) keeps in check.
 //
-// Adding costs about 0.5 ms a memory one at a time and 0.1 ms in batches of 100
+// Adding costs about 0.17 ms a memory one at a time and 0.075 ms in batches of 100
 // (BenchmarkAdd, 10k memories). On disk a memory with a 512-d vector and 15–35 words
-// takes about 2.5 KB, 2 KiB of it the vector (BenchmarkSize: bytes/1k-memories).
+// takes about 4.1 KB (BenchmarkSize: bytes/1k-memories): a row of 2.2 KB fills most of
+// one of the 4 KiB pages the database uses (see sqlitedb.PageSize).
 package host

@@ -1,6 +1,7 @@
 // Package fts is the overlay's full-text layer: a tokenizer, the sanitiser that turns user
 // text into a safe SQLite FTS5 MATCH expression, and an in-Go BM25 index with the same
-// scoring as FTS5's bm25() for the in-memory stores.
+// scoring as FTS5's bm25(), for the in-memory store and for the host memory's searches
+// (which run in memory over each user's own index).
 //
 // # Tokens
 //
