@@ -70,16 +70,7 @@ func BenchmarkIngest(b *testing.B) {
 				}
 				base = benchBase.AddDate(1, 0, 0) // after everything the bank holds
 			}
-			bank, err := overlay.OpenBank(ctx, dir)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { bank.Close() })
-			o, err := overlay.New(overlay.Config{Store: bank.Store, Host: bank.Host, Embedder: env.enc,
-				Heads: env.heads, Thresholds: env.thresholds, Traces: bank.Traces})
-			if err != nil {
-				b.Fatal(err)
-			}
+			bank, o := openBenchOverlay(b, env, dir)
 			var before int64
 			if err := bank.DB.QueryRowContext(ctx, `SELECT count(*) FROM records`).Scan(&before); err != nil {
 				b.Fatal(err)
@@ -174,16 +165,7 @@ func BenchmarkIngest(b *testing.B) {
 func BenchmarkIngestConcurrent(b *testing.B) {
 	env := loadBenchEnv(b)
 	ctx := b.Context()
-	bank, err := overlay.OpenBank(ctx, b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { bank.Close() })
-	o, err := overlay.New(overlay.Config{Store: bank.Store, Host: bank.Host, Embedder: env.enc,
-		Heads: env.heads, Thresholds: env.thresholds, Traces: bank.Traces})
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, o := openBenchOverlay(b, env, b.TempDir())
 	clients := runtime.GOMAXPROCS(0)
 	streams := make(chan *memoryStream, clients)
 	for c := range clients {
@@ -222,6 +204,23 @@ func BenchmarkIngestConcurrent(b *testing.B) {
 	b.ReportMetric(float64(memories.Load())/b.Elapsed().Seconds(), "memories/s")
 	b.ReportMetric(float64(reached.Load())/float64(memories.Load()), "judge-share")
 	b.ReportMetric(float64(clients), "clients")
+}
+
+// openBenchOverlay opens the bank in dir and an overlay on it as the ingest benchmarks
+// run it: the bench backbone and gate, the rule auditor, traces kept.
+func openBenchOverlay(b *testing.B, env *benchEnv, dir string) (*overlay.Bank, *overlay.Overlay) {
+	b.Helper()
+	bank, err := overlay.OpenBank(b.Context(), dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { bank.Close() })
+	o, err := overlay.New(overlay.Config{Store: bank.Store, Host: bank.Host, Embedder: env.enc,
+		Heads: env.heads, Thresholds: env.thresholds, Traces: bank.Traces})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return bank, o
 }
 
 // benchSizes are the query banks' size family; -bench 'Query/Med' runs one alone, and

@@ -368,42 +368,43 @@ func (h *SQLite) fetch(ctx context.Context, user string, ids []string) (map[stri
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		rows, err := h.Q(nil).QueryContext(ctx, `SELECT id, content, time_ns, meta, vec FROM host_memories WHERE user = ? AND id IN (`+
+		ms, err := sqlitedb.Collect(ctx, h.Q(nil), scanMemory, `SELECT `+memoryCols+` FROM host_memories WHERE user = ? AND id IN (`+
 			placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, err
 		}
-		for rows.Next() {
-			var (
-				m    Memory
-				ns   int64
-				meta string
-				vec  []byte
-			)
-			if err := rows.Scan(&m.ID, &m.Content, &ns, &meta, &vec); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			m.Time = time.Unix(0, ns).UTC()
-			if err := json.Unmarshal([]byte(meta), &m.Meta); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("decode meta of %s: %w", m.ID, err)
-			}
-			if m.Vector, err = sqlitedb.DecodeVector(vec); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("decode vector of %s: %w", m.ID, err)
-			}
-			if len(m.Meta) == 0 {
-				m.Meta = nil
-			}
+		for _, m := range ms {
 			out[m.ID] = m
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// memoryCols are the columns scanMemory reads.
+const memoryCols = `id, content, time_ns, meta, vec`
+
+func scanMemory(rows *sql.Rows) (Memory, error) {
+	var (
+		m    Memory
+		ns   int64
+		meta string
+		vec  []byte
+	)
+	if err := rows.Scan(&m.ID, &m.Content, &ns, &meta, &vec); err != nil {
+		return Memory{}, err
+	}
+	m.Time = time.Unix(0, ns).UTC()
+	if err := json.Unmarshal([]byte(meta), &m.Meta); err != nil {
+		return Memory{}, fmt.Errorf("decode meta of %s: %w", m.ID, err)
+	}
+	if len(m.Meta) == 0 {
+		m.Meta = nil
+	}
+	var err error
+	if m.Vector, err = sqlitedb.DecodeVector(vec); err != nil {
+		return Memory{}, fmt.Errorf("decode vector of %s: %w", m.ID, err)
+	}
+	return m, nil
 }
 
 // index returns user's current index with a read lock held; the caller calls the
@@ -443,7 +444,7 @@ func (h *SQLite) load(ctx context.Context, user string) (*userIndex, int64, erro
 	if err != nil {
 		return nil, 0, fmt.Errorf("load index: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, content, time_ns, meta, vec FROM host_memories WHERE user = ?`, user)
+	rows, err := tx.QueryContext(ctx, `SELECT `+memoryCols+` FROM host_memories WHERE user = ?`, user)
 	if err != nil {
 		return nil, 0, fmt.Errorf("load index: %w", err)
 	}
@@ -454,24 +455,9 @@ func (h *SQLite) load(ctx context.Context, user string) (*userIndex, int64, erro
 		idx.dense.vecs = make([]float32, 0, st.vectors*st.dim)
 	}
 	for rows.Next() {
-		var (
-			m    Memory
-			ns   int64
-			meta string
-			blob []byte
-		)
-		if err := rows.Scan(&m.ID, &m.Content, &ns, &meta, &blob); err != nil {
+		m, err := scanMemory(rows)
+		if err != nil {
 			return nil, 0, fmt.Errorf("load index: %w", err)
-		}
-		m.Time = time.Unix(0, ns).UTC()
-		if err := json.Unmarshal([]byte(meta), &m.Meta); err != nil {
-			return nil, 0, fmt.Errorf("decode meta of %s: %w", m.ID, err)
-		}
-		if len(m.Meta) == 0 {
-			m.Meta = nil
-		}
-		if m.Vector, err = sqlitedb.DecodeVector(blob); err != nil {
-			return nil, 0, fmt.Errorf("load vector of %s: %w", m.ID, err)
 		}
 		if err := idx.set(m); err != nil {
 			return nil, 0, fmt.Errorf("load vector of %s: %w", m.ID, err)
