@@ -148,7 +148,7 @@ func Reconcile(ctx context.Context, tx Tx, slot string) error {
 	if slot == "" {
 		return fmt.Errorf("reconcile: %w: empty slot", ErrInvalid)
 	}
-	g, err := tx.VersionGroup(ctx, slot)
+	g, err := stateGroup(ctx, tx, slot)
 	if err != nil {
 		return fmt.Errorf("reconcile %q: %w", slot, err)
 	}
@@ -156,6 +156,16 @@ func Reconcile(ctx context.Context, tx Tx, slot string) error {
 		return fmt.Errorf("reconcile %q: %w", slot, err)
 	}
 	return nil
+}
+
+// stateGroup is tx.VersionGroup, without the embeddings where the store can leave them
+// out (SQLite): reconciling reads the whole group, and the embeddings were most of it.
+// reconcileGroup reads a record whole before it writes it.
+func stateGroup(ctx context.Context, tx Tx, slot string) ([]Record, error) {
+	if t, ok := tx.(*sqlTx); ok {
+		return versionGroup(ctx, t.q, stateCols, t.user, slot)
+	}
+	return tx.VersionGroup(ctx, slot)
 }
 
 // ReconcileRecord reconciles the version group of record id, or the record alone when
@@ -245,7 +255,14 @@ func reconcileGroup(ctx context.Context, tx Tx, g []Record) error {
 			next.ValidUntil = next.ValidFrom
 		}
 		if next.Status != r.Status || !next.ValidUntil.Equal(r.ValidUntil) {
-			if err := tx.Put(ctx, next); err != nil {
+			// The group may have been read without embeddings (stateGroup): write the
+			// stored record with the new status and end.
+			full, err := tx.Get(ctx, r.ID)
+			if err != nil {
+				return err
+			}
+			full.Status, full.ValidUntil = next.Status, next.ValidUntil
+			if err := tx.Put(ctx, full); err != nil {
 				return err
 			}
 		}
