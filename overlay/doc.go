@@ -59,7 +59,8 @@
 // disk a 1,000 records, traces (1.7 MB of it) included.
 //
 // A user whose slots gather thousands of versions is much slower (BenchmarkIngest/
-// Batch32OnMed: one user of 10,000 records receiving 34 profiles' conflicting facts, 4.6
-// memories/s): a commit reconciles and checks whole version groups, and candidates
-// include every current member of a seed's slot.
+// Batch32OnMed: one user of 10,000 records receiving 34 profiles' conflicting facts, 5.9
+// memories/s, 24 candidates and 12 commits a memory): a commit reconciles, merges and
+// checks whole version groups, and candidates include every current member of a seed's
+// slot.
 package overlay
