@@ -190,10 +190,13 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 	return tr, nil
 }
 
-// candidates are the host's seeds for the new text plus the records linked to them and
-// the current versions of their slots; only records that may hold now (not superseded,
+// candidates are the host's seeds for the new text plus the current versions of their
+// slots and the records linked to them; only records that may hold now (not superseded,
 // not transition summaries) are audited. A stale seed still leads to its slot's current
 // version, so a memory is compared with the state as it stands, not with an old copy.
+// There are at most twice cfg.Candidates: a long-lived user's seeds can carry dozens of
+// links and slots dozens of current members (scoped exceptions), and every candidate
+// may cost a Judge call; the slots' newest members come before the links.
 func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float32, tr *IngestTrace) ([]store.Record, error) {
 	// Ask for more seeds than candidates: transition records and history take places.
 	seeds, err := o.cfg.Host.Search(ctx, user, text, vec, 2*o.cfg.Candidates)
@@ -202,10 +205,11 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 	}
 	var out []store.Record
 	seen := map[string]bool{}
+	limit := 2 * o.cfg.Candidates
 	add := func(r store.Record, from string, rank int) {
 		// History is not audited again, and transition records are the overlay's own
 		// summaries of a change, not something the user said.
-		if seen[r.ID] || r.Status == store.StatusSuperseded || r.Status == store.StatusTransition {
+		if seen[r.ID] || r.Status == store.StatusSuperseded || r.Status == store.StatusTransition || len(out) == limit {
 			return
 		}
 		seen[r.ID] = true
@@ -248,22 +252,24 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 			slots = append(slots, r.Slot)
 		}
 	}
-	more, err := o.cfg.Store.GetMany(ctx, user, linked)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range more {
-		add(r, "linked", 0)
-	}
 	for _, slot := range slots {
 		g, err := o.cfg.Store.VersionGroup(ctx, user, slot)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range g {
+		for _, r := range slices.Backward(g) { // newest first
 			if r.Status == store.StatusActive || r.Status == store.StatusUnknown {
 				add(r, "slot", 0)
 			}
+		}
+	}
+	if len(out) < limit {
+		more, err := o.cfg.Store.GetMany(ctx, user, linked)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range more {
+			add(r, "linked", 0)
 		}
 	}
 	return out, nil

@@ -388,3 +388,40 @@ func TestLinksAfterSupersessionReconcile(t *testing.T) {
 		t.Errorf("invariants: %v %v", v, err)
 	}
 }
+
+// TestCandidatesBounded: a seed with many links (a long-lived user's record) does not
+// send every linked record to the Judge: at most twice Config.Candidates are audited.
+func TestCandidatesBounded(t *testing.T) {
+	ctx := t.Context()
+	o := newTestOverlay(t, func(c *Config) { c.Candidates = 2 })
+	err := o.Store().Tx(ctx, "u", func(tx store.Tx) error {
+		if err := tx.Put(ctx, store.Record{ID: "hub", Content: "I love dumplings.", EventTime: at(1)}); err != nil {
+			return err
+		}
+		for i := range 12 {
+			id := fmt.Sprintf("x%02d", i)
+			if err := tx.Put(ctx, store.Record{ID: id, Content: fmt.Sprintf("Note %d about something else.", i), EventTime: at(1)}); err != nil {
+				return err
+			}
+			if err := tx.Link(ctx, "hub", store.LinkCoexistsWith, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vecs, _ := overlaytest.BagEmbedder{}.Embed(ctx, []string{"I love dumplings."})
+	if err := o.cfg.Host.Add(ctx, "u", host.Memory{ID: "hub", Content: "I love dumplings.", Vector: vecs[0]}); err != nil {
+		t.Fatal(err)
+	}
+	trs, err := o.Add(ctx, "u", []Input{{Content: "I love dumplings with chili oil.", EventTime: at(2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands := trs[0].Candidates
+	if len(cands) != 4 || cands[0].ID != "hub" || cands[0].From != "seed" || cands[1].From != "linked" {
+		t.Errorf("candidates %+v, want the seed and 3 of its links", cands)
+	}
+}
