@@ -253,14 +253,18 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 		}
 	}
 	for _, slot := range slots {
-		g, err := o.cfg.Store.VersionGroup(ctx, user, slot)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range slices.Backward(g) { // newest first
-			if r.Status == store.StatusActive || r.Status == store.StatusUnknown {
-				add(r, "slot", 0)
+		// The slot's current members only: its history can run to thousands.
+		var cur []store.Record
+		for _, st := range []store.Status{store.StatusActive, store.StatusUnknown} {
+			page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Slot: slot, Status: st, Limit: store.MaxListLimit})
+			if err != nil {
+				return nil, err
 			}
+			cur = append(cur, page...)
+		}
+		store.SortVersions(cur)
+		for _, r := range slices.Backward(cur) { // newest first
+			add(r, "slot", 0)
 		}
 	}
 	if len(out) < limit {

@@ -223,7 +223,13 @@ func (s *SQLite) List(ctx context.Context, user string, f Filter) ([]Record, str
 		args = append(args, f.Slot)
 	}
 	args = append(args, limit+1)
-	rs, err := queryRecords(ctx, s.Q(nil), `SELECT `+recordCols+` FROM records r WHERE `+strings.Join(where, " AND ")+` ORDER BY r.id LIMIT ?`, args...)
+	// With a slot, the slot's records come from the version index; left to itself,
+	// SQLite walks every record of the user in id order (or of the status) to filter.
+	from := "records r"
+	if f.Slot != "" {
+		from = "records r INDEXED BY records_version"
+	}
+	rs, err := queryRecords(ctx, s.Q(nil), `SELECT `+recordCols+` FROM `+from+` WHERE `+strings.Join(where, " AND ")+` ORDER BY r.id LIMIT ?`, args...)
 	if err != nil {
 		return nil, "", fmt.Errorf("list: %w", err)
 	}
