@@ -312,34 +312,9 @@ func (o *Overlay) commit(ctx context.Context, tx store.Tx, rec *store.Record, ca
 	if o.cfg.NoCommit {
 		return nil
 	}
-	linked := []string{rec.ID}
 	for _, i := range order {
-		n := len(tr.Commits)
 		if err := o.apply(ctx, tx, rec, cands[i], verdicts[i], tr); err != nil {
 			return err
-		}
-		if len(tr.Commits) > n && (verdicts[i].Action == judge.ActionScopedException || verdicts[i].Action == judge.ActionCoexist) {
-			linked = append(linked, cands[i].ID)
-		}
-	}
-	// Supersessions and transitions reconcile their slot as they go; a scoped exception
-	// or coexistence can change who is current in the slots of its two ends too (a
-	// record joined to the current one is current).
-	if len(linked) > 1 {
-		var slots []string
-		for _, id := range linked {
-			r, err := tx.Get(ctx, id)
-			if err != nil {
-				return err
-			}
-			if r.Slot != "" && !slices.Contains(slots, r.Slot) {
-				slots = append(slots, r.Slot)
-			}
-		}
-		for _, slot := range slots {
-			if err := store.Reconcile(ctx, tx, slot); err != nil {
-				return err
-			}
 		}
 	}
 	if r, err := tx.Get(ctx, rec.ID); err == nil {
