@@ -29,8 +29,9 @@ var (
 )
 
 // DefaultEmbedChunk is Config.EmbedChunk's default: on use-lite with one ONNX Runtime
-// thread (2 cores), chunks of 4 ingested about 10 % more memories a second than chunks
-// of 8 or 12, which wait longer for the first chunk.
+// thread (2 cores, BenchmarkIngest/Batch32), chunks of 4 ingested about 10 % more
+// memories a second than chunks of 8 and 5 % more than chunks of 12 (the first commit
+// waits for the first chunk; later ones overlap).
 const DefaultEmbedChunk = 4
 
 // MaxContentBytes bounds one memory's content.
