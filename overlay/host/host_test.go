@@ -317,6 +317,32 @@ func TestIsolation(t *testing.T) {
 	})
 }
 
+// TestBM25StatisticsPerUser: BM25's statistics are the user's own, so another user's
+// memories never move a user's scores (nor tell anything about them).
+func TestBM25StatisticsPerUser(t *testing.T) {
+	forEach(t, func(t *testing.T, h fullHost) {
+		ctx := t.Context()
+		for i, d := range []string{"I live in Paris", "my cat sleeps all day", "coffee in the morning"} {
+			add(t, h, "alice", host.Memory{ID: fmt.Sprintf("a%d", i), Content: d})
+		}
+		score := func() float64 {
+			t.Helper()
+			hits, err := h.Search(ctx, "alice", "Paris", nil, 10)
+			if err != nil || len(hits) != 1 {
+				t.Fatalf("alice's search: %+v %v", hits, err)
+			}
+			return hits[0].BM25
+		}
+		before := score()
+		for i := range 50 {
+			add(t, h, "bob", host.Memory{ID: fmt.Sprintf("b%d", i), Content: fmt.Sprintf("Paris again, day %d in Paris", i)})
+		}
+		if after := score(); math.Abs(after-before) > 1e-12 {
+			t.Errorf("bob's memories moved alice's BM25 score from %v to %v", before, after)
+		}
+	})
+}
+
 func TestConcurrentAddAndSearch(t *testing.T) {
 	forEach(t, func(t *testing.T, h fullHost) {
 		ctx := t.Context()
