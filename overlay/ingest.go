@@ -2,6 +2,7 @@ package overlay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -158,9 +159,40 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 	tr.Timings.Judge = time.Since(t0)
 
 	t0 = time.Now()
+	mem := host.Memory{ID: rec.ID, Content: rec.Content, Vector: vec, Time: rec.EventTime}
+	if o.inTx != nil {
+		// One transaction for the record, its links and its host memory.
+		var apply func()
+		err = o.cfg.Store.Tx(ctx, user, func(tx store.Tx) error {
+			tr.Commits = tr.Commits[:0]
+			if err := o.commit(ctx, tx, &rec, cands, verdicts, tr); err != nil {
+				return err
+			}
+			raw, ok := store.SQLTx(tx)
+			if !ok {
+				return errors.New("the store gave no SQLite transaction for the host memory")
+			}
+			ms, err := o.hostMemories(ctx, tx.Get, mem, tr)
+			if err != nil {
+				return err
+			}
+			if apply, err = o.inTx.AddIn(ctx, raw, user, ms); err != nil {
+				return fmt.Errorf("add to host memory: %w", err)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("commit: %w", err)
+		}
+		apply()
+		tr.Timings.Commit = time.Since(t0)
+		tr.Status = rec.Status
+		return tr, nil
+	}
+
 	// The host gets the memory first: if the bank's commit then fails, the host's entry
 	// is removed again, and until then a search hit without a record is skipped.
-	if err := o.cfg.Host.Add(ctx, user, host.Memory{ID: rec.ID, Content: rec.Content, Vector: vec, Time: rec.EventTime}); err != nil {
+	if err := o.cfg.Host.Add(ctx, user, mem); err != nil {
 		return nil, fmt.Errorf("add to host memory: %w", err)
 	}
 	err = o.cfg.Store.Tx(ctx, user, func(tx store.Tx) error {
@@ -175,19 +207,36 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 	}
 	tr.Timings.Commit = time.Since(t0)
 	tr.Status = rec.Status
-	// Transition records are searchable by text ("job: nurse -> pharmacist"), so a query
-	// naming the slot finds the change and, through its links, both states.
+	get := func(ctx context.Context, id string) (store.Record, error) { return o.cfg.Store.Get(ctx, user, id) }
+	ms, err := o.hostMemories(ctx, get, mem, tr)
+	if err != nil {
+		o.cfg.Logger.Warn("index transition records", "user", user, "err", err)
+	}
+	for _, m := range ms[1:] {
+		if err := o.cfg.Host.Add(ctx, user, m); err != nil {
+			o.cfg.Logger.Warn("index transition record", "id", m.ID, "err", err)
+		}
+	}
+	return tr, nil
+}
+
+// hostMemories are what an ingest adds to the host memory: the new memory, then the
+// transition records its commit made, which are searchable by text ("job: nurse ->
+// pharmacist") so that a query naming the slot finds the change and, through its
+// links, both states.
+func (o *Overlay) hostMemories(ctx context.Context, get func(context.Context, string) (store.Record, error), mem host.Memory, tr *IngestTrace) ([]host.Memory, error) {
+	ms := []host.Memory{mem}
 	for _, c := range tr.Commits {
 		if c.Transition == "" {
 			continue
 		}
-		if t, err := o.cfg.Store.Get(ctx, user, c.Transition); err == nil {
-			if err := o.cfg.Host.Add(ctx, user, host.Memory{ID: t.ID, Content: t.Content, Time: t.Time()}); err != nil {
-				o.cfg.Logger.Warn("index transition record", "id", t.ID, "err", err)
-			}
+		t, err := get(ctx, c.Transition)
+		if err != nil {
+			return ms, fmt.Errorf("transition record %s: %w", c.Transition, err)
 		}
+		ms = append(ms, host.Memory{ID: t.ID, Content: t.Content, Time: t.Time()})
 	}
-	return tr, nil
+	return ms, nil
 }
 
 // candidates are the host's seeds for the new text plus the current versions of their

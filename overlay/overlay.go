@@ -2,6 +2,7 @@ package overlay
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -80,6 +81,7 @@ type Config struct {
 // Overlay is the bank with its commit path. It is safe for concurrent use.
 type Overlay struct {
 	cfg   Config
+	inTx  txHost // the host, when it writes in the store's transactions
 	gate  sentry.Gate
 	rules judge.Auditor // answers when the configured auditor fails
 	locks sync.Map      // user → *sync.Mutex: one ingest at a time per user
@@ -128,7 +130,27 @@ func New(cfg Config) (*Overlay, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Overlay{cfg: cfg, gate: sentry.NewGate(cfg.Thresholds), rules: rules}, nil
+	return &Overlay{cfg: cfg, inTx: sharedHost(cfg.Store, cfg.Host), gate: sentry.NewGate(cfg.Thresholds), rules: rules}, nil
+}
+
+// txHost is a host that can write inside the store's SQLite transaction (host.SQLite).
+type txHost interface {
+	AddIn(ctx context.Context, tx *sql.Tx, user string, ms []host.Memory) (apply func(), err error)
+	DB() *sql.DB
+}
+
+// sharedHost returns h when it can write in st's transactions: both on one SQLite
+// database (OpenBank). An ingest then commits its record and its host memory together;
+// otherwise the host gets the memory first and loses it again if the commit fails.
+func sharedHost(st store.Store, h host.Host) txHost {
+	th, ok := h.(txHost)
+	if !ok {
+		return nil
+	}
+	if s, ok := st.(interface{ DB() *sql.DB }); ok && s.DB() == th.DB() {
+		return th
+	}
+	return nil
 }
 
 // Store is the bank.

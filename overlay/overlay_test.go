@@ -425,3 +425,64 @@ func TestCandidatesBounded(t *testing.T) {
 		t.Errorf("candidates %+v, want the seed and 3 of its links", cands)
 	}
 }
+
+// TestBankIngestOneTransaction: on a bank (OpenBank: store and host in one SQLite file)
+// an ingest writes its record, its transition records and their host memories in one
+// transaction: a commit that fails leaves neither, and the host's search finds what the
+// bank holds.
+func TestBankIngestOneTransaction(t *testing.T) {
+	ctx := t.Context()
+	bank, err := OpenBank(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bank.Close()
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	calls, failAt := 0, -1
+	o, err := New(Config{Store: bank.Store, Host: bank.Host, Embedder: overlaytest.BagEmbedder{}, Traces: bank.Traces,
+		Now: func() time.Time {
+			if calls++; calls == failAt {
+				cancel()
+			}
+			return time.Now()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.inTx == nil {
+		t.Fatal("the bank's host does not write in the store's transactions")
+	}
+	same := func() {
+		t.Helper()
+		recs, _, err := bank.Store.List(ctx, "u", store.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := bank.Host.Len(ctx, "u")
+		if err != nil || n != len(recs) {
+			t.Errorf("host holds %d memories (%v), the bank %d records", n, err, len(recs))
+		}
+	}
+	trs, err := o.Add(ctx, "u", []Input{{Content: "I live in Berlin.", EventTime: at(1)}, {Content: "I moved to Lisbon last month.", EventTime: at(20)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trs[1].Commits) != 1 || trs[1].Commits[0].Transition == "" {
+		t.Fatalf("commits %+v, want a transition", trs[1].Commits)
+	}
+	same()
+	hits, err := bank.Host.Search(ctx, "u", "Berlin Lisbon", nil, 10)
+	if err != nil || !slices.ContainsFunc(hits, func(h host.Hit) bool { return h.ID == trs[1].Commits[0].Transition }) {
+		t.Errorf("the transition record is not searchable: %v %v", hits, err)
+	}
+
+	failAt = calls + 1 // the next ingest's clock reading cancels its context
+	if _, err := o.Add(cctx, "u", []Input{{Content: "I moved to Porto.", EventTime: at(30)}}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want the cancelled commit's", err)
+	}
+	same()
+	if hits, _ := bank.Host.Search(ctx, "u", "Porto", nil, 10); len(hits) != 0 {
+		t.Errorf("the failed ingest left host memories: %v", hits)
+	}
+}

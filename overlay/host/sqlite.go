@@ -114,13 +114,39 @@ func (h *SQLite) Add(ctx context.Context, user string, m Memory) error {
 // AddBatch adds memories in one transaction, all or nothing; a later memory with the
 // same ID as an earlier one wins.
 func (h *SQLite) AddBatch(ctx context.Context, user string, ms []Memory) error {
+	mu := h.lock(user)
+	mu.Lock()
+	defer mu.Unlock()
+	tx, err := h.DB().BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("add: begin: %w", err)
+	}
+	defer tx.Rollback()
+	apply, err := h.AddIn(ctx, tx, user, ms)
+	if err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("add: commit: %w", err)
+	}
+	apply()
+	return nil
+}
+
+// AddIn adds memories as AddBatch does, but inside tx, a transaction on the host's own
+// database that the caller commits: the overlay's bank, which shares the file, writes a
+// memory and its record in one transaction. After tx commits, the caller calls apply,
+// which brings the in-memory index up to date; after a rollback it does not (the index
+// stays as the database is). tx must have begun as a write (BEGIN IMMEDIATE, as
+// sqlitedb.Open's transactions do), which serialises it with the host's own writes.
+func (h *SQLite) AddIn(ctx context.Context, tx *sql.Tx, user string, ms []Memory) (apply func(), err error) {
 	now := h.cfg.now()
 	var batch []Memory
 	at := map[string]int{}
 	for _, m := range ms {
 		p, err := prepare(user, m, now)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if i, ok := at[p.ID]; ok {
 			batch[i] = p
@@ -130,32 +156,24 @@ func (h *SQLite) AddBatch(ctx context.Context, user string, ms []Memory) error {
 		batch = append(batch, p)
 	}
 	if len(batch) == 0 {
-		return nil
+		return func() {}, nil
 	}
-	mu := h.lock(user)
-	mu.Lock()
-	defer mu.Unlock()
-	tx, err := h.DB().BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("add: begin: %w", err)
-	}
-	defer tx.Rollback()
 	q := h.Q(tx)
 	st, err := readUserState(ctx, q, user)
 	if err != nil {
-		return fmt.Errorf("add: %w", err)
+		return nil, fmt.Errorf("add: %w", err)
 	}
 	// Vectors after the batch: those of memories it does not replace, plus its own.
 	replaced, err := h.vectorsAmong(ctx, q, user, batch)
 	if err != nil {
-		return fmt.Errorf("add: %w", err)
+		return nil, fmt.Errorf("add: %w", err)
 	}
 	kept := st.vectors - replaced
 	dim, added := int64(0), int64(0)
 	for _, m := range batch {
 		if n := int64(len(m.Vector)); n > 0 {
 			if dim != 0 && n != dim {
-				return fmt.Errorf("add %q: %w: a %d-dimensional vector in a batch of %d", m.ID, ErrInvalid, n, dim)
+				return nil, fmt.Errorf("add %q: %w: a %d-dimensional vector in a batch of %d", m.ID, ErrInvalid, n, dim)
 			}
 			dim = n
 			added++
@@ -167,38 +185,36 @@ func (h *SQLite) AddBatch(ctx context.Context, user string, ms []Memory) error {
 	case dim == 0:
 		dim = st.dim
 	case kept > 0 && dim != st.dim:
-		return fmt.Errorf("add: %w: vectors have %d dimensions, this user's have %d", ErrInvalid, dim, st.dim)
+		return nil, fmt.Errorf("add: %w: vectors have %d dimensions, this user's have %d", ErrInvalid, dim, st.dim)
 	}
 	for _, m := range batch {
 		meta := []byte("{}")
 		if len(m.Meta) > 0 {
 			if meta, err = json.Marshal(m.Meta); err != nil {
-				return fmt.Errorf("add %q: encode meta: %w", m.ID, err)
+				return nil, fmt.Errorf("add %q: encode meta: %w", m.ID, err)
 			}
 		}
 		if _, err := q.ExecContext(ctx, `INSERT INTO host_memories (user, id, content, time_ns, meta, vec) VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (user, id) DO UPDATE SET content = excluded.content, time_ns = excluded.time_ns,
 				meta = excluded.meta, vec = excluded.vec`,
 			user, m.ID, m.Content, m.Time.UnixNano(), string(meta), sqlitedb.EncodeVector(m.Vector)); err != nil {
-			return fmt.Errorf("add %q: %w", m.ID, err)
+			return nil, fmt.Errorf("add %q: %w", m.ID, err)
 		}
 	}
 	next := userState{gen: st.gen + 1, dim: dim, vectors: kept + added}
 	if err := writeUserState(ctx, q, user, next); err != nil {
-		return fmt.Errorf("add: %w", err)
+		return nil, fmt.Errorf("add: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("add: commit: %w", err)
-	}
-	h.advance(user, st.gen, next.gen, func(idx *userIndex) error {
-		for _, m := range batch {
-			if err := idx.set(m); err != nil {
-				return err
+	return func() {
+		h.advance(user, st.gen, next.gen, func(idx *userIndex) error {
+			for _, m := range batch {
+				if err := idx.set(m); err != nil {
+					return err
+				}
 			}
-		}
-		return nil
-	})
-	return nil
+			return nil
+		})
+	}, nil
 }
 
 // vectorsAmong counts the stored vectors among the batch's ids.

@@ -329,7 +329,7 @@ func (s *SQLite) Tx(ctx context.Context, user string, fn func(Tx) error) error {
 			_ = stx.Rollback()
 		}
 	}()
-	tx := &sqlTx{q: s.Q(stx), user: user, now: s.cfg.now(), touched: newTouches()}
+	tx := &sqlTx{q: s.Q(stx), raw: stx, user: user, now: s.cfg.now(), touched: newTouches()}
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -347,6 +347,7 @@ func (s *SQLite) Tx(ctx context.Context, user string, fn func(Tx) error) error {
 // sqlTx is a Tx over an SQLite transaction.
 type sqlTx struct {
 	q       querier
+	raw     *sql.Tx
 	user    string
 	now     time.Time
 	touched touches
@@ -357,6 +358,18 @@ type sqlTx struct {
 }
 
 var _ Tx = (*sqlTx)(nil)
+
+// SQLTx returns the database transaction under tx, a transaction of the SQLite store,
+// so that a component sharing the store's database writes in the same transaction (the
+// host memory: store.SQLite and host.SQLite on one sqlitedb.Open); ok is false for a
+// transaction of another store, or outside the function given to Tx.
+func SQLTx(tx Tx) (_ *sql.Tx, ok bool) {
+	t, ok := tx.(*sqlTx)
+	if !ok || t.done || t.state {
+		return nil, false
+	}
+	return t.raw, true
+}
 
 // view is the read-only view the commit check reads through: state without embeddings.
 func (t *sqlTx) view() Tx {
