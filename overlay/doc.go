@@ -25,7 +25,10 @@
 //     to the new memory current. An implicit violation the Judge wants clarified leaves
 //     the old record current and stores the new one as unknown, with the question.
 //     History is never deleted; the store refuses a commit that breaks an invariant, and
-//     then nothing of the ingest is written.
+//     then nothing of the ingest is written. On a bank (OpenBank), where the host memory
+//     shares the store's SQLite database, the host's copies of the new memory and of
+//     the transition records are written in the same transaction; with another host
+//     the memory goes to it first and is removed again if the commit fails.
 //
 // Every ingest leaves an IngestTrace: the candidates with their seed ranks, gate scores,
 // verdicts (and which auditor gave them, and why a fallback happened) and the commit.

@@ -33,7 +33,8 @@
 // overlay/store): one file, one WAL, one backup, separate tables prefixed host_, and its
 // own migration track ("host") in schema_migrations. Open the database once with
 // sqlitedb.Open and pass it to both store.NewSQLite and NewSQLite, or use OpenSQLite for
-// a host alone.
+// a host alone. AddIn writes inside a transaction the caller owns (store.SQLTx), so the
+// overlay commits a record and its host memory together.
 //
 // Search runs in memory, as InMemory's does: the first search of a user loads the
 // user's memories (vectors, about 2 KiB a memory at 512 dimensions, and the inverted
