@@ -41,8 +41,11 @@
 // index of their text), and the host keeps them for later searches, which then read
 // nothing from the database but the user's generation. Its own writes update that
 // copy; a per-user generation counter, bumped in the same transaction as every write,
-// tells it when another process wrote and it must reload. (BM25 ran on an FTS5 table
-// before, with statistics over every user of the file; migration 2 drops it.)
+// tells it when another process wrote and it must reload. Config.CacheMemories bounds
+// what is kept over all users (default a million memories, about 3 GB at 512
+// dimensions); past it the users searched least recently are dropped and loaded again
+// when next searched. (BM25 ran on an FTS5 table before, with statistics over every
+// user of the file; migration 2 drops it.)
 //
 // # Costs
 //

@@ -61,6 +61,8 @@ const (
 	DefaultRRFK       = 60  // the usual RRF constant (Cormack et al., 2009)
 	DefaultCandidates = 100 // per-list depth before fusion
 	DefaultK          = 10  // hits when Search is asked for k ≤ 0
+
+	DefaultCacheMemories = 1_000_000 // Config.CacheMemories: about 3 GB at 512 dimensions
 )
 
 // Config tunes a host. The zero value means defaults.
@@ -73,6 +75,11 @@ type Config struct {
 	Candidates int
 	// Now is the clock for memories added without a time; default time.Now.
 	Now func() time.Time
+	// CacheMemories bounds the memories the SQLite host keeps in memory for search, over
+	// all users (about 3 KB each at 512 dimensions): past it, the indexes of the users
+	// searched least recently are dropped, to be loaded again on their next search.
+	// Default DefaultCacheMemories.
+	CacheMemories int
 	// SQLite configures the database OpenSQLite opens.
 	SQLite sqlitedb.Config
 }
@@ -85,6 +92,9 @@ func (c Config) Validate() error {
 	}
 	if c.Candidates < 0 {
 		errs = append(errs, fmt.Errorf("candidates %d is negative", c.Candidates))
+	}
+	if c.CacheMemories < 0 {
+		errs = append(errs, fmt.Errorf("cache memories %d is negative", c.CacheMemories))
 	}
 	if err := c.SQLite.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("sqlite: %w", err))
@@ -106,6 +116,13 @@ func (c Config) depth(k int) int {
 		n = DefaultCandidates
 	}
 	return max(n, k)
+}
+
+func (c Config) cacheMemories() int64 {
+	if c.CacheMemories == 0 {
+		return DefaultCacheMemories
+	}
+	return int64(c.CacheMemories)
 }
 
 func (c Config) now() time.Time {

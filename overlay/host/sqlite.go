@@ -1,14 +1,17 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/atma-dev/atma/overlay/store"
@@ -39,13 +42,17 @@ type SQLite struct {
 
 	mu    sync.Mutex // guards cache
 	cache map[string]*cachedUser
+	tick  atomic.Int64 // orders the searches, for trim
 }
 
 // cachedUser is one user's search index as of generation gen.
 type cachedUser struct {
 	mu  sync.RWMutex
 	gen int64
-	idx *userIndex // nil until loaded
+	idx *userIndex // nil until loaded, and after trim
+
+	used atomic.Int64 // the tick of the user's last search
+	size atomic.Int64 // memories in idx
 }
 
 var _ Host = (*SQLite)(nil)
@@ -256,13 +263,16 @@ func (h *SQLite) advance(user string, from, to int64, apply func(*userIndex) err
 	defer e.mu.Unlock()
 	if e.idx == nil || e.gen != from {
 		e.idx = nil
+		e.size.Store(0)
 		return
 	}
 	if err := apply(e.idx); err != nil {
 		e.idx = nil // reload from the database, which is the truth
+		e.size.Store(0)
 		return
 	}
 	e.gen = to
+	e.size.Store(int64(e.idx.len()))
 }
 
 // Delete implements Host.
@@ -431,6 +441,7 @@ func (h *SQLite) index(ctx context.Context, user string) (*userIndex, func(), er
 		return nil, nil, err
 	}
 	e := h.entry(user)
+	e.used.Store(h.tick.Add(1))
 	e.mu.RLock()
 	if e.idx != nil && e.gen == st.gen {
 		return e.idx, e.mu.RUnlock, nil
@@ -444,9 +455,44 @@ func (h *SQLite) index(ctx context.Context, user string) (*userIndex, func(), er
 			return nil, nil, err
 		}
 		e.idx, e.gen = idx, gen
+		e.size.Store(int64(idx.len()))
+		h.trim(e)
 	}
 	// Searching under the write lock is fine: it was just loaded, and writers wait.
 	return e.idx, e.mu.Unlock, nil
+}
+
+// trim drops the indexes of the users searched least recently while the cached
+// memories exceed Config.CacheMemories; keep, whose lock the caller holds, stays, and
+// so does an index in use (its lock is taken), until a later trim.
+func (h *SQLite) trim(keep *cachedUser) {
+	h.mu.Lock()
+	all := make([]*cachedUser, 0, len(h.cache))
+	var total int64
+	for _, e := range h.cache {
+		total += e.size.Load()
+		all = append(all, e)
+	}
+	h.mu.Unlock()
+	limit := h.cfg.cacheMemories()
+	if total <= limit {
+		return
+	}
+	slices.SortFunc(all, func(a, b *cachedUser) int { return cmp.Compare(a.used.Load(), b.used.Load()) })
+	for _, e := range all {
+		if total <= limit {
+			return
+		}
+		if e == keep || !e.mu.TryLock() {
+			continue
+		}
+		if e.idx != nil {
+			total -= e.size.Load()
+			e.idx = nil
+			e.size.Store(0)
+		}
+		e.mu.Unlock()
+	}
 }
 
 // load reads user's memories into a new index, with their generation, in one snapshot.
