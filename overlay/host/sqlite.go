@@ -356,15 +356,14 @@ func (h *SQLite) Get(ctx context.Context, user, id string) (Memory, error) {
 	if err := store.ValidateUser(user); err != nil {
 		return Memory{}, fmt.Errorf("get: %w", err)
 	}
-	ms, err := h.fetch(ctx, user, []string{id})
+	ms, err := sqlitedb.Collect(ctx, h.Q(nil), scanMemory, `SELECT `+memoryCols+` FROM host_memories WHERE user = ? AND id = ?`, user, id)
 	if err != nil {
 		return Memory{}, fmt.Errorf("get %s: %w", id, err)
 	}
-	m, ok := ms[id]
-	if !ok {
+	if len(ms) == 0 {
 		return Memory{}, fmt.Errorf("get %s: %w", id, ErrNotFound)
 	}
-	return m, nil
+	return ms[0], nil
 }
 
 // Len returns the number of user's memories.
@@ -383,27 +382,6 @@ func (h *SQLite) Users(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("users: %w", err)
 	}
 	return users, nil
-}
-
-// fetch reads the memories with the given ids.
-func (h *SQLite) fetch(ctx context.Context, user string, ids []string) (map[string]Memory, error) {
-	out := make(map[string]Memory, len(ids))
-	for start := 0; start < len(ids); start += 500 {
-		chunk := ids[start:min(start+500, len(ids))]
-		args := []any{user}
-		for _, id := range chunk {
-			args = append(args, id)
-		}
-		ms, err := sqlitedb.Collect(ctx, h.Q(nil), scanMemory, `SELECT `+memoryCols+` FROM host_memories WHERE user = ? AND id IN (`+
-			placeholders(len(chunk))+`)`, args...)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range ms {
-			out[m.ID] = m
-		}
-	}
-	return out, nil
 }
 
 // memoryCols are the columns scanMemory reads.
