@@ -2,8 +2,9 @@
 // plus the A-TMA overlay: an LTP-style benchmark built from LoCoMo-format conversations
 // with the paper's validators and metrics, the LoCoMo QA evaluation, TEM-style state
 // updates, and the component ablations. Everything that needs no LLM is measured without
-// one; answer metrics need an OpenAI-compatible endpoint and read "n/a" otherwise.
-// `atma bench ltp|locomo|tem` (internal/cli) runs them; docs/benchmarks.md has the
+// one; answer metrics need an OpenAI-compatible endpoint and read "n/a" otherwise. A
+// hand-written corpus of state changes (RunCases) is the yardstick nobody tuned to.
+// `atma bench ltp|locomo|tem|cases` (internal/cli) runs them; docs/benchmarks.md has the
 // commands and this machine's numbers.
 //
 // # LoCoMo data
@@ -98,6 +99,49 @@
 // answer (the first row labelled with the requested state in a labelled packet) — for
 // the overlay, the same packets unmarked, and an overwrite memory that keeps only the
 // latest version of each attribute; and of the answers with an endpoint.
+//
+// # The hand-written state-change corpus
+//
+// The generated benchmarks above were scored by rules written while reading their own
+// templates. The corpus in testdata/cases (embedded; DefaultCorpus) was written by hand,
+// sentence by sentence, and no template or generator produced any of it: scenarios in
+// eight domains of a user's memories as people write them in chat — pronouns, typos,
+// indirect phrasing, reported speech, several subjects, small talk and one-off events,
+// restatements, multi-valued facts, scoped exceptions, reversals, corrections and
+// out-of-order reports — each annotated with the facts it states (slot
+// "<subject>/<attribute>", value, polarity, scope, event time) and its relation to the
+// earlier memories of its slots (status, conflict type, action), and probes (current,
+// historical, change, neutral) with gold and stale values and the memories that state
+// them. testdata/cases/README.md is the format; case.schema.json the JSON Schema of a
+// line. ReadCorpus reports every problem at once as file:line: field: message
+// (*data.LoadError), including a gold value that no memory of its scenario holds, and
+// TestDefaultCorpus runs the validator in `make test`.
+//
+// Scenarios are split dev / test by hand, about half each and both in every domain. Tune
+// on dev; score test once, when an issue is finished, and say so in the note.
+//
+// RunCases replays each scenario (one user) into the host alone and into the host with
+// the overlay and asks its probes after the last memory:
+//
+//   - bank accuracy (the overlay only): current — some gold memory is active and no
+//     stale memory is; historical — every gold memory is superseded; change — the last
+//     gold memory is active and the earlier ones superseded; neutral — no gold memory is
+//     superseded or a transition (a memory that states no state is never replaced);
+//   - requested state first: the row the packet presents for the requested state holds
+//     a gold value — the first row holding a gold or stale value among the rows labelled
+//     current, historical, or transition / transition linked for a change probe (among
+//     all rows of an unmarked packet, or for a neutral probe);
+//   - gold in packet: some row holds a gold value (a change probe: every one);
+//   - stale leakage: a row holding only stale values ranks above the first gold row (or
+//     there is none), or, for a current probe, a row labelled current holds only stale
+//     values.
+//
+// Values are matched by their words (holdsKey). Corpus.Pairs derives the Sentry and
+// Judge pairs from the annotations — each relation, and for each state memory its
+// latest earlier memory of another slot, of the same attribute of another subject, and
+// that states nothing — and RunCases scores the gate (same-slot AUC of a,
+// conflict-vs-consistent AUC of the gap, recall and routing at the checkpoint's
+// thresholds) and the Judge (verdict, type and action accuracy) on them.
 //
 // # Determinism and concurrency
 //

@@ -2,8 +2,11 @@ package bench
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"testing"
+
+	"github.com/atma-dev/atma/data"
 )
 
 func FuzzReadLoCoMo(f *testing.F) {
@@ -104,6 +107,46 @@ func FuzzTokenF1(f *testing.F) {
 		}
 		if m := MultiAnswerF1(a, b); m < 0 || m > 1 {
 			t.Fatalf("MultiAnswerF1 = %v", m)
+		}
+	})
+}
+
+func FuzzReadCorpus(f *testing.F) {
+	fixture, err := os.ReadFile(casesFixture)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(fixture)
+	f.Add([]byte(`{"type":"scenario","id":"s","domain":"work","split":"dev","title":"t"}` + "\n" + `{"type":"memory","scenario":"s","id":"m1","time":"2026-01-01T00:00:00Z","text":"x","kind":"state","facts":[{"slot":"a/b","value":"x"}],"relations":[{"to":"m1"}]}`))
+	f.Add([]byte("{}\n[]\nnull\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := ReadCorpus(map[string][]byte{"f.jsonl": b})
+		if err != nil {
+			var le *data.LoadError
+			if !errors.As(err, &le) || len(le.Problems) == 0 {
+				t.Fatalf("error without problems: %v", err)
+			}
+			for _, p := range le.Problems {
+				if p.File != "f.jsonl" || p.Msg == "" {
+					t.Fatalf("problem without file or message: %+v", p)
+				}
+			}
+			return
+		}
+		// What validates derives pairs that point at its own memories.
+		for _, p := range c.Pairs() {
+			var s *Scenario
+			for i := range c.Scenarios {
+				if c.Scenarios[i].ID == p.Scenario {
+					s = &c.Scenarios[i]
+				}
+			}
+			if s == nil {
+				t.Fatalf("pair %s of no scenario", p.ID)
+			}
+			if _, ok := s.Memory(p.Old); !ok {
+				t.Fatalf("pair %s: no memory %s", p.ID, p.Old)
+			}
 		}
 	})
 }

@@ -49,17 +49,18 @@ func (o *benchOptions) validate() error {
 func newCmdBench(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench <command>",
-		Short: "Benchmarks: LTP-style state probes, LoCoMo, TEM-style state updates, ablations",
+		Short: "Benchmarks: LTP-style state probes, LoCoMo, TEM-style state updates, the hand-written corpus, ablations",
 		Long: `Benchmarks that compare the host memory alone with the host plus the overlay. Everything
 that needs no LLM is measured without one; QA accuracy, F1 and judge scores need an
 OpenAI-compatible endpoint (--llm-url or ATMA_LLM_URL) and read "n/a" otherwise.`,
 		Example: `  atma bench ltp --locomo ../shared/datasets/locomo10.json --out runs/ltp
   atma bench locomo --locomo ../shared/datasets/locomo10.json
-  atma bench tem --json`,
+  atma bench tem --json
+  atma bench cases --split dev`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdBenchLTP(f, nil), newCmdBenchLoCoMo(f, nil), newCmdBenchTEM(f, nil))
+	cmd.AddCommand(newCmdBenchLTP(f, nil), newCmdBenchLoCoMo(f, nil), newCmdBenchTEM(f, nil), newCmdBenchCases(f, nil))
 	return cmd
 }
 
@@ -441,5 +442,100 @@ func benchTEMRun(ctx context.Context, f *Factory, o *benchTEMOptions) error {
 		report: rep,
 		tables: func(w io.Writer) { bench.WriteTEMTables(w, rep) },
 		plot:   func(p string) error { return bench.PlotTEM(p, rep) },
+	})
+}
+
+// --- cases ---
+
+type benchCasesOptions struct {
+	benchOptions
+	Corpus       string
+	Split        string
+	ValidateOnly bool
+}
+
+func newCmdBenchCases(f *Factory, runF func(context.Context, *benchCasesOptions) error) *cobra.Command {
+	opts := &benchCasesOptions{}
+	cmd := &cobra.Command{
+		Use:   "cases [--split dev|test|all]",
+		Short: "The hand-written state-change corpus: bank accuracy, state first, leakage, Sentry and Judge on its pairs",
+		Long: `Replay each scenario of the hand-written state-change corpus (bench/testdata/cases, embedded;
+--corpus for another file or directory) through the host alone and through the host with the
+overlay, ask its probes after the last memory, and report per domain and probe kind: bank
+accuracy (the gold state's records carry the right status), requested state first, gold in
+packet and stale leakage; then Sentry (same-slot AUC, conflict-vs-consistent AUC, recall and
+routing at the checkpoint's thresholds) and the Judge (verdict and action accuracy) on the
+pairs derived from the annotations. Tune on the dev split; score the test split once, when an
+issue is finished. --validate-only checks the corpus and prints its counts (no models needed).`,
+		Example: `  atma bench cases
+  atma bench cases --split test --out runs/cases-test
+  atma bench cases --validate-only --corpus bench/testdata/cases/work.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch opts.Split {
+			case bench.SplitDev, bench.SplitTest, bench.SplitAll:
+			default:
+				return usagef("--split must be dev, test or all, got %q", opts.Split)
+			}
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return benchCasesRun(cmd.Context(), f, opts)
+		},
+	}
+	opts.addFlags(cmd.Flags())
+	cmd.Flags().StringVar(&opts.Corpus, "corpus", "", "corpus file (JSONL) or directory of *.jsonl files (default: the embedded corpus)")
+	cmd.Flags().StringVar(&opts.Split, "split", bench.SplitDev, "dev, test or all")
+	cmd.Flags().BoolVar(&opts.ValidateOnly, "validate-only", false, "check the corpus, print its counts and stop (no models needed)")
+	return cmd
+}
+
+func benchCasesRun(ctx context.Context, f *Factory, o *benchCasesOptions) error {
+	var c *bench.Corpus
+	var err error
+	if o.Corpus == "" {
+		c, err = bench.DefaultCorpus()
+	} else {
+		c, err = bench.LoadCorpus(o.Corpus)
+	}
+	if err != nil {
+		return err
+	}
+	if o.ValidateOnly {
+		st := c.Stats()
+		if o.JSON {
+			return json.NewEncoder(f.IO.Out).Encode(st)
+		}
+		fmt.Fprintf(f.IO.Out, "corpus ok: %d scenarios (%d dev, %d test), %d memories, %d probes, %d relations, %d pairs\n",
+			st.Scenarios, st.Splits[bench.SplitDev], st.Splits[bench.SplitTest], st.Memories, st.Probes, st.Relations, st.Pairs)
+		for _, d := range bench.CaseDomains() {
+			fmt.Fprintf(f.IO.Out, "  %-12s %d scenarios\n", d, st.Domains[d])
+		}
+		for _, k := range bench.ProbeKinds() {
+			fmt.Fprintf(f.IO.Out, "  probes %-10s %d\n", k, st.ProbeKinds[k])
+		}
+		return nil
+	}
+	env, closeEnv, err := f.benchEnv(ctx, &o.benchOptions)
+	if err != nil {
+		return err
+	}
+	defer closeEnv()
+	var rep *bench.CasesReport
+	err = runWithTraces(&o.benchOptions, func(w io.Writer) error {
+		var err error
+		rep, err = bench.RunCases(ctx, c, o.Split, env, w)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return f.writeBench(&o.benchOptions, benchOutput{
+		report: rep,
+		tables: func(w io.Writer) { bench.WriteCasesTables(w, rep) },
+		plot:   func(p string) error { return bench.PlotCases(p, rep) },
 	})
 }

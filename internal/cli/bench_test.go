@@ -143,3 +143,84 @@ func TestBenchTEMEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+const casesFixture = "../../bench/testdata/cases_fixture.jsonl"
+
+func TestBenchCasesOptions(t *testing.T) {
+	var got *benchCasesOptions
+	cmd := newCmdBenchCases(&Factory{}, func(_ context.Context, o *benchCasesOptions) error { got = o; return nil })
+	cmd.SetArgs(nil)
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Split != bench.SplitDev || got.Corpus != "" || got.ValidateOnly || got.TopK != 5 {
+		t.Errorf("defaults %+v", got)
+	}
+	cmd = newCmdBenchCases(&Factory{}, func(_ context.Context, o *benchCasesOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--split", "test", "--corpus", "c.jsonl", "--validate-only", "--json", "--out", "d"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Split != bench.SplitTest || got.Corpus != "c.jsonl" || !got.ValidateOnly || !got.JSON || got.Out != "d" {
+		t.Errorf("flags %+v", got)
+	}
+	f, _, _ := benchFactory(nil)
+	bad := newCmdBench(f)
+	bad.SetArgs([]string{"cases", "--split", "train"})
+	bad.SetOut(&bytes.Buffer{})
+	bad.SetErr(&bytes.Buffer{})
+	var ue usageError
+	if err := bad.Execute(); !errors.As(err, &ue) || !strings.Contains(err.Error(), "--split must be dev, test or all") {
+		t.Errorf("--split train: %v", err)
+	}
+}
+
+func TestBenchCasesValidateOnly(t *testing.T) {
+	f, out, _ := benchFactory(nil)
+	cmd := newCmdBench(f)
+	cmd.SetArgs([]string{"cases", "--validate-only", "--corpus", casesFixture})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "corpus ok: 2 scenarios (1 dev, 1 test), 7 memories, 5 probes, 4 relations, 7 pairs") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	// A corpus with problems: every one, with file and line, and nothing else runs.
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(bad, []byte(`{"type":"scenario","id":"s","domain":"x","split":"dev","title":"t"}`+"\n"+`{"type":"probe","scenario":"s","id":"p","kind":"now","question":"q","gold":["v"],"gold_memories":["m"]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, _, _ = benchFactory(nil)
+	cmd = newCmdBench(f)
+	cmd.SetArgs([]string{"cases", "--validate-only", "--corpus", bad})
+	err := cmd.Execute()
+	for _, w := range []string{bad + ":1: domain", bad + ":2: kind", bad + ":2: gold[0]", bad + ":2: gold_memories[0]", bad + ":1: scenario \"s\" has 0 memories"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("err %v, want %q", err, w)
+		}
+	}
+}
+
+// The whole command on the real ONNX Runtime with the test-tiny backbone.
+func TestBenchCasesEndToEnd(t *testing.T) {
+	cache := testTinyCache(t)
+	dir := filepath.Join(t.TempDir(), "cases")
+	f, out, errOut := benchFactory(map[string]string{"ATMA_CACHE": cache})
+	cmd := newCmdBench(f)
+	cmd.SetArgs([]string{"cases", "--backbone", "test-tiny", "--gate-off", "--corpus", casesFixture, "--split", "all", "--json", "--out", dir})
+	if err := cmd.Execute(); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	var rep bench.CasesReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("stdout is not the report: %v\n%s", err, out.String())
+	}
+	if rep.Scenarios != 2 || rep.Probes != 5 || rep.Pairs != 7 || len(rep.Systems) != 2 || rep.Sentry != nil || rep.Judge.Verdict.N != 7 {
+		t.Errorf("report %+v", rep)
+	}
+	for _, name := range []string{"report.json", "tables.md", "traces.jsonl", "chart.png"} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
