@@ -346,30 +346,26 @@ func ReadCorpus(files map[string][]byte) (*Corpus, error) {
 		if ok {
 			s = &c.Scenarios[j]
 		}
+		if s == nil {
+			v.add(at, "scenario", "%s", unknownScenario(p.rec.Scenario))
+		}
 		switch p.rec.Type {
 		case "memory":
 			var l memoryLine
-			if !v.decode(at, p.raw, &l) {
+			if !v.decode(at, p.raw, &l) || s == nil {
 				continue
 			}
-			m := CaseMemory{ID: l.ID, Time: l.Time, Text: l.Text, Kind: l.Kind, Facts: l.Facts, Relations: l.Relations, Line: p.line}
-			if s == nil {
-				v.add(at, "scenario", "%s", unknownScenario(p.rec.Scenario))
-				continue
-			}
+			m := l.CaseMemory
+			m.Line = p.line
 			v.memory(at, s, m)
 			s.Memories = append(s.Memories, m)
 		case "probe":
 			var l probeLine
-			if !v.decode(at, p.raw, &l) {
+			if !v.decode(at, p.raw, &l) || s == nil {
 				continue
 			}
-			q := CaseProbe{ID: l.ID, Kind: l.Kind, Question: l.Question, Slot: l.Slot, Gold: l.Gold, Stale: l.Stale,
-				GoldMemories: l.GoldMemories, StaleMemories: l.StaleMemories, Line: p.line}
-			if s == nil {
-				v.add(at, "scenario", "%s", unknownScenario(p.rec.Scenario))
-				continue
-			}
+			q := l.CaseProbe
+			q.Line = p.line
 			s.Probes = append(s.Probes, q)
 		}
 	}
@@ -403,27 +399,17 @@ type (
 		Title   string `json:"title"`
 		Speaker string `json:"speaker,omitempty"`
 	}
+	// memoryLine and probeLine are a memory and a probe with the fields every line
+	// has; Line is "-" in both, so a line cannot set it.
 	memoryLine struct {
-		Type      string         `json:"type"`
-		Scenario  string         `json:"scenario"`
-		ID        string         `json:"id"`
-		Time      time.Time      `json:"time"`
-		Text      string         `json:"text"`
-		Kind      string         `json:"kind"`
-		Facts     []CaseFact     `json:"facts,omitempty"`
-		Relations []CaseRelation `json:"relations,omitempty"`
+		Type     string `json:"type"`
+		Scenario string `json:"scenario"`
+		CaseMemory
 	}
 	probeLine struct {
-		Type          string   `json:"type"`
-		Scenario      string   `json:"scenario"`
-		ID            string   `json:"id"`
-		Kind          string   `json:"kind"`
-		Question      string   `json:"question"`
-		Slot          string   `json:"slot,omitempty"`
-		Gold          []string `json:"gold"`
-		Stale         []string `json:"stale,omitempty"`
-		GoldMemories  []string `json:"gold_memories"`
-		StaleMemories []string `json:"stale_memories,omitempty"`
+		Type     string `json:"type"`
+		Scenario string `json:"scenario"`
+		CaseProbe
 	}
 )
 
@@ -454,7 +440,9 @@ func (v *caseValidator) decode(at caseAt, raw []byte, dst any) bool {
 	var pe *time.ParseError
 	switch {
 	case errors.As(err, &te):
-		v.add(at, te.Field, "want %s, got JSON %s", te.Type, te.Value)
+		// Fields of the embedded record read "CaseProbe.gold"; the line has no such level.
+		f := strings.TrimPrefix(strings.TrimPrefix(te.Field, "CaseMemory."), "CaseProbe.")
+		v.add(at, f, "want %s, got JSON %s", te.Type, te.Value)
 	case errors.As(err, &pe):
 		v.add(at, "time", "not an RFC 3339 time: %q (write 2026-03-01T09:00:00Z)", pe.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):

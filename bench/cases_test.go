@@ -393,8 +393,11 @@ func TestCasesSchema(t *testing.T) {
 		def := doc.Defs[name]
 		var all, required []string
 		rt := reflect.TypeOf(v)
-		for i := range rt.NumField() {
-			tag := rt.Field(i).Tag.Get("json")
+		for _, f := range reflect.VisibleFields(rt) {
+			if f.Anonymous {
+				continue
+			}
+			tag := f.Tag.Get("json")
 			n, opts, _ := strings.Cut(tag, ",")
 			if n == "-" {
 				continue
