@@ -449,3 +449,35 @@ func randomHeads(t testing.TB, dim int) *sentry.Heads {
 	t.Helper()
 	return sentry.NewHeads(dim, 16, 8, rand.New(rand.NewPCG(1, 2)))
 }
+
+// auditFunc is an auditor from a function.
+type auditFunc func(judge.Pair) judge.Verdict
+
+func (f auditFunc) Audit(_ context.Context, p judge.Pair) (judge.Result, error) {
+	return judge.Result{Verdict: f(p), Source: "fake-model"}, nil
+}
+
+// With an auditor configured (an LLM Judge), the pairs are scored on its verdicts, and
+// the gate's scores reach it.
+func TestRunCasesAuditor(t *testing.T) {
+	c := loadCasesFixture(t)
+	scored := 0
+	conflictAll := auditFunc(func(p judge.Pair) judge.Verdict {
+		if p.Scores != nil {
+			scored++
+		}
+		return judge.Verdict{Status: judge.StatusConflict, ConflictType: judge.TypeTemporalUpdate, Action: judge.ActionTransition, Links: []judge.Link{}}
+	})
+	rep, err := RunCases(t.Context(), c, SplitAll, Env{Embedder: &hashEmbedder{}, Heads: randomHeads(t, hashDim), Auditor: conflictAll, Logger: discard}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := rep.Judge
+	// Two of the seven pairs conflict; one of them is a transition.
+	if j.Name != "llm" || j.Verdict.Hits != 2 || j.Verdict.N != 7 || j.Action.Hits != 1 || j.ByType[judge.TypeTemporalUpdate].Hits != 1 {
+		t.Errorf("judge %+v", j)
+	}
+	if scored < 7 {
+		t.Errorf("%d audits saw the gate's scores, want every pair's", scored)
+	}
+}
