@@ -289,7 +289,7 @@ func TestRunCases(t *testing.T) {
 	emb := &hashEmbedder{}
 	heads := randomHeads(t, hashDim)
 	var traces bytes.Buffer
-	rep, err := RunCases(t.Context(), c, SplitAll, Env{Embedder: emb, Heads: heads, Thresholds: sentry.DefaultThresholds(), Logger: discard}, &traces)
+	rep, err := RunCases(t.Context(), c, SplitAll, Env{Embedder: emb, Heads: heads, Thresholds: sentry.DefaultThresholds(), Logger: discard}, nil, &traces)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestRunCases(t *testing.T) {
 	if b, err := os.ReadFile(png); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 		t.Errorf("chart: %v", err)
 	}
-	if _, err := RunCases(t.Context(), &Corpus{}, SplitDev, Env{Embedder: emb}, nil); err == nil {
+	if _, err := RunCases(t.Context(), &Corpus{}, SplitDev, Env{Embedder: emb}, nil, nil); err == nil {
 		t.Error("an empty split ran")
 	}
 }
@@ -468,7 +468,7 @@ func TestRunCasesAuditor(t *testing.T) {
 		}
 		return judge.Verdict{Status: judge.StatusConflict, ConflictType: judge.TypeTemporalUpdate, Action: judge.ActionTransition, Links: []judge.Link{}}
 	})
-	rep, err := RunCases(t.Context(), c, SplitAll, Env{Embedder: &hashEmbedder{}, Heads: randomHeads(t, hashDim), Auditor: conflictAll, Logger: discard}, nil)
+	rep, err := RunCases(t.Context(), c, SplitAll, Env{Embedder: &hashEmbedder{}, Heads: randomHeads(t, hashDim), Auditor: conflictAll, Logger: discard}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

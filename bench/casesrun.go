@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/atma-dev/atma/judge"
@@ -84,8 +85,10 @@ type CasesReport struct {
 	Pairs     int    `json:"pairs"`
 	TopK      int    `json:"top_k"`
 	LLM       bool   `json:"llm"`
-	// Systems are host-only and host+overlay, in that order.
+	// Systems are host-only, host+overlay and the ablations, in that order.
 	Systems []CasesSystem `json:"systems"`
+	// Skipped are the ablations not run, with why.
+	Skipped []string `json:"skipped,omitempty"`
 	// Commits counts the overlay's supersede and transition commits; Intended those
 	// that match an annotated relation with a conflict (same pair, either direction).
 	Commits  int `json:"commits"`
@@ -160,9 +163,11 @@ func (a *caseAcc) list(groups []string) []CaseScores {
 // RunCases replays every scenario of the corpus (one user each, memories in arrival
 // order) into the host alone and into the host with the overlay, asks every probe after
 // the last memory, and scores the packets and the overlay's bank; it scores the Sentry
-// gate (when env has heads) and the Judge on the corpus's pairs. traces, when not nil,
-// gets one CaseTrace per probe and system.
-func RunCases(ctx context.Context, c *Corpus, split string, env Env, traces io.Writer) (*CasesReport, error) {
+// gate (when env has heads) and the Judge on the corpus's pairs. ablations (see
+// ParseAblations) are scored as further systems; those that differ from the overlay only
+// at query time share its replay, and those that need an endpoint are skipped without
+// one. traces, when not nil, gets one CaseTrace per probe and system.
+func RunCases(ctx context.Context, c *Corpus, split string, env Env, ablations []Variant, traces io.Writer) (*CasesReport, error) {
 	if err := env.Validate(); err != nil {
 		return nil, fmt.Errorf("run cases: %w", err)
 	}
@@ -187,39 +192,53 @@ func RunCases(ctx context.Context, c *Corpus, split string, env Env, traces io.W
 			conflicts[[2]string{p.Scenario + "/" + p.Old, p.Scenario + "/" + p.New}] = true
 		}
 	}
-	for _, v := range []Variant{HostOnly, Overlay} {
-		mem, err := newMemory(env, v)
-		if err != nil {
-			return nil, err
+	// Variants that differ only at query time share one replay.
+	replays := map[[3]bool]memory{}
+	for _, v := range append([]Variant{HostOnly, Overlay}, ablations...) {
+		if v.needsLLM() && env.LLM == nil {
+			rep.Skipped = append(rep.Skipped, v.Name+": needs an LLM endpoint")
+			continue
+		}
+		key := [3]bool{v.HostOnly, v.GateOff, v.JudgeOff}
+		mem, replayed := replays[key]
+		if !replayed {
+			var err error
+			if mem, err = newMemory(env, v); err != nil {
+				return nil, err
+			}
+			replays[key] = mem
 		}
 		var all, byDomain, byKind caseAcc
 		for i, s := range c.Scenarios {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if v == Overlay {
-				env.Logger.Info("cases", "scenario", s.ID, "n", i+1, "of", len(c.Scenarios))
-			}
-			in := make([]memoryInput, len(s.Memories))
-			for k, m := range s.Memories {
-				in[k] = memoryInput{ID: s.ID + "/" + m.ID, Content: m.Text, Time: m.Time, Pos: k}
-			}
-			cost, err := mem.ingest(ctx, s.ID, in)
-			if err != nil {
-				return nil, fmt.Errorf("run cases: %s: %w", s.ID, err)
-			}
-			if !v.HostOnly {
-				rep.Memories += len(s.Memories)
-				rep.Refused = append(rep.Refused, cost.Errors...)
-				for _, cm := range cost.Commits {
-					rep.Commits++
-					if conflicts[[2]string{cm.Old, cm.New}] || conflicts[[2]string{cm.New, cm.Old}] {
-						rep.Intended++
+			if !replayed {
+				if !v.HostOnly {
+					env.Logger.Info("cases", "variant", v.Name, "scenario", s.ID, "n", i+1, "of", len(c.Scenarios))
+				}
+				in := make([]memoryInput, len(s.Memories))
+				for k, m := range s.Memories {
+					in[k] = memoryInput{ID: s.ID + "/" + m.ID, Content: m.Text, Time: m.Time, Pos: k}
+				}
+				cost, err := mem.ingest(ctx, s.ID, in)
+				if err != nil {
+					return nil, fmt.Errorf("run cases: %s: %s: %w", v.Name, s.ID, err)
+				}
+				if v == Overlay {
+					rep.Memories += len(s.Memories)
+					rep.Refused = append(rep.Refused, cost.Errors...)
+					for _, cm := range cost.Commits {
+						rep.Commits++
+						if conflicts[[2]string{cm.Old, cm.New}] || conflicts[[2]string{cm.New, cm.Old}] {
+							rep.Intended++
+						}
 					}
 				}
 			}
 			for _, p := range s.Probes {
-				out, err := mem.query(ctx, s.ID, queryInput{Text: p.Question, Gold: p.Gold[len(p.Gold)-1], Answer: env.LLM != nil})
+				out, err := mem.query(ctx, s.ID, queryInput{Text: p.Question, Gold: p.Gold[len(p.Gold)-1], Answer: env.LLM != nil,
+					Unmarked: v.LabelsOff, Controller: v.Controller, Order: v.Order, Labels: v.Labels})
 				if err != nil {
 					return nil, fmt.Errorf("run cases: %s/%s: %w", s.ID, p.ID, err)
 				}
@@ -504,6 +523,16 @@ func WriteCasesTables(w io.Writer, r *CasesReport) {
 	fmt.Fprintf(w, "State-change corpus, split %s: %d scenarios, %d memories, %d probes, %d pairs, top-%d packets.\n\n",
 		r.Split, r.Scenarios, r.Memories, r.Probes, r.Pairs, r.TopK)
 	fmt.Fprintf(w, "Overlay commits (supersede/transition): %d, of which %d match an annotated conflict; %d memories refused.\n\n", r.Commits, r.Intended, len(r.Refused))
+	if len(r.Skipped) > 0 {
+		fmt.Fprintf(w, "Skipped: %s.\n\n", strings.Join(r.Skipped, "; "))
+	}
+	sum := table{head: []string{"System", "bank accuracy", "requested state first", "gold in packet", "stale leakage ↓", "answer holds gold"}}
+	for _, sys := range r.Systems {
+		o := sys.Overall
+		sum.row(sys.Name, o.Bank.String(), o.StateFirst.String(), o.GoldInPacket.String(), o.StaleLeakage.String(), o.Answer.String())
+	}
+	fmt.Fprintf(w, "All probes:\n\n")
+	sum.write(w)
 	metrics := []struct {
 		name string
 		get  func(CaseScores) Rate

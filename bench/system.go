@@ -139,6 +139,10 @@ type Variant struct {
 	LabelsOff bool `json:"labels_off,omitempty"`
 	// Controller is the retrieve controller mode ("" is off).
 	Controller retrieval.ControllerMode `json:"controller,omitempty"`
+	// Order and Labels are the pool's pre-rank and the packet's label rule ("": the
+	// defaults).
+	Order  retrieval.Order     `json:"order,omitempty"`
+	Labels retrieval.LabelRule `json:"labels,omitempty"`
 }
 
 // The two systems every benchmark compares.
@@ -152,6 +156,9 @@ const (
 	AblationGateOff          = "gate-off"
 	AblationJudgeOff         = "judge-off"
 	AblationLabelsOff        = "labels-off"
+	AblationTierFirst        = "tier-first"
+	AblationPaperLabels      = "paper-labels"
+	AblationSlotLabels       = "slot-labels"
 	AblationControllerOff    = "controller-off"
 	AblationControllerShadow = "controller-shadow"
 	AblationControllerOnline = "controller-online"
@@ -159,7 +166,8 @@ const (
 
 // Ablations lists the ablation names in table order.
 func Ablations() []string {
-	return []string{AblationGateOff, AblationJudgeOff, AblationLabelsOff, AblationControllerOff, AblationControllerShadow, AblationControllerOnline}
+	return []string{AblationGateOff, AblationJudgeOff, AblationLabelsOff, AblationTierFirst, AblationPaperLabels, AblationSlotLabels,
+		AblationControllerOff, AblationControllerShadow, AblationControllerOnline}
 }
 
 // ParseAblations turns a comma-separated list of ablation names ("all" for every one)
@@ -198,6 +206,12 @@ func ParseAblations(s string) ([]Variant, error) {
 			v.JudgeOff = true
 		case AblationLabelsOff:
 			v.LabelsOff = true
+		case AblationTierFirst:
+			v.Order = retrieval.OrderTierFirst
+		case AblationPaperLabels:
+			v.Labels = retrieval.LabelsPaper
+		case AblationSlotLabels:
+			v.Labels = retrieval.LabelsSlot
 		case AblationControllerOff:
 			v.Controller = retrieval.ControllerOff
 		case AblationControllerShadow:
@@ -237,9 +251,12 @@ type queryInput struct {
 	Text   string
 	Gold   string
 	Answer bool
-	// Unmarked and Controller are the variant's query options (the overlay only).
+	// Unmarked, Controller, Order and Labels are the variant's query options (the
+	// overlay only).
 	Unmarked   bool
 	Controller retrieval.ControllerMode
+	Order      retrieval.Order
+	Labels     retrieval.LabelRule
 }
 
 // queryOutput is a packet whose rows carry the benchmark's memory ids.
@@ -462,7 +479,7 @@ func (m *overlayMemory) note(user string, chunk []memoryInput, trs []overlay.Ing
 
 func (m *overlayMemory) query(ctx context.Context, user string, q queryInput) (queryOutput, error) {
 	tr, err := m.ov.Query(ctx, user, overlay.QueryRequest{
-		Text: q.Text, TopK: m.env.TopK, Controller: q.Controller, Unmarked: q.Unmarked,
+		Text: q.Text, TopK: m.env.TopK, Controller: q.Controller, Unmarked: q.Unmarked, Order: q.Order, Labels: q.Labels,
 		Answer: q.Answer && m.env.LLM != nil, Gold: q.Gold,
 	})
 	if err != nil {

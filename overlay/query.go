@@ -36,6 +36,11 @@ type QueryRequest struct {
 	Answer bool `json:"answer,omitempty"`
 	// Unmarked leaves the state labels out of the packet (ablation).
 	Unmarked bool `json:"unmarked,omitempty"`
+	// Order is the pool's pre-rank ("": anchored, the paper's; "tier-first" for the
+	// ablation).
+	Order retrieval.Order `json:"order,omitempty"`
+	// Labels is the packet's label rule ("": state; "paper" and "slot" for the ablation).
+	Labels retrieval.LabelRule `json:"labels,omitempty"`
 	// Gold, when given, lets the trace classify a wrong answer as a bank, retrieval or QA
 	// failure.
 	Gold string `json:"gold,omitempty"`
@@ -52,6 +57,12 @@ func (q QueryRequest) Validate() error {
 	}
 	if q.TopK < 0 || q.TopK > MaxTopK {
 		errs = append(errs, fmt.Errorf("top_k %d is outside 0..%d", q.TopK, MaxTopK))
+	}
+	if !q.Order.Valid() {
+		errs = append(errs, fmt.Errorf("order %q is not %s or %s", q.Order, retrieval.OrderAnchored, retrieval.OrderTierFirst))
+	}
+	if !q.Labels.Valid() {
+		errs = append(errs, fmt.Errorf("labels %q is not %s, %s or %s", q.Labels, retrieval.LabelsState, retrieval.LabelsPaper, retrieval.LabelsSlot))
 	}
 	if q.Controller != "" {
 		if _, err := retrieval.ParseControllerMode(string(q.Controller)); err != nil {
@@ -153,7 +164,7 @@ func (o *Overlay) Query(ctx context.Context, user string, q QueryRequest) (*Quer
 	}
 
 	t0 = time.Now()
-	pool, err := retrieval.BuildPool(ctx, g, tr.Profile, seedCands, retrieval.Config{K: k})
+	pool, err := retrieval.BuildPool(ctx, g, tr.Profile, seedCands, retrieval.Config{K: k, Order: q.Order})
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +182,7 @@ func (o *Overlay) Query(ctx context.Context, user string, q QueryRequest) (*Quer
 	for _, r := range rows {
 		tr.Final = append(tr.Final, r.ID)
 	}
-	tr.Packet = retrieval.BuildPacket(q.Text, tr.Profile, rows, retrieval.PacketOptions{Unmarked: q.Unmarked})
+	tr.Packet = retrieval.BuildPacket(q.Text, tr.Profile, rows, retrieval.PacketOptions{Unmarked: q.Unmarked, Labels: q.Labels})
 
 	if q.Answer && o.cfg.Answerer != nil {
 		t0 = time.Now()

@@ -90,7 +90,7 @@ func TestQueryControllerAndAnswer(t *testing.T) {
 
 func TestQueryBadInput(t *testing.T) {
 	o := newTestOverlay(t, nil)
-	for _, q := range []QueryRequest{{Text: " "}, {Text: "x", TopK: 99}, {Text: "x", TopK: -1}, {Text: "x", Controller: "maybe"}, {Text: strings.Repeat("x", MaxQueryBytes+1)}} {
+	for _, q := range []QueryRequest{{Text: " "}, {Text: "x", TopK: 99}, {Text: "x", TopK: -1}, {Text: "x", Controller: "maybe"}, {Text: "x", Order: "by-date"}, {Text: "x", Labels: "strict"}, {Text: strings.Repeat("x", MaxQueryBytes+1)}} {
 		if _, err := o.Query(t.Context(), "u", q); !errors.Is(err, ErrInvalidInput) {
 			t.Errorf("%+v: %v", q, err)
 		}

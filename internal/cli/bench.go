@@ -451,6 +451,7 @@ type benchCasesOptions struct {
 	benchOptions
 	Corpus       string
 	Split        string
+	Ablation     string
 	ValidateOnly bool
 }
 
@@ -469,6 +470,7 @@ pairs derived from the annotations. Tune on the dev split; score the test split 
 issue is finished. --validate-only checks the corpus and prints its counts (no models needed).`,
 		Example: `  atma bench cases
   atma bench cases --split test --out runs/cases-test
+  atma bench cases --ablation tier-first,paper-labels,slot-labels
   atma bench cases --validate-only --corpus bench/testdata/cases/work.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -480,6 +482,9 @@ issue is finished. --validate-only checks the corpus and prints its counts (no m
 			if err := opts.validate(); err != nil {
 				return err
 			}
+			if _, err := bench.ParseAblations(opts.Ablation); err != nil {
+				return usageError{err}
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -489,6 +494,7 @@ issue is finished. --validate-only checks the corpus and prints its counts (no m
 	opts.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&opts.Corpus, "corpus", "", "corpus file (JSONL) or directory of *.jsonl files (default: the embedded corpus)")
 	cmd.Flags().StringVar(&opts.Split, "split", bench.SplitDev, "dev, test or all")
+	cmd.Flags().StringVar(&opts.Ablation, "ablation", "", "comma-separated ablations as in `bench ltp` (tier-first, paper-labels, slot-labels, …), or all")
 	cmd.Flags().BoolVar(&opts.ValidateOnly, "validate-only", false, "check the corpus, print its counts and stop (no models needed)")
 	return cmd
 }
@@ -519,6 +525,10 @@ func benchCasesRun(ctx context.Context, f *Factory, o *benchCasesOptions) error 
 		}
 		return nil
 	}
+	ablations, err := bench.ParseAblations(o.Ablation)
+	if err != nil {
+		return usageError{err}
+	}
 	env, closeEnv, err := f.benchEnv(ctx, &o.benchOptions)
 	if err != nil {
 		return err
@@ -527,7 +537,7 @@ func benchCasesRun(ctx context.Context, f *Factory, o *benchCasesOptions) error 
 	var rep *bench.CasesReport
 	err = runWithTraces(&o.benchOptions, func(w io.Writer) error {
 		var err error
-		rep, err = bench.RunCases(ctx, c, o.Split, env, w)
+		rep, err = bench.RunCases(ctx, c, o.Split, env, ablations, w)
 		return err
 	})
 	if err != nil {

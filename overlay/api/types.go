@@ -155,10 +155,15 @@ type QueryRequest struct {
 	Gold string `json:"gold,omitempty"`
 	// Unmarked leaves the state labels out of the packet (ablation).
 	Unmarked bool `json:"unmarked,omitempty"`
+	// Order ("anchored", "tier-first") and Labels ("state", "paper", "slot") choose the
+	// pre-rank and the label rule (ablations; empty: the defaults).
+	Order  string `json:"order,omitempty"`
+	Labels string `json:"labels,omitempty"`
 }
 
 func (q QueryRequest) request() (overlay.QueryRequest, error) {
-	out := overlay.QueryRequest{Text: q.Query, TopK: q.TopK, Controller: retrieval.ControllerMode(q.Controller), Gold: q.Gold, Unmarked: q.Unmarked}
+	out := overlay.QueryRequest{Text: q.Query, TopK: q.TopK, Controller: retrieval.ControllerMode(q.Controller), Gold: q.Gold, Unmarked: q.Unmarked,
+		Order: retrieval.Order(q.Order), Labels: retrieval.LabelRule(q.Labels)}
 	var errs []error
 	switch q.Mode {
 	case "", ModePacket:

@@ -18,7 +18,8 @@ import (
 // links to records the controller does not see, and more than ten candidates.
 func promptPool(t *testing.T) []Candidate {
 	t.Helper()
-	pool, err := BuildPool(t.Context(), bankGraph(), currentSure, seeds("c1", "j1", "h1", "d1"), Config{})
+	// The tier-first order: the fixture is about what the prompt survives, not the order.
+	pool, err := BuildPool(t.Context(), bankGraph(), currentSure, seeds("c1", "j1", "h1", "d1"), Config{Order: OrderTierFirst})
 	if err != nil {
 		t.Fatal(err)
 	}

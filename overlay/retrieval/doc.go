@@ -35,11 +35,17 @@
 // profile's View (newer states of stale seeds unless the query is historical, older
 // states unless it is current, linked transition records always) and neighbour hops
 // (scoped exceptions, coexisting records, semantic neighbours), drops repeats, and
-// pre-ranks: state fit first (StateTier: for current queries active and transition
-// before superseded, for historical ones superseded before active), then the rank of
-// the seed a record came from, then pool order, stable. The packet takes the first K
-// (5 by default); when the profile is unsure, or the query is about a change, it makes
-// room for both an active and a superseded record rather than guess.
+// pre-ranks them in the paper's stable order (OrderAnchored): the seeds keep the host's
+// order, and state only adds records next to the seed they come from — a superseded
+// seed's live successor directly before it (unless the query asks for the past or the
+// change), an active seed's older states directly before it for a historical query, a
+// seed's transition record directly before it for a change query, the other hops after
+// it — and the semantic hops come last. Nothing unrelated is re-sorted by state, so the
+// host's evidence is never lost: every seed of the host's top K is in the packet, or
+// the packet is full of better seeds and the states placed next to them. The packet
+// takes the first K (5 by default). OrderTierFirst, the order before it (state fit first
+// by StateTier, then seed rank, with room made for both states when the profile is
+// unsure or the query is about a change), stays for the ablation table.
 //
 // # Retrieve controller
 //
@@ -54,14 +60,18 @@
 //
 // # Labelled evidence
 //
-// BuildPacket labels each row by a priority rule (LabelOf): transition memory,
-// historical memory, current memory, transition linked memory, retrieved memory, in
-// that order, with its time; the state labels come first, so both sides of a recorded
-// change say which one holds now. Packet.Text is the rendering an agent can paste and
-// Packet.Messages the chat for the answer model, whose system prompt makes the answer
-// follow the requested state: current queries answer from current memory, historical
-// ones from historical memory, transition queries describe the change old → new with
-// its dates. PacketOptions.Unmarked drops the labels (the "unmarked" ablation).
+// BuildPacket labels each row by a priority rule (PacketOptions.Labels; LabelsState by
+// default): transition memory, historical memory, current memory (every active row, a
+// successor row, a row that supersedes another), transition linked memory, retrieved
+// memory, in that order, with its time. This is the paper's rule with the state labels
+// before the link to a change, on purpose, so that both sides of a recorded change say
+// which one holds now; LabelsPaper is the paper's exact order and LabelsSlot the rule
+// before (current only with a slot), both for the ablation table. Packet.Text is the
+// rendering an agent can paste and Packet.Messages the chat for the answer model, whose
+// system prompt makes the answer follow the requested state: current queries answer from
+// current memory, historical ones from historical memory, transition queries describe
+// the change old → new with its dates. PacketOptions.Unmarked drops the labels (the
+// "unmarked" ablation).
 //
 // # Failure classes
 //

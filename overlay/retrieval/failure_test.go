@@ -46,8 +46,9 @@ func TestClassifyFailure(t *testing.T) {
 			class: FailureBank, reason: "stored only as c1 (superseded), t1 (transition)",
 		},
 		{
+			// The slot rule labels an active record without a slot "retrieved".
 			name:  "stored without its state",
-			fc:    FailureCase{Gold: "climbing", Mode: ModeCurrent, Bank: bank(), Packet: packet("what do I like now?", PacketOptions{}, "h1"), Answer: "I don't know."},
+			fc:    FailureCase{Gold: "climbing", Mode: ModeCurrent, Bank: bank(), Packet: packet("what do I like now?", PacketOptions{Labels: LabelsSlot}, "h1"), Answer: "I don't know."},
 			class: FailureBank, row: 1, bank: []string{"h1"}, reason: "labelled retrieved memory",
 		},
 		{

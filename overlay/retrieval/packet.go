@@ -3,6 +3,7 @@ package retrieval
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,26 +22,81 @@ const (
 	LabelRetrieved        Label = "retrieved memory"         // anything else
 )
 
-// LabelOf labels a candidate by the first rule that applies, in this order:
-//  1. a transition record → transition memory;
-//  2. a superseded record → historical memory;
-//  3. an active record with a slot → current memory;
-//  4. any other record linked to a transition record (TransitionLinked) → transition
-//     linked memory;
-//  5. anything else (active without a slot, unknown, no status) → retrieved memory.
-//
-// The state labels come before the link to a change: the two sides of a recorded move
-// are "historical" and "current", which is what the answer must follow; the transition
-// record between them says how they are related.
-func LabelOf(c Candidate) Label {
+// LabelRule names the priority rule that labels packet rows.
+type LabelRule string
+
+// Label rules.
+const (
+	// LabelsState, the default, is the paper's rule (A-TMA §4.5) with the state labels
+	// before the link to a change. First match wins:
+	//  1. a transition record → transition memory;
+	//  2. a superseded record → historical memory;
+	//  3. an active record, a successor row, or a row that supersedes another → current
+	//     memory;
+	//  4. a record with an evolves link (to a transition record) → transition linked
+	//     memory;
+	//  5. anything else (unknown, no status) → retrieved memory.
+	// The departure from the paper is on purpose: its order labels both sides of a
+	// recorded move "transition linked", so "where do I live now?" would find no row
+	// that says it holds now; here the two sides are "historical" and "current", which
+	// is what the answer must follow, and the transition record between them says how
+	// they are related. `atma bench` measures both (ablations paper-labels, slot-labels).
+	LabelsState LabelRule = "state"
+	// LabelsPaper is the paper's order: transition; evolves links → transition linked;
+	// superseded → historical; active, successor or superseding → current; retrieved.
+	LabelsPaper LabelRule = "paper"
+	// LabelsSlot is the rule before LabelsState: like it, except that only an active
+	// record with a slot is current (an active record without one is retrieved).
+	LabelsSlot LabelRule = "slot"
+)
+
+// Valid reports whether r is a known rule ("" is the default, LabelsState).
+func (r LabelRule) Valid() bool {
+	return r == "" || r == LabelsState || r == LabelsPaper || r == LabelsSlot
+}
+
+// LabelOf labels a candidate by the default rule, LabelsState.
+func LabelOf(c Candidate) Label { return LabelsState.Label(c) }
+
+// Label labels a candidate by rule r (see the rules' docs).
+func (r LabelRule) Label(c Candidate) Label {
+	evolves := c.TransitionLinked || slices.ContainsFunc(c.Links, func(l Link) bool { return l.Type == LinkEvolvesFrom || l.Type == LinkEvolvesTo })
+	current := c.Status == StatusActive || (c.Status != StatusTransition && c.Status != StatusSuperseded &&
+		(c.Source == SourceSuccessor || slices.ContainsFunc(c.Links, func(l Link) bool { return l.Type == LinkSupersedes })))
+	switch r {
+	case LabelsPaper:
+		switch {
+		case c.Status == StatusTransition:
+			return LabelTransition
+		case evolves:
+			return LabelTransitionLinked
+		case c.Status == StatusSuperseded:
+			return LabelHistorical
+		case current:
+			return LabelCurrent
+		}
+		return LabelRetrieved
+	case LabelsSlot:
+		switch {
+		case c.Status == StatusTransition:
+			return LabelTransition
+		case c.Status == StatusSuperseded:
+			return LabelHistorical
+		case c.Status == StatusActive && c.Slot != "":
+			return LabelCurrent
+		case c.TransitionLinked:
+			return LabelTransitionLinked
+		}
+		return LabelRetrieved
+	}
 	switch {
 	case c.Status == StatusTransition:
 		return LabelTransition
 	case c.Status == StatusSuperseded:
 		return LabelHistorical
-	case c.Status == StatusActive && c.Slot != "":
+	case current:
 		return LabelCurrent
-	case c.TransitionLinked:
+	case evolves:
 		return LabelTransitionLinked
 	}
 	return LabelRetrieved
@@ -76,6 +132,8 @@ type Packet struct {
 type PacketOptions struct {
 	// Unmarked leaves the labels out of the text and the prompt (ablation).
 	Unmarked bool
+	// Labels is the label rule ("": LabelsState).
+	Labels LabelRule
 }
 
 // BuildPacket builds the packet of a query from its final candidates, in their order.
@@ -98,7 +156,7 @@ func BuildPacket(query string, p Profile, rows []Candidate, opt PacketOptions) P
 				c.TransitionLinked = true
 			}
 		}
-		pk.Rows[i] = Row{ID: c.ID, Label: LabelOf(c), Content: c.Content, Time: c.EventTime, Status: c.Status, Slot: c.Slot, Source: c.Source}
+		pk.Rows[i] = Row{ID: c.ID, Label: opt.Labels.Label(c), Content: c.Content, Time: c.EventTime, Status: c.Status, Slot: c.Slot, Source: c.Source}
 	}
 	return pk
 }

@@ -8,26 +8,47 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestLabelOf(t *testing.T) {
+func TestLabelRules(t *testing.T) {
+	evolves := links("evolves_from", "t")
 	tests := []struct {
-		c    Candidate
-		want Label
+		name              string
+		c                 Candidate
+		state, paper, slt Label
 	}{
-		{Candidate{Status: StatusTransition, Slot: "s", TransitionLinked: true}, LabelTransition},
-		{Candidate{Status: StatusActive, Slot: "s", TransitionLinked: true}, LabelCurrent},
-		{Candidate{Status: StatusSuperseded, Slot: "s", TransitionLinked: true}, LabelHistorical},
-		{Candidate{Status: StatusUnknown, Slot: "s", TransitionLinked: true}, LabelTransitionLinked},
-		{Candidate{Status: StatusSuperseded, Slot: "s"}, LabelHistorical},
-		{Candidate{Status: StatusSuperseded}, LabelHistorical},
-		{Candidate{Status: StatusActive, Slot: "s"}, LabelCurrent},
-		{Candidate{Status: StatusActive}, LabelRetrieved},
-		{Candidate{Status: StatusUnknown, Slot: "s"}, LabelRetrieved},
-		{Candidate{}, LabelRetrieved},
+		{"transition record", Candidate{Status: StatusTransition, Slot: "s", TransitionLinked: true}, LabelTransition, LabelTransition, LabelTransition},
+		{"active side of a change", Candidate{Status: StatusActive, Slot: "s", TransitionLinked: true, Links: evolves}, LabelCurrent, LabelTransitionLinked, LabelCurrent},
+		{"old side of a change", Candidate{Status: StatusSuperseded, Slot: "s", TransitionLinked: true, Links: evolves}, LabelHistorical, LabelTransitionLinked, LabelHistorical},
+		{"unknown, linked to a change", Candidate{Status: StatusUnknown, Slot: "s", TransitionLinked: true}, LabelTransitionLinked, LabelTransitionLinked, LabelTransitionLinked},
+		{"evolves link to a record outside the pool", Candidate{Status: StatusUnknown, Links: evolves}, LabelTransitionLinked, LabelTransitionLinked, LabelRetrieved},
+		{"superseded with a slot", Candidate{Status: StatusSuperseded, Slot: "s"}, LabelHistorical, LabelHistorical, LabelHistorical},
+		{"superseded", Candidate{Status: StatusSuperseded}, LabelHistorical, LabelHistorical, LabelHistorical},
+		{"active with a slot", Candidate{Status: StatusActive, Slot: "s"}, LabelCurrent, LabelCurrent, LabelCurrent},
+		// The paper labels every active row current; the slot rule only those with a slot.
+		{"active without a slot", Candidate{Status: StatusActive}, LabelCurrent, LabelCurrent, LabelRetrieved},
+		{"unknown successor", Candidate{Status: StatusUnknown, Source: SourceSuccessor}, LabelCurrent, LabelCurrent, LabelRetrieved},
+		{"unknown that supersedes another", Candidate{Status: StatusUnknown, Links: links("supersedes", "x")}, LabelCurrent, LabelCurrent, LabelRetrieved},
+		{"unknown with a slot", Candidate{Status: StatusUnknown, Slot: "s"}, LabelRetrieved, LabelRetrieved, LabelRetrieved},
+		{"nothing known", Candidate{}, LabelRetrieved, LabelRetrieved, LabelRetrieved},
 	}
 	for _, tt := range tests {
-		if got := LabelOf(tt.c); got != tt.want {
-			t.Errorf("LabelOf(status %q slot %q linked %t) = %q, want %q", tt.c.Status, tt.c.Slot, tt.c.TransitionLinked, got, tt.want)
+		t.Run(tt.name, func(t *testing.T) {
+			for rule, want := range map[LabelRule]Label{"": tt.state, LabelsState: tt.state, LabelsPaper: tt.paper, LabelsSlot: tt.slt} {
+				if got := rule.Label(tt.c); got != want {
+					t.Errorf("rule %q: %q, want %q", rule, got, want)
+				}
+			}
+			if got := LabelOf(tt.c); got != tt.state {
+				t.Errorf("LabelOf = %q, want the default rule's %q", got, tt.state)
+			}
+		})
+	}
+	for _, r := range []LabelRule{"", LabelsState, LabelsPaper, LabelsSlot} {
+		if !r.Valid() {
+			t.Errorf("%q not valid", r)
 		}
+	}
+	if LabelRule("strict").Valid() {
+		t.Error("unknown rule valid")
 	}
 }
 
@@ -38,7 +59,7 @@ func TestBuildPacketLabels(t *testing.T) {
 	pk := BuildPacket("where do I live now?", currentSure, rows, PacketOptions{})
 	want := map[string]Label{
 		"c2": LabelCurrent, "t1": LabelTransition, "c1": LabelHistorical,
-		"j2": LabelCurrent, "j1": LabelHistorical, "h1": LabelRetrieved, "u1": LabelRetrieved,
+		"j2": LabelCurrent, "j1": LabelHistorical, "h1": LabelCurrent, "u1": LabelRetrieved,
 	}
 	for _, r := range pk.Rows {
 		if r.Label != want[r.ID] {
@@ -51,10 +72,14 @@ func TestBuildPacketLabels(t *testing.T) {
 		t.Errorf("c2 without t1 and without the flag: %q, want %q", pk.Rows[0].Label, LabelCurrent)
 	}
 	// A flagged record of unknown state is labelled by its link to the change.
-	flagged := seeds("c2")
-	flagged[0].TransitionLinked, flagged[0].Status = true, StatusUnknown
+	flagged := seeds("u1")
+	flagged[0].TransitionLinked = true
 	if pk := BuildPacket("q", currentSure, flagged, PacketOptions{}); pk.Rows[0].Label != LabelTransitionLinked {
-		t.Errorf("c2 flagged by the pool: %q, want %q", pk.Rows[0].Label, LabelTransitionLinked)
+		t.Errorf("u1 flagged by the pool: %q, want %q", pk.Rows[0].Label, LabelTransitionLinked)
+	}
+	// The slot rule labels an active record without a slot "retrieved".
+	if pk := BuildPacket("q", currentSure, seeds("h1"), PacketOptions{Labels: LabelsSlot}); pk.Rows[0].Label != LabelRetrieved {
+		t.Errorf("h1 under the slot rule: %q", pk.Rows[0].Label)
 	}
 	if rows[0].TransitionLinked {
 		t.Error("BuildPacket changed its input")

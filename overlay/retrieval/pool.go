@@ -14,6 +14,7 @@ const (
 	DefaultMaxDepth      = 3
 	DefaultMaxNeighbours = 3
 	DefaultMaxPool       = 64
+	DefaultMaxAdjacent   = 2
 )
 
 // Config tunes the evidence pool. The zero value means defaults.
@@ -28,7 +29,30 @@ type Config struct {
 	MaxNeighbours int
 	// MaxPool bounds the pool, seeds included; 0 means DefaultMaxPool.
 	MaxPool int
+	// Order is the pre-rank: OrderAnchored (the default, the paper's) or OrderTierFirst
+	// (the order before it, kept for the ablation table).
+	Order Order
+	// MaxAdjacent bounds the relation hops the anchored order places next to one seed
+	// (the nearest, in walk order); the others follow all seeds. 0 means
+	// DefaultMaxAdjacent, a negative value none.
+	MaxAdjacent int
 }
+
+// Order names a pre-rank.
+type Order string
+
+// Pre-ranks.
+const (
+	// OrderAnchored keeps the host's order of the seeds and adds each relation hop next
+	// to the seed it came from (see BuildPool); semantic hops come last.
+	OrderAnchored Order = "anchored"
+	// OrderTierFirst sorts the whole pool by state fit first (StateTier), then by the
+	// rank of the seed each record came from (PreRank).
+	OrderTierFirst Order = "tier-first"
+)
+
+// Valid reports whether o is a known order ("" is the default, anchored).
+func (o Order) Valid() bool { return o == "" || o == OrderAnchored || o == OrderTierFirst }
 
 // Validate reports every problem with c at once.
 func (c Config) Validate() error {
@@ -42,6 +66,9 @@ func (c Config) Validate() error {
 	if c.MaxPool < 0 {
 		errs = append(errs, fmt.Errorf("max pool %d is negative", c.MaxPool))
 	}
+	if !c.Order.Valid() {
+		errs = append(errs, fmt.Errorf("order %q is not %s or %s", c.Order, OrderAnchored, OrderTierFirst))
+	}
 	if k, p := c.k(), c.maxPool(); c.K >= 0 && c.MaxPool >= 0 && k > p {
 		errs = append(errs, fmt.Errorf("k %d exceeds max pool %d", k, p))
 	}
@@ -52,6 +79,7 @@ func (c Config) k() int             { return cmp.Or(c.K, DefaultK) }
 func (c Config) maxDepth() int      { return cmp.Or(c.MaxDepth, DefaultMaxDepth) }
 func (c Config) maxPool() int       { return cmp.Or(c.MaxPool, DefaultMaxPool) }
 func (c Config) maxNeighbours() int { return max(cmp.Or(c.MaxNeighbours, DefaultMaxNeighbours), 0) }
+func (c Config) maxAdjacent() int   { return max(cmp.Or(c.MaxAdjacent, DefaultMaxAdjacent), 0) }
 
 // View is how a profile steers the pool.
 type View struct {
@@ -84,11 +112,13 @@ type Pool struct {
 	View View `json:"view"`
 	// K is the packet size the pool was built for.
 	K int `json:"k"`
-	// Ranked is the whole pool in pre-rank order (see PreRank); the controller sees
+	// Order is the pre-rank Ranked is in.
+	Order Order `json:"order"`
+	// Ranked is the whole pool in pre-rank order (see BuildPool); the controller sees
 	// its first ControllerMaxCandidates.
 	Ranked []Candidate `json:"ranked"`
-	// Top is the packet without a controller: the first K of Ranked, with both states
-	// when the view asks for them (see BuildPool).
+	// Top is the packet without a controller: the first K of Ranked (with the
+	// tier-first order, with both states when the view asks for them; see BuildPool).
 	Top []Candidate `json:"top"`
 }
 
@@ -104,8 +134,7 @@ func (p Pool) Select(final []Candidate, st ControllerStatus) []Candidate {
 // BuildPool builds the evidence pool of a query from the host's hits (seeds, best
 // first) and the bank (g). It reads g and changes nothing.
 //
-// The pool, before ranking, is in this order, each record once (its first
-// appearance wins):
+// The pool holds, each record once:
 //  1. the seeds, in their order; a seed with an empty Status is completed from g;
 //  2. relation hops, seed by seed: when the view follows successors, the newer states
 //     of a stale seed (superseded or transition), along superseded_by and evolves_to
@@ -120,13 +149,25 @@ func (p Pool) Select(final []Candidate, st ControllerStatus) []Candidate {
 // A hop's Source is transition for a transition record, else successor, predecessor or
 // neighbour; its SeedRank is its seed's. Links to ids g does not know are skipped, and
 // the pool stops growing at MaxPool. TransitionLinked is set on every record with an
-// evolves link to a transition record. Ranked is PreRank of that order.
+// evolves link to a transition record.
 //
-// Top is the first K of Ranked; when the view is unsure or the mode is transition and
-// Top lacks an active or a superseded record that Ranked has, the best-ranked one
-// replaces the last member of Top that is neither the first nor the only one of its
-// state (when there is none, Top stays as it is), so that the packet carries both the
-// current and the historical state rather than a guess. Top stays in Ranked's order.
+// Ranked is the pool in the paper's stable pre-rank (OrderAnchored, the default): the
+// seeds in the host's order, each with its relation hops next to it — state only adds
+// records beside the seed they come from and never moves an unrelated record. Directly
+// before a seed go: the live (active) successor of a superseded seed, unless the mode
+// is historical or transition; an active seed's older states, when the mode is
+// historical; its transition records, when the mode is transition. The seed's other relation hops
+// follow it. At most MaxAdjacent (2) hops, the nearest, stand next to a seed, those
+// before it first; the others come after all seeds, then the semantic hops. A record reached more than once
+// stands where it comes first, so a later seed that is the successor of a better one
+// moves up to it. Top is the first K of Ranked: every seed of the host's top K is in
+// it, or the packet is full of better seeds and the states placed next to them.
+//
+// With OrderTierFirst, Ranked is PreRank of the pool (state fit first), and when the
+// view is unsure or the mode is transition and Top lacks an active or a superseded
+// record that Ranked has, the best-ranked one replaces the last member of Top that is
+// neither the first nor the only one of its state (when there is none, Top stays as it
+// is). Top stays in Ranked's order.
 func BuildPool(ctx context.Context, g Graph, p Profile, seeds []Candidate, cfg Config) (Pool, error) {
 	if err := cfg.Validate(); err != nil {
 		return Pool{}, fmt.Errorf("build pool: %w", err)
@@ -150,15 +191,24 @@ func BuildPool(ctx context.Context, g Graph, p Profile, seeds []Candidate, cfg C
 		b.add(s, SourceSeed, i)
 	}
 	nSeeds := len(b.pool)
+	b.before, b.after = make([][]int, nSeeds), make([][]int, nSeeds)
 	for i := range nSeeds {
 		seed := b.pool[i]
 		if v.Successors && (seed.Status == StatusSuperseded || seed.Status == StatusTransition) {
-			if err := b.walk(seed, []LinkType{LinkSupersededBy, LinkEvolvesTo}, SourceSuccessor, true); err != nil {
+			// The live successor of a superseded seed goes directly before it unless the
+			// query asks for the past or for the change (whose transition record goes
+			// there); the states in between follow the seed.
+			first := seed.Status == StatusSuperseded && v.Mode != ModeHistorical && v.Mode != ModeTransition
+			place := func(r Candidate) bool { return first && r.Status == StatusActive }
+			if err := b.walk(seed, i, []LinkType{LinkSupersededBy, LinkEvolvesTo}, SourceSuccessor, true, place); err != nil {
 				return Pool{}, err
 			}
 		}
 		if v.Predecessors {
-			if err := b.walk(seed, []LinkType{LinkSupersedes, LinkEvolvesFrom}, SourcePredecessor, false); err != nil {
+			// For the past, an active seed's older states go directly before it.
+			first := v.Mode == ModeHistorical && seed.Status == StatusActive
+			place := func(Candidate) bool { return first }
+			if err := b.walk(seed, i, []LinkType{LinkSupersedes, LinkEvolvesFrom}, SourcePredecessor, false, place); err != nil {
 				return Pool{}, err
 			}
 		}
@@ -168,7 +218,8 @@ func BuildPool(ctx context.Context, g Graph, p Profile, seeds []Candidate, cfg C
 				return Pool{}, err
 			}
 			if ok && r.Status == StatusTransition {
-				b.add(r, SourceTransition, seed.SeedRank)
+				// A question about a change wants the transition record first.
+				b.place(i, b.add(r, SourceTransition, seed.SeedRank), v.Mode == ModeTransition)
 			}
 		}
 	}
@@ -190,7 +241,9 @@ func BuildPool(ctx context.Context, g Graph, p Profile, seeds []Candidate, cfg C
 					return Pool{}, err
 				}
 				if ok {
-					b.add(r, SourceNeighbour, seed.SeedRank)
+					if j := b.add(r, SourceNeighbour, seed.SeedRank); j >= 0 {
+						b.neighbours = append(b.neighbours, j)
+					}
 				}
 			}
 		}
@@ -202,8 +255,63 @@ func BuildPool(ctx context.Context, g Graph, p Profile, seeds []Candidate, cfg C
 		}
 		b.pool[i].TransitionLinked = b.pool[i].TransitionLinked || linked
 	}
-	ranked := PreRank(b.pool, v)
-	return Pool{View: v, K: cfg.k(), Ranked: ranked, Top: topK(ranked, cfg.k(), v.bothStates())}, nil
+	if cfg.Order == OrderTierFirst {
+		ranked := PreRank(b.pool, v)
+		return Pool{View: v, K: cfg.k(), Order: OrderTierFirst, Ranked: ranked, Top: topK(ranked, cfg.k(), v.bothStates())}, nil
+	}
+	ranked := b.anchored(nSeeds)
+	return Pool{View: v, K: cfg.k(), Order: OrderAnchored, Ranked: ranked, Top: slices.Clone(ranked[:min(cfg.k(), len(ranked))])}, nil
+}
+
+// anchored is the pool in the anchored pre-rank: seed by seed in the host's order, the
+// hops placed before the seed, the seed, the hops placed after it; then the semantic
+// hops. A record reached more than once stands where it comes first.
+func (b *poolBuilder) anchored(nSeeds int) []Candidate {
+	out := make([]Candidate, 0, len(b.pool))
+	done := make([]bool, len(b.pool))
+	emit := func(j int) {
+		if !done[j] {
+			done[j] = true
+			out = append(out, b.pool[j])
+		}
+	}
+	// The nearest MaxAdjacent hops of a seed stand next to it, before ones first; the
+	// rest follow all seeds, so that a bank with many links to one record (often wrong
+	// ones) cannot push the host's other hits out.
+	var later []int
+	for i := range nSeeds {
+		var near []int
+		for _, j := range b.before[i] {
+			if !done[j] && !slices.Contains(near, j) {
+				near = append(near, j)
+			}
+		}
+		nBefore := len(near)
+		for _, j := range b.after[i] {
+			if !done[j] && !slices.Contains(near, j) {
+				near = append(near, j)
+			}
+		}
+		keep := min(len(near), b.cfg.maxAdjacent())
+		later = append(later, near[keep:]...)
+		for _, j := range near[:min(keep, nBefore)] {
+			emit(j)
+		}
+		emit(i)
+		for _, j := range near[min(keep, nBefore):keep] {
+			emit(j)
+		}
+	}
+	for _, j := range later {
+		emit(j)
+	}
+	for _, j := range b.neighbours {
+		emit(j)
+	}
+	for j := range b.pool {
+		emit(j)
+	}
+	return out
 }
 
 type lookup struct {
@@ -218,6 +326,22 @@ type poolBuilder struct {
 	pool  []Candidate
 	index map[string]int
 	cache map[string]lookup
+	// before[i] and after[i] are the pool indices of the relation hops placed next to
+	// seed i; neighbours those of the semantic hops, in the order they came.
+	before, after [][]int
+	neighbours    []int
+}
+
+// place puts pool index j next to seed i: before it or after it (j < 0: the pool was
+// full, nothing to place).
+func (b *poolBuilder) place(i, j int, before bool) {
+	switch {
+	case j < 0 || j == i:
+	case before:
+		b.before[i] = append(b.before[i], j)
+	default:
+		b.after[i] = append(b.after[i], j)
+	}
 }
 
 func (b *poolBuilder) get(id string) (Candidate, bool, error) {
@@ -235,8 +359,9 @@ func (b *poolBuilder) get(id string) (Candidate, bool, error) {
 	return c, ok, nil
 }
 
-// add appends c unless it is there already or the pool is full.
-func (b *poolBuilder) add(c Candidate, src Source, rank int) {
+// add appends c unless it is there already or the pool is full, and returns its index
+// in the pool (-1 when the pool is full).
+func (b *poolBuilder) add(c Candidate, src Source, rank int) int {
 	if i, dup := b.index[c.ID]; dup {
 		// A state reached by a relation hop from a better seed ranks with that seed: the
 		// successor of the best (stale) hit is what a current query wants, even when the
@@ -244,10 +369,10 @@ func (b *poolBuilder) add(c Candidate, src Source, rank int) {
 		if (src == SourceSuccessor || src == SourcePredecessor) && rank < b.pool[i].SeedRank {
 			b.pool[i].SeedRank = rank
 		}
-		return
+		return i
 	}
 	if len(b.pool) >= b.cfg.maxPool() {
-		return
+		return -1
 	}
 	if src != SourceSeed && c.Status == StatusTransition {
 		src = SourceTransition
@@ -255,11 +380,13 @@ func (b *poolBuilder) add(c Candidate, src Source, rank int) {
 	c.Source, c.SeedRank = src, rank
 	b.index[c.ID] = len(b.pool)
 	b.pool = append(b.pool, c)
+	return len(b.pool) - 1
 }
 
-// walk follows links of the given types from seed, breadth first, up to MaxDepth.
-// stopAtActive: do not go past an active record (the current state is reached).
-func (b *poolBuilder) walk(seed Candidate, types []LinkType, src Source, stopAtActive bool) error {
+// walk follows links of the given types from seed (pool index i), breadth first, up to
+// MaxDepth, and places each record it reaches before the seed when before says so, else
+// after it. stopAtActive: do not go past an active record (the current state is reached).
+func (b *poolBuilder) walk(seed Candidate, i int, types []LinkType, src Source, stopAtActive bool, before func(Candidate) bool) error {
 	seen := map[string]bool{seed.ID: true}
 	frontier := []Candidate{seed}
 	for depth := 0; depth < b.cfg.maxDepth() && len(frontier) > 0; depth++ {
@@ -280,7 +407,7 @@ func (b *poolBuilder) walk(seed Candidate, types []LinkType, src Source, stopAtA
 				if !ok {
 					continue
 				}
-				b.add(r, src, seed.SeedRank)
+				b.place(i, b.add(r, src, seed.SeedRank), before(r))
 				next = append(next, r)
 			}
 		}

@@ -23,85 +23,124 @@ func TestBuildPool(t *testing.T) {
 		profile Profile
 		seeds   []Candidate
 		cfg     Config
-		ranked  []string
-		top     []string
-		sources map[string]Source // checked for the ids listed
+		// ranked and top are the anchored order's (the default); tierRanked and tierTop
+		// the tier-first order's.
+		ranked, top         []string
+		tierRanked, tierTop []string
+		sources             map[string]Source // checked for the ids listed
 	}{
 		{
 			name: "current query follows a stale seed to the current state", profile: currentSure, seeds: seeds("c1"),
-			ranked: []string{"c2", "t1", "c1"}, top: []string{"c2", "t1", "c1"},
+			ranked: []string{"c2", "c1", "t1"}, top: []string{"c2", "c1", "t1"},
+			tierRanked: []string{"c2", "t1", "c1"}, tierTop: []string{"c2", "t1", "c1"},
 			sources: map[string]Source{"c1": SourceSeed, "c2": SourceSuccessor, "t1": SourceTransition},
 		},
 		{
 			name: "historical query follows the current seed back", profile: historicalSure, seeds: seeds("c2"),
 			ranked: []string{"c1", "t1", "c2"}, top: []string{"c1", "t1", "c2"},
+			tierRanked: []string{"c1", "t1", "c2"}, tierTop: []string{"c1", "t1", "c2"},
 			sources: map[string]Source{"c1": SourcePredecessor, "t1": SourceTransition},
+		},
+		{
+			name: "historical query: the seed's own history first; an unrelated old record keeps its place", profile: historicalSure, seeds: seeds("c2", "j1"),
+			ranked: []string{"c1", "t1", "c2", "j1"}, top: []string{"c1", "t1", "c2", "j1"},
+			tierRanked: []string{"c1", "j1", "t1", "c2"}, tierTop: []string{"c1", "j1", "t1", "c2"},
 		},
 		{
 			name: "historical query does not follow successors", profile: historicalSure, seeds: seeds("j1"),
 			ranked: []string{"j1"}, top: []string{"j1"},
+			tierRanked: []string{"j1"}, tierTop: []string{"j1"},
 		},
 		{
 			name: "current query does not follow predecessors", profile: currentSure, seeds: seeds("j2"),
 			ranked: []string{"j2"}, top: []string{"j2"},
+			tierRanked: []string{"j2"}, tierTop: []string{"j2"},
 		},
 		{
-			name: "a hop ranks with its seed; neighbours after relation hops", profile: currentSure, seeds: seeds("j1", "h1"),
-			ranked: []string{"j2", "h1", "h2", "d1", "j1"}, top: []string{"j2", "h1", "h2", "d1", "j1"},
+			name: "a hop ranks with its seed (anchored: next to it); neighbours after relation hops", profile: currentSure, seeds: seeds("j1", "h1"),
+			ranked: []string{"j2", "j1", "h1", "h2", "d1"}, top: []string{"j2", "j1", "h1", "h2", "d1"},
+			tierRanked: []string{"j2", "h1", "h2", "d1", "j1"}, tierTop: []string{"j2", "h1", "h2", "d1", "j1"},
 			sources: map[string]Source{"j2": SourceSuccessor, "h2": SourceNeighbour, "d1": SourceNeighbour},
 		},
 		{
 			name: "scoped exceptions come as neighbours", profile: currentSure, seeds: seeds("d1"),
-			ranked: []string{"d1", "d2"}, top: []string{"d1", "d2"}, sources: map[string]Source{"d2": SourceNeighbour},
+			ranked: []string{"d1", "d2"}, top: []string{"d1", "d2"},
+			tierRanked: []string{"d1", "d2"}, tierTop: []string{"d1", "d2"}, sources: map[string]Source{"d2": SourceNeighbour},
 		},
 		{
-			name: "unsure query carries both states", profile: currentUnsure, seeds: seeds("h1", "d1", "c2"), cfg: Config{K: 3},
-			ranked: []string{"h1", "h2", "j2", "d1", "d2", "c2", "t1", "c1"}, top: []string{"h1", "h2", "c1"},
+			name: "unsure query carries both states (tier-first: by replacing a seed; anchored: next to their seed, as room allows)", profile: currentUnsure, seeds: seeds("h1", "d1", "c2"), cfg: Config{K: 3},
+			ranked: []string{"h1", "d1", "c2", "c1", "t1", "h2", "j2", "d2"}, top: []string{"h1", "d1", "c2"},
+			tierRanked: []string{"h1", "h2", "j2", "d1", "d2", "c2", "t1", "c1"}, tierTop: []string{"h1", "h2", "c1"},
 		},
 		{
 			name: "confident query keeps the first k", profile: currentSure, seeds: seeds("h1", "d1", "c2"), cfg: Config{K: 3},
-			ranked: []string{"h1", "h2", "j2", "d1", "d2", "c2", "t1"}, top: []string{"h1", "h2", "j2"},
+			ranked: []string{"h1", "d1", "c2", "t1", "h2", "j2", "d2"}, top: []string{"h1", "d1", "c2"},
+			tierRanked: []string{"h1", "h2", "j2", "d1", "d2", "c2", "t1"}, tierTop: []string{"h1", "h2", "j2"},
 		},
 		{
 			name: "neutral query keeps seed order and carries both states", profile: neutral, seeds: seeds("c2", "h1", "d1"), cfg: Config{K: 2},
-			ranked: []string{"c2", "c1", "t1", "h1", "h2", "j2", "d1", "d2"}, top: []string{"c2", "c1"},
+			ranked: []string{"c2", "c1", "t1", "h1", "d1", "h2", "j2", "d2"}, top: []string{"c2", "c1"},
+			tierRanked: []string{"c2", "c1", "t1", "h1", "h2", "j2", "d1", "d2"}, tierTop: []string{"c2", "c1"},
 		},
 		{
 			name: "transition query never drops its first record to make room", profile: transitionSure, seeds: seeds("t1"), cfg: Config{K: 2},
 			ranked: []string{"t1", "c2", "c1"}, top: []string{"t1", "c2"},
+			tierRanked: []string{"t1", "c2", "c1"}, tierTop: []string{"t1", "c2"},
 		},
 		{
 			name: "transition query makes room for the old state", profile: transitionSure, seeds: seeds("t1", "h1"), cfg: Config{K: 3, MaxNeighbours: -1},
 			ranked: []string{"t1", "c2", "c1", "h1"}, top: []string{"t1", "c2", "c1"},
+			tierRanked: []string{"t1", "c2", "c1", "h1"}, tierTop: []string{"t1", "c2", "c1"},
 		},
 		{
 			name: "a seed stays a seed when a hop reaches it", profile: currentSure, seeds: seeds("c1", "c2"),
-			ranked: []string{"c2", "t1", "c1"}, top: []string{"c2", "t1", "c1"},
+			ranked: []string{"c2", "c1", "t1"}, top: []string{"c2", "c1", "t1"},
+			tierRanked: []string{"c2", "t1", "c1"}, tierTop: []string{"c2", "t1", "c1"},
 			sources: map[string]Source{"c2": SourceSeed, "t1": SourceTransition},
 		},
 		{
 			name: "repeated seeds count once", profile: currentSure, seeds: seeds("j2", "j2"),
 			ranked: []string{"j2"}, top: []string{"j2"},
+			tierRanked: []string{"j2"}, tierTop: []string{"j2"},
 		},
 		{
 			name: "max pool bounds seeds and hops", profile: currentSure, seeds: seeds("j1", "h1", "d1"), cfg: Config{K: 2, MaxPool: 2},
-			ranked: []string{"h1", "j1"}, top: []string{"h1", "j1"},
+			ranked: []string{"j1", "h1"}, top: []string{"j1", "h1"},
+			tierRanked: []string{"h1", "j1"}, tierTop: []string{"h1", "j1"},
 		},
 		{
 			name: "no neighbours", profile: currentSure, seeds: seeds("h1", "d1"), cfg: Config{MaxNeighbours: -1},
 			ranked: []string{"h1", "d1"}, top: []string{"h1", "d1"},
+			tierRanked: []string{"h1", "d1"}, tierTop: []string{"h1", "d1"},
 		},
 		{
 			name: "one neighbour per seed", profile: currentSure, seeds: seeds("h1"), cfg: Config{MaxNeighbours: 1},
 			ranked: []string{"h1", "h2"}, top: []string{"h1", "h2"},
+			tierRanked: []string{"h1", "h2"}, tierTop: []string{"h1", "h2"},
 		},
-		{name: "no seeds", profile: currentSure, ranked: []string{}, top: []string{}},
+		{name: "no seeds", profile: currentSure, ranked: []string{}, top: []string{},
+			tierRanked: []string{}, tierTop: []string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			tier := tt.cfg
+			tier.Order = OrderTierFirst
+			tp, err := BuildPool(t.Context(), bankGraph(), tt.profile, tt.seeds, tier)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.tierRanked, ids(tp.Ranked)); diff != "" {
+				t.Errorf("tier-first ranked (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.tierTop, ids(tp.Top)); diff != "" {
+				t.Errorf("tier-first top (-want +got):\n%s", diff)
+			}
 			pool, err := BuildPool(t.Context(), bankGraph(), tt.profile, tt.seeds, tt.cfg)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if pool.Order != OrderAnchored || tp.Order != OrderTierFirst {
+				t.Errorf("orders %q and %q", pool.Order, tp.Order)
 			}
 			if diff := cmp.Diff(tt.ranked, ids(pool.Ranked)); diff != "" {
 				t.Errorf("ranked (-want +got):\n%s", diff)
@@ -194,7 +233,7 @@ func TestBuildPoolCompletesSeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"c2", "t1", "nowhere", "c1"}, ids(pool.Ranked)); diff != "" {
+	if diff := cmp.Diff([]string{"c2", "c1", "t1", "nowhere"}, ids(pool.Ranked)); diff != "" {
 		t.Errorf("ranked (-want +got):\n%s", diff)
 	}
 	for _, c := range pool.Ranked {
@@ -271,6 +310,8 @@ func TestConfigValidate(t *testing.T) {
 		{Config{K: -1, MaxDepth: -2, MaxPool: -3}, []string{"k -1 is negative", "max depth -2 is negative", "max pool -3 is negative"}},
 		{Config{K: 10, MaxPool: 5}, []string{"k 10 exceeds max pool 5"}},
 		{Config{K: 100}, []string{"k 100 exceeds max pool 64"}},
+		{Config{Order: OrderTierFirst, MaxAdjacent: -1}, nil},
+		{Config{Order: "by-date"}, []string{`order "by-date" is not anchored or tier-first`}},
 	}
 	for _, tt := range tests {
 		err := tt.cfg.Validate()
@@ -385,5 +426,34 @@ func TestMapGraphCopies(t *testing.T) {
 	}
 	if _, ok, _ := g.Get(t.Context(), "nope"); ok {
 		t.Error("found a record that is not there")
+	}
+}
+
+// A seed with many relation hops keeps only the nearest next to it; the others follow
+// all seeds, so that the host's next hit stays in the packet.
+func TestBuildPoolMaxAdjacent(t *testing.T) {
+	g := NewMapGraph([]Candidate{
+		{ID: "now", Status: StatusActive, Slot: "s", Links: links("supersedes", "a", "supersedes", "b", "supersedes", "c")},
+		{ID: "a", Status: StatusSuperseded, Slot: "s", Links: links("superseded_by", "now")},
+		{ID: "b", Status: StatusSuperseded, Slot: "s", Links: links("superseded_by", "now")},
+		{ID: "c", Status: StatusSuperseded, Slot: "s", Links: links("superseded_by", "now")},
+		{ID: "other", Status: StatusActive},
+	}, nil)
+	for _, tt := range []struct {
+		adjacent int
+		want     []string
+	}{
+		{0, []string{"a", "b", "now", "other", "c"}},
+		{1, []string{"a", "now", "other", "b", "c"}},
+		{-1, []string{"now", "other", "a", "b", "c"}},
+		{5, []string{"a", "b", "c", "now", "other"}},
+	} {
+		pool, err := BuildPool(t.Context(), g, historicalSure, []Candidate{{ID: "now"}, {ID: "other"}}, Config{MaxAdjacent: tt.adjacent, K: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, ids(pool.Ranked)); diff != "" {
+			t.Errorf("max adjacent %d (-want +got):\n%s", tt.adjacent, diff)
+		}
 	}
 }
