@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/llm"
 	"github.com/atma-dev/atma/overlay"
@@ -29,6 +30,10 @@ type Env struct {
 	Thresholds sentry.Thresholds
 	// Auditor is the Judge (nil: the rule auditor).
 	Auditor judge.Auditor
+	// Facts reads the facts of each memory for the overlay (overlay.Config.Facts; nil:
+	// without, as before version groups by fact). Build it on Embedder when that is a
+	// CachedEmbedder, so that both embed each text once.
+	Facts facts.Extractor
 	// LLM answers questions from the packets, grades answers (judge score) and runs the
 	// retrieve controller. Nil: QA accuracy and judge score are "n/a" and the controller
 	// ablations are skipped.
@@ -67,6 +72,15 @@ func (e Env) withDefaults() Env {
 		e.Embedder = newEmbedCache(e.Embedder)
 	}
 	return e
+}
+
+// CachedEmbedder wraps e in the cache every run keeps (Env.Embedder may be one already):
+// each text is embedded once, by the systems and by a fact extractor built on it.
+func CachedEmbedder(e overlay.Embedder) overlay.Embedder {
+	if c, ok := e.(*embedCache); ok {
+		return c
+	}
+	return newEmbedCache(e)
 }
 
 // content is a turn as the memories store it.
@@ -137,6 +151,8 @@ type Variant struct {
 	JudgeOff bool `json:"judge_off,omitempty"`
 	// LabelsOff leaves the state labels out of the packets.
 	LabelsOff bool `json:"labels_off,omitempty"`
+	// FactsOff runs the overlay without Env.Facts.
+	FactsOff bool `json:"facts_off,omitempty"`
 	// Controller is the retrieve controller mode ("" is off).
 	Controller retrieval.ControllerMode `json:"controller,omitempty"`
 	// Order and Labels are the pool's pre-rank and the packet's label rule ("": the
@@ -155,6 +171,7 @@ var (
 const (
 	AblationGateOff          = "gate-off"
 	AblationJudgeOff         = "judge-off"
+	AblationFactsOff         = "facts-off"
 	AblationLabelsOff        = "labels-off"
 	AblationTierFirst        = "tier-first"
 	AblationPaperLabels      = "paper-labels"
@@ -166,7 +183,7 @@ const (
 
 // Ablations lists the ablation names in table order.
 func Ablations() []string {
-	return []string{AblationGateOff, AblationJudgeOff, AblationLabelsOff, AblationTierFirst, AblationPaperLabels, AblationSlotLabels,
+	return []string{AblationGateOff, AblationJudgeOff, AblationFactsOff, AblationLabelsOff, AblationTierFirst, AblationPaperLabels, AblationSlotLabels,
 		AblationControllerOff, AblationControllerShadow, AblationControllerOnline}
 }
 
@@ -204,6 +221,8 @@ func ParseAblations(s string) ([]Variant, error) {
 			v.GateOff = true
 		case AblationJudgeOff:
 			v.JudgeOff = true
+		case AblationFactsOff:
+			v.FactsOff = true
 		case AblationLabelsOff:
 			v.LabelsOff = true
 		case AblationTierFirst:
@@ -401,7 +420,10 @@ func newOverlayMemory(env Env, v Variant) (*overlayMemory, error) {
 	cfg := overlay.Config{
 		Store: st, Host: h, Embedder: env.Embedder, Heads: env.Heads, Thresholds: env.Thresholds,
 		Auditor: env.Auditor, NoCommit: v.JudgeOff, Answerer: env.LLM, Controller: env.LLM,
-		Logger: env.Logger,
+		Logger: env.Logger, Facts: env.Facts,
+	}
+	if v.FactsOff {
+		cfg.Facts = nil
 	}
 	if v.GateOff {
 		cfg.Heads = nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	fx "github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/llm"
 )
 
@@ -20,6 +21,9 @@ type Record struct {
 	Slot string `json:"slot,omitempty"`
 	// Time is when it was said; shown to the model when set.
 	Time time.Time `json:"time,omitzero"`
+	// Facts are what an extractor read from the text (package facts); the rule auditor
+	// judges a pair whose records share a fact slot by the facts. Not shown to the model.
+	Facts []fx.Fact `json:"facts,omitempty"`
 }
 
 // Scores are the Sentry gate's scores of a pair (sentry.Decision's A, B and Gap).

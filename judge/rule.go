@@ -89,6 +89,9 @@ func (r *RuleAuditor) Audit(ctx context.Context, p Pair) (Result, error) {
 
 // Decide is Audit without the bookkeeping: the think steps and the verdict.
 func (r *RuleAuditor) Decide(p Pair) (Steps, Verdict) {
+	if o, n, ok := sharedSlot(p.Old.Facts, p.New.Facts); ok {
+		return decideFacts(o, n, p.New.Text)
+	}
 	cfg := r.cfg.withDefaults()
 	old := analyse(newText(p.Old.Text), p.Old.Slot)
 	nt := newText(p.New.Text)

@@ -2,11 +2,15 @@ package overlay
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/store"
@@ -15,12 +19,20 @@ import (
 
 // IngestTrace records what the commit path did with one memory.
 type IngestTrace struct {
-	ID         string           `json:"id"`
-	Created    time.Time        `json:"created"`
-	User       string           `json:"user"`
-	RecordID   string           `json:"record_id"`
-	Content    string           `json:"content"`
-	Status     store.Status     `json:"status"`
+	ID       string       `json:"id"`
+	Created  time.Time    `json:"created"`
+	User     string       `json:"user"`
+	RecordID string       `json:"record_id"`
+	Content  string       `json:"content"`
+	Status   store.Status `json:"status"`
+	// Facts are what Config.Facts read from the memory, FactSource who read them
+	// ("offline" or the model) and FactNote why there are none or why a fallback
+	// happened; Slot is the version group the memory joined (the key of its first fact
+	// whose slot a candidate has, else of its first fact).
+	Facts      []facts.Fact     `json:"facts,omitempty"`
+	FactSource string           `json:"fact_source,omitempty"`
+	FactNote   string           `json:"fact_note,omitempty"`
+	Slot       string           `json:"slot,omitempty"`
 	Candidates []CandidateTrace `json:"candidates"`
 	Commits    []CommitTrace    `json:"commits"`
 	Timings    Timings          `json:"timings"`
@@ -43,7 +55,10 @@ type CandidateTrace struct {
 	Gated  bool    `json:"gated"` // false: no heads, every pair routed
 	// Cue is the lexical cue that routed a topically close pair the logic head passed
 	// (a changed number, a negation, a scope or update word); empty otherwise.
-	Cue     string         `json:"cue,omitempty"`
+	Cue string `json:"cue,omitempty"`
+	// Skip says why a pair was not compared at all when version groups follow facts
+	// (a memory that states no fact, another subject).
+	Skip    string         `json:"skip,omitempty"`
 	Verdict *judge.Verdict `json:"verdict,omitempty"`
 	// Auditor is who gave the verdict ("rule" or the model); Fallback why the rule
 	// auditor answered instead of the model.
@@ -67,6 +82,7 @@ type CommitTrace struct {
 type Timings struct {
 	Embed   time.Duration `json:"embed_ns"`
 	Seeds   time.Duration `json:"seeds_ns"`
+	Facts   time.Duration `json:"facts_ns"`
 	Gate    time.Duration `json:"gate_ns"`
 	Judge   time.Duration `json:"judge_ns"`
 	Commit  time.Duration `json:"commit_ns"`
@@ -103,10 +119,61 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 	}
 	tr.Timings.Seeds = time.Since(t0)
 
+	var fs []facts.Fact
+	if o.cfg.Facts != nil {
+		t0 = time.Now()
+		res, err := o.extract(ctx, user, in, rec.EventTime, cands)
+		if err != nil {
+			return nil, err
+		}
+		fs = res.Facts
+		tr.Facts, tr.FactSource, tr.FactNote = res.Facts, res.Source, res.Why
+		if len(fs) > 0 {
+			f := primaryFact(fs, cands)
+			rec.Slot, rec.SingleValued = f.Slot(), facts.SingleValued(f.Attribute)
+			if !f.EventTime.IsZero() {
+				// "Back in March I …": the version group orders by when it became true.
+				rec.EventTime = f.EventTime
+			}
+			b, err := json.Marshal(fs)
+			if err != nil {
+				return nil, fmt.Errorf("encode facts: %w", err)
+			}
+			rec.Meta = maps.Clone(rec.Meta)
+			if rec.Meta == nil {
+				rec.Meta = map[string]string{}
+			}
+			rec.Meta[MetaFacts] = string(b)
+			tr.Slot = rec.Slot
+			if cands, err = o.withSlot(ctx, user, rec.Slot, cands, tr); err != nil {
+				return nil, err
+			}
+		}
+		tr.Timings.Facts = time.Since(t0)
+	}
+
 	t0 = time.Now()
+	_, rules := o.cfg.Auditor.(*judge.RuleAuditor)
 	for i := range tr.Candidates {
 		ct := &tr.Candidates[i]
 		c := cands[i]
+		if o.cfg.Facts != nil {
+			cf := RecordFacts(c)
+			switch skip := factSkip(fs, cf); {
+			case skip != "":
+				ct.Skip = skip
+				continue
+			case sharesSlot(fs, cf):
+				// The memory's own version group: always audited, the gate has no say.
+				ct.Routed = true
+				continue
+			case rules:
+				// The rule auditor judges facts of one slot; a near group of the same
+				// subject (another key for the same state) needs a model to merge it.
+				ct.Skip = "another slot of the same subject (the rule auditor compares one slot's facts)"
+				continue
+			}
+		}
 		if o.cfg.Heads == nil || len(c.Embeddings.Backbone) == 0 {
 			ct.Routed = true
 			continue
@@ -134,8 +201,8 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 		}
 		tr.Timings.Routed++
 		pair := judge.Pair{
-			Old: judge.Record{ID: cands[i].ID, Text: cands[i].Content, Slot: cands[i].Slot, Time: cands[i].Time()},
-			New: judge.Record{ID: rec.ID, Text: rec.Content, Time: rec.EventTime},
+			Old: judge.Record{ID: cands[i].ID, Text: cands[i].Content, Slot: cands[i].Slot, Time: cands[i].Time(), Facts: RecordFacts(cands[i])},
+			New: judge.Record{ID: rec.ID, Text: rec.Content, Slot: rec.Slot, Time: rec.EventTime, Facts: fs},
 		}
 		if ct.Gated {
 			pair.Scores = &judge.Scores{A: ct.A, B: ct.B, Gap: ct.Gap}
@@ -366,6 +433,14 @@ func (o *Overlay) commit(ctx context.Context, tx store.Tx, rec *store.Record, ca
 			return err
 		}
 	}
+	if o.cfg.Facts != nil && rec.Slot != "" {
+		// The version group's time line decides, after the Judge's links: the newest
+		// version of a single-valued slot is current unless a link joins another to it,
+		// and a version reported late stays history behind a newer one.
+		if err := store.Reconcile(ctx, tx, rec.Slot); err != nil {
+			return err
+		}
+	}
 	if r, err := tx.Get(ctx, rec.ID); err == nil {
 		rec.Status = r.Status
 	}
@@ -418,10 +493,13 @@ func (o *Overlay) apply(ctx context.Context, tx store.Tx, rec *store.Record, old
 		if slot == "" {
 			slot = "slot:" + old.ID
 		}
-		if err := mergeSlot(ctx, tx, old, slot); err != nil {
+		// Without facts every slot a supersession makes is single-valued; with them the
+		// new memory's attribute says (a pet given away leaves the other pets current).
+		single := o.cfg.Facts == nil || nw.SingleValued
+		if err := mergeSlot(ctx, tx, old, slot, single); err != nil {
 			return err
 		}
-		if err := mergeSlot(ctx, tx, nw, slot); err != nil {
+		if err := mergeSlot(ctx, tx, nw, slot, single); err != nil {
 			return err
 		}
 		older, newer := old, nw
@@ -439,7 +517,7 @@ func (o *Overlay) apply(ctx context.Context, tx store.Tx, rec *store.Record, old
 		if err := store.Reconcile(ctx, tx, slot); err != nil {
 			return err
 		}
-		rec.Slot, rec.SingleValued = slot, true
+		rec.Slot, rec.SingleValued = slot, single
 		ct := CommitTrace{Action: v.Action, Old: older.ID, New: newer.ID, Slot: slot, Note: note}
 		if v.Action == judge.ActionTransition {
 			summary := v.TransitionSummary
@@ -468,8 +546,8 @@ func (o *Overlay) apply(ctx context.Context, tx store.Tx, rec *store.Record, old
 }
 
 // mergeSlot puts r, and every record of r's version group when r has another slot, into
-// the single-valued slot.
-func mergeSlot(ctx context.Context, tx store.Tx, r store.Record, slot string) error {
+// slot, single-valued or not.
+func mergeSlot(ctx context.Context, tx store.Tx, r store.Record, slot string, single bool) error {
 	members := []store.Record{r}
 	if r.Slot != "" && r.Slot != slot {
 		g, err := tx.VersionGroup(ctx, r.Slot)
@@ -479,10 +557,10 @@ func mergeSlot(ctx context.Context, tx store.Tx, r store.Record, slot string) er
 		members = g
 	}
 	for _, m := range members {
-		if m.Slot == slot && m.SingleValued {
+		if m.Slot == slot && m.SingleValued == single {
 			continue
 		}
-		m.Slot, m.SingleValued = slot, true
+		m.Slot, m.SingleValued = slot, single
 		if err := tx.Put(ctx, m); err != nil {
 			return err
 		}
@@ -496,4 +574,115 @@ func (o *Overlay) link(ctx context.Context, tx store.Tx, from string, lt store.L
 	}
 	tr.Commits = append(tr.Commits, CommitTrace{Action: a, Old: to, New: from})
 	return nil
+}
+
+// MetaFacts is the record metadata key that holds the facts Config.Facts read from it,
+// as a JSON array of facts.Fact.
+const MetaFacts = "facts"
+
+// RecordFacts returns the facts stored with a record (none when it has none or they do
+// not decode).
+func RecordFacts(r store.Record) []facts.Fact {
+	s := r.Meta[MetaFacts]
+	if s == "" {
+		return nil
+	}
+	var fs []facts.Fact
+	if json.Unmarshal([]byte(s), &fs) != nil {
+		return nil
+	}
+	return fs
+}
+
+// extract reads the new memory's facts, shown the slots of its candidates so that the
+// extractor reuses the user's keys. An extractor failure stores the memory without
+// facts (the trace says why) rather than losing it.
+func (o *Overlay) extract(ctx context.Context, user string, in Input, at time.Time, cands []store.Record) (facts.Result, error) {
+	var slots []string
+	for _, c := range cands {
+		if strings.Contains(c.Slot, "/") && !slices.Contains(slots, c.Slot) {
+			slots = append(slots, c.Slot)
+		}
+	}
+	rs, err := o.cfg.Facts.Extract(ctx, []facts.Input{{Text: in.Content, Time: at, Slots: slots}})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return facts.Result{}, ctx.Err()
+	case err != nil:
+		o.cfg.Logger.Warn("fact extraction failed; the memory is stored without facts", "user", user, "err", err)
+		return facts.Result{Why: "extraction failed: " + err.Error()}, nil
+	case len(rs) != 1:
+		return facts.Result{Why: fmt.Sprintf("the extractor returned %d results for one memory", len(rs))}, nil
+	}
+	return rs[0], nil
+}
+
+// withSlot adds the current members of the new memory's slot to its candidates: its own
+// version group is compared whether the host found it or not (an index read, never a
+// scan). At most cfg.Candidates of them, newest first.
+func (o *Overlay) withSlot(ctx context.Context, user, slot string, cands []store.Record, tr *IngestTrace) ([]store.Record, error) {
+	var cur []store.Record
+	for _, st := range []store.Status{store.StatusActive, store.StatusUnknown} {
+		page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Slot: slot, Status: st, Limit: store.MaxListLimit})
+		if err != nil {
+			return nil, err
+		}
+		cur = append(cur, page...)
+	}
+	store.SortVersions(cur)
+	added := 0
+	for _, r := range slices.Backward(cur) {
+		if added == o.cfg.Candidates {
+			break
+		}
+		if slices.ContainsFunc(cands, func(c store.Record) bool { return c.ID == r.ID }) {
+			continue
+		}
+		cands = append(cands, r)
+		tr.Candidates = append(tr.Candidates, CandidateTrace{ID: r.ID, Content: r.Content, Status: r.Status, From: "slot"})
+		added++
+	}
+	return cands, nil
+}
+
+// primaryFact is the fact whose slot the record joins (a record is in one version
+// group): the first whose slot one of the candidates already has, else the first.
+func primaryFact(fs []facts.Fact, cands []store.Record) facts.Fact {
+	for _, f := range fs {
+		if slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Slot() }) {
+			return f
+		}
+	}
+	return fs[0]
+}
+
+// factSkip says why a pair is not compared when version groups follow facts: one side
+// states no fact, or the two are about different subjects.
+func factSkip(new, old []facts.Fact) string {
+	switch {
+	case len(new) == 0:
+		return "the new memory states no fact"
+	case len(old) == 0:
+		return "the candidate states no fact"
+	}
+	for _, n := range new {
+		for _, f := range old {
+			if n.Subject == f.Subject {
+				return ""
+			}
+		}
+	}
+	return "about another subject"
+}
+
+// sharesSlot reports whether two sets of facts have a slot key in common.
+func sharesSlot(a, b []facts.Fact) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x.Slot() == y.Slot() {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/store"
@@ -57,6 +58,14 @@ type Config struct {
 	NoCues bool
 	// Auditor judges routed pairs (nil: the rule auditor).
 	Auditor judge.Auditor
+	// Facts reads the facts each memory states (package facts: the offline extractor
+	// on the backbone, or an LLM). With it, version groups follow facts: a memory's slot
+	// is a fact's key ("user/home": the first whose slot a candidate has, else the
+	// first), its slot's current members are always
+	// candidates, a memory that states no fact audits nothing and is never audited, and
+	// only memories with facts about the same subject are compared. Nil: the behaviour
+	// before facts, sentences judged as they are and slots made by supersessions.
+	Facts facts.Extractor
 	// NoCommit records verdicts without changing statuses or links (the "Judge off"
 	// ablation).
 	NoCommit bool

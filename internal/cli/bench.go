@@ -21,6 +21,7 @@ import (
 type benchOptions struct {
 	runtimeOptions
 	llmOptions
+	factsOptions
 	Checkpoint string
 	GateOff    bool
 	TopK       int
@@ -32,6 +33,7 @@ type benchOptions struct {
 func (o *benchOptions) addFlags(fs *pflag.FlagSet) {
 	o.runtimeOptions.addFlags(fs)
 	o.llmOptions.addFlags(fs)
+	o.factsOptions.addFlags(fs)
 	fs.StringVar(&o.Checkpoint, "sentry", "", "Sentry checkpoint (default: $ATMA_CACHE/demo/sentry/sentry_best.safetensors from `make demo`, else <data-dir>/sentry or checkpoints/sentry)")
 	fs.BoolVar(&o.GateOff, "gate-off", false, "run without the Sentry gate (every candidate pair goes to the Judge)")
 	fs.IntVar(&o.TopK, "top-k", 5, "evidence rows per packet")
@@ -43,7 +45,7 @@ func (o *benchOptions) validate() error {
 	if o.TopK < 1 || o.TopK > 50 {
 		return usagef("--top-k must be 1..50, got %d", o.TopK)
 	}
-	return nil
+	return o.factsOptions.validate()
 }
 
 func newCmdBench(f *Factory) *cobra.Command {
@@ -60,7 +62,7 @@ OpenAI-compatible endpoint (--llm-url or ATMA_LLM_URL) and read "n/a" otherwise.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdBenchLTP(f, nil), newCmdBenchLoCoMo(f, nil), newCmdBenchTEM(f, nil), newCmdBenchCases(f, nil))
+	cmd.AddCommand(newCmdBenchLTP(f, nil), newCmdBenchLoCoMo(f, nil), newCmdBenchTEM(f, nil), newCmdBenchCases(f, nil), newCmdBenchFacts(f, nil))
 	return cmd
 }
 
@@ -71,7 +73,7 @@ func (f *Factory) benchEnv(ctx context.Context, o *benchOptions) (bench.Env, fun
 	if err != nil {
 		return bench.Env{}, nil, err
 	}
-	env := bench.Env{Embedder: enc, TopK: o.TopK, NoSpeaker: o.NoSpeaker, Logger: f.Logger}
+	env := bench.Env{Embedder: bench.CachedEmbedder(enc), TopK: o.TopK, NoSpeaker: o.NoSpeaker, Logger: f.Logger}
 	if !o.GateOff {
 		path := o.Checkpoint
 		if path == "" {
@@ -100,7 +102,12 @@ func (f *Factory) benchEnv(ctx context.Context, o *benchOptions) (bench.Env, fun
 	if c != nil {
 		env.LLM = c
 	}
-	f.Logger.Info("bench models", "backbone", enc.Manifest().ID, "judge", a.Name, "gate", env.Heads != nil, "llm", c != nil)
+	x, xname, err := f.factExtractor(&o.factsOptions, env.Embedder, c, &o.llmOptions)
+	if err != nil {
+		return bench.Env{}, nil, errors.Join(err, enc.Destroy())
+	}
+	env.Facts = x
+	f.Logger.Info("bench models", "backbone", enc.Manifest().ID, "judge", a.Name, "facts", xname, "gate", env.Heads != nil, "llm", c != nil)
 	return env, enc.Destroy, nil
 }
 

@@ -26,6 +26,7 @@ import (
 type overlayOptions struct {
 	runtimeOptions
 	llmOptions
+	factsOptions
 	DataDir    string
 	Checkpoint string
 	GateOff    bool
@@ -40,6 +41,7 @@ func (o *overlayOptions) addFlags(fs *pflag.FlagSet, models bool) {
 	if models {
 		o.runtimeOptions.addFlags(fs)
 		o.llmOptions.addFlags(fs)
+		o.factsOptions.addFlags(fs)
 		fs.StringVar(&o.Checkpoint, "sentry", "", "Sentry checkpoint (default: <data-dir>/sentry/sentry_best.safetensors, else checkpoints/sentry/sentry_best.safetensors)")
 		fs.BoolVar(&o.GateOff, "gate-off", false, "audit every candidate (no Sentry gate)")
 	}
@@ -78,6 +80,11 @@ func (e *overlayEnv) Close() error {
 func (f *Factory) openOverlay(ctx context.Context, o *overlayOptions, models bool) (*overlayEnv, error) {
 	if o.User == "" && models {
 		return nil, usagef("--user is required")
+	}
+	if models {
+		if err := o.factsOptions.validate(); err != nil {
+			return nil, err
+		}
 	}
 	bank, err := overlay.OpenBank(ctx, f.dataDir(o))
 	if err != nil {
@@ -119,6 +126,13 @@ func (f *Factory) openOverlay(ctx context.Context, o *overlayOptions, models boo
 		if c != nil {
 			cfg.Answerer, cfg.Controller = c, c
 		}
+		x, name, err := f.factExtractor(&o.factsOptions, env.enc, c, &o.llmOptions)
+		if err != nil {
+			env.Close()
+			return nil, err
+		}
+		cfg.Facts = x
+		f.Logger.Debug("overlay models", "judge", a.Name, "facts", name)
 	}
 	if env.ov, err = overlay.New(cfg); err != nil {
 		env.Close()

@@ -1,0 +1,71 @@
+// Package facts turns memories into facts with subjects and open slot keys: the unit the
+// overlay's version groups are built from. A memory yields zero or more facts — subject,
+// attribute, value, polarity (is / is no longer), scope and the event time when the text
+// states one — and a memory that states none (small talk, a one-off event, a question)
+// yields none, with Result.Why saying so. A fact's slot key is "<subject>/<attribute>" in
+// kebab case ("user/home", "theo/hobby", "mobile-team/project"): human-readable, stable
+// (Kebab is idempotent) and different for different subjects, so that facts about the
+// speaker's sister and about the speaker never share a version group.
+//
+// # Extractors
+//
+// Two extractors implement Extractor. The inputs of one call are one user's memories in
+// arrival order: each input sees the slots produced for earlier inputs of the call
+// (besides its own Input.Slots, the user's nearest existing keys) and a pronoun resolves
+// to the last third party named before it.
+//
+// Offline needs no model download: rules for the parts that are about form and the
+// backbone's sentence embeddings (an Embedder, *onnx.Encoder) for the part that is
+// about meaning, in one batched Embed call per Extract (the attribute prototypes are
+// embedded once, with the first call).
+//
+//   - A "Name: " prefix makes first person that speaker (subject "caroline"); otherwise
+//     first person is "user".
+//   - A memory with a question (a sentence that ends in "?" and asks: "how", "is it",
+//     "red or green?") states no fact.
+//   - Sentences are split into clauses at commas and at conjunctions that start a new
+//     statement; each clause gets a subject: first person; "my sister" → sister, "my
+//     brother joris" → joris, "my manager is Dana" → the user's manager; a name at the
+//     start of a clause, capitalised or not ("kwame moved to glasgow"); a pronoun → the
+//     last person named; a described group ("the mobile team" → mobile-team, "the
+//     project"); reported speech ("mum says he's …") is read for what is reported.
+//   - The attribute is found by meaning: each clause (and, with a quarter of the weight,
+//     its whole memory) is compared with short prototype sentences of each attribute of
+//     the table in attributes.go, a cue word adds a small bonus, and the best attribute
+//     whose kind of value (a place, a name, an amount, a clock time, a date, days, a
+//     phrase) the clause holds wins. A clause that is closer to the small-talk and event
+//     prototypes than to any attribute, or scores under Config.MinScore, states nothing.
+//     An existing slot of the same subject — produced earlier in the call, or given in
+//     Input.Slots, whose attribute words are embedded too — takes the fact when the
+//     clause is as close to it as to the best attribute, so unseen wording lands in the
+//     group it belongs to and keys given by another extractor are reused.
+//   - Negation ("sold", "no longer", "don't … anymore", "split up"), scope ("except on
+//     fridays", "only when I travel") and event time ("back in March", "since april",
+//     "from the 1st of july", "last month", resolved against Input.Time) are read from
+//     the clause.
+//
+// SingleValued says which attributes hold one current value (home, employer, manager,
+// partner, …) and which hold several (pets, hobbies, languages, allergies,
+// subscriptions, …).
+//
+// LLM asks a language model through the llm package's client for JSON that follows
+// Schema, showing it the existing slot keys so that it reuses them, and falls back to
+// the offline extractor on a timeout, a transport or server error, or an answer that is
+// not that JSON; Result.Why says why. A wrong model name or bad credentials are
+// returned as errors.
+//
+// # Why rules and not a library
+//
+// The pure-Go tagger that could chunk noun phrases (github.com/jdkato/prose) is archived,
+// was trained on edited prose rather than lower-case chat, and would still leave subject
+// resolution, polarity, scope and slot reuse to us; a model-based tagger would be a
+// second model download, which the offline extractor exists to avoid.
+// The rules here are small and tested clause class by clause class; the meaning-bearing
+// step is the backbone's.
+//
+// # Evaluation
+//
+// bench.EvalFacts scores an extractor against the hand-written corpus
+// (`atma bench facts --split dev`): states-a-fact, subjects, values, polarity, scope,
+// event time and slot grouping, per domain.
+package facts

@@ -1,0 +1,115 @@
+package facts
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Fact is one thing a memory states about one subject: "I moved to Porto" is the fact
+// user/home = Porto.
+type Fact struct {
+	// Subject is whose fact it is, in kebab case: "user" for the speaker when the host
+	// stores no speaker name, else the speaker's name ("caroline"); a name or a relation
+	// word for others ("theo", "sister", "manager"); a described group or thing
+	// ("mobile-team", "project").
+	Subject string `json:"subject"`
+	// Attribute is what a question would ask about, in kebab case: "home", "employer",
+	// "standup-time". Attributes are open: the table in attributes.go is where the offline
+	// extractor starts, not a limit.
+	Attribute string `json:"attribute"`
+	// Value is the entity, number or phrase the fact is about: "Porto", "1,450", "9:30".
+	Value string `json:"value"`
+	// Negated says the value no longer holds (or never did): "sold the bike", "we split
+	// up", "don't drink coffee anymore".
+	Negated bool `json:"negated,omitempty"`
+	// Scope is the condition the fact holds under, when the text states one: "except on
+	// fridays", "only when I travel".
+	Scope string `json:"scope,omitempty"`
+	// EventTime is when the fact became true when the text says ("back in March"),
+	// resolved against Input.Time; zero when not stated.
+	EventTime time.Time `json:"event_time,omitzero"`
+}
+
+// Slot is the fact's slot key, "<subject>/<attribute>": "user/home", "theo/hobby",
+// "mobile-team/project". Two facts share a version group exactly when their slots are
+// equal, so facts about different subjects never share one.
+func (f Fact) Slot() string { return Kebab(f.Subject) + "/" + Kebab(f.Attribute) }
+
+// Input is one memory to extract facts from.
+type Input struct {
+	// Text is the memory as stored, possibly with a "Name: " speaker prefix.
+	Text string `json:"text"`
+	// Time is when it was said; relative times ("last month") resolve against it. Zero
+	// means now.
+	Time time.Time `json:"time,omitzero"`
+	// Speaker is the speaker's name when the host stores one (from a "Name: " prefix);
+	// first person then means that speaker.
+	Speaker string `json:"speaker,omitempty"`
+	// Slots are the user's nearest existing slot keys, for reuse: a fact that fits one of
+	// them takes its key rather than a new one.
+	Slots []string `json:"slots,omitempty"`
+}
+
+// Result is what one Input yields.
+type Result struct {
+	Facts []Fact `json:"facts"`
+	// Source is "offline" or the model's name.
+	Source string `json:"source"`
+	// Why says why no fact was found, or why a fallback happened.
+	Why string `json:"why,omitempty"`
+}
+
+// SourceOffline is Result.Source for the offline extractor.
+const SourceOffline = "offline"
+
+// Extractor turns memories into facts: one Result per Input, in the same order.
+//
+// The inputs of one call are one user's memories in arrival order. Extractors use that
+// order: each input also sees the slots the extractor produced for the inputs before it
+// in the call (besides its own Input.Slots), and a pronoun ("she's moved to Leeds")
+// resolves to the last third party named before it in the call.
+type Extractor interface {
+	Extract(ctx context.Context, in []Input) ([]Result, error)
+}
+
+// Kebab turns a subject or attribute into its key form: lower case, letters and digits,
+// single dashes ("Mobile Team" → "mobile-team", "Tomás" → "tomas", "phone_number" →
+// "phone-number"). It is stable: Kebab(Kebab(s)) == Kebab(s).
+func Kebab(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		r = fold(r)
+		switch {
+		case r == '\'' || r == '’':
+			// "o'brien" → "obrien"
+		case unicode.IsLetter(r) && r < unicode.MaxASCII, unicode.IsDigit(r) && r < unicode.MaxASCII:
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		default:
+			dash = true
+		}
+	}
+	return b.String()
+}
+
+// fold maps common accented Latin letters to their base letter, so that a name typed
+// with or without its accent ("tomás", "tomas") has one key.
+func fold(r rune) rune {
+	if r < 0x80 {
+		return r
+	}
+	const from, to = "àáâãäåçèéêëìíîïñòóôõöøùúûüýÿ", "aaaaaaceeeeiiiinoooooouuuuyy"
+	fr := []rune(from)
+	for i, c := range fr {
+		if c == r {
+			return rune(to[i])
+		}
+	}
+	return r
+}

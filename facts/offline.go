@@ -1,0 +1,462 @@
+package facts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Embedder turns texts into vectors; *onnx.Encoder implements it.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Defaults of Config.
+const (
+	DefaultMinScore    = 0.42
+	DefaultCueBonus    = 0.06
+	DefaultRoleBonus   = 0.3
+	DefaultReuseMargin = 0.04
+)
+
+// Config configures the offline extractor. The zero value means the defaults.
+type Config struct {
+	// MinScore is the least score (cosine similarity to an attribute's prototypes, plus
+	// the cue bonus) at which a clause states a fact of that attribute. Default
+	// DefaultMinScore.
+	MinScore float64
+	// Margin is how far a clause's best attribute score must lie above its best score
+	// against the small-talk and event prototypes; negative values let facts through
+	// that look more like chat. Default 0.
+	Margin float64
+	// CueBonus is added to an attribute's score when one of its cue words is in the
+	// clause. Default DefaultCueBonus.
+	CueBonus float64
+	// ReuseMargin: an existing slot of the same subject wins over the best attribute of
+	// the table when its score is at most this much lower. Default DefaultReuseMargin.
+	ReuseMargin float64
+	// Logger receives debug events (nil: slog.Default()).
+	Logger *slog.Logger
+}
+
+// Validate reports every problem at once.
+func (c Config) Validate() error {
+	var errs []error
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"min score", c.MinScore}, {"cue bonus", c.CueBonus}, {"reuse margin", c.ReuseMargin}} {
+		if math.IsNaN(f.v) || f.v < 0 || f.v > 1 {
+			errs = append(errs, fmt.Errorf("%s %v is outside [0, 1]", f.name, f.v))
+		}
+	}
+	if math.IsNaN(c.Margin) || c.Margin < -1 || c.Margin > 1 {
+		errs = append(errs, fmt.Errorf("margin %v is outside [-1, 1]", c.Margin))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("facts config: %w", err)
+	}
+	return nil
+}
+
+func (c Config) withDefaults() Config {
+	if c.MinScore == 0 {
+		c.MinScore = DefaultMinScore
+	}
+	if c.CueBonus == 0 {
+		c.CueBonus = DefaultCueBonus
+	}
+	if c.ReuseMargin == 0 {
+		c.ReuseMargin = DefaultReuseMargin
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// Offline extracts facts with rules and the backbone's embeddings: no model download, one
+// batched Embed call per Extract. It is safe for concurrent use if its Embedder is.
+type Offline struct {
+	emb Embedder
+	cfg Config
+	log *slog.Logger
+
+	mu      sync.Mutex // guards the prototype vectors
+	protos  [][][]float32
+	nonFact [][]float32
+}
+
+var _ Extractor = (*Offline)(nil)
+
+// NewOffline returns an offline extractor that embeds with emb.
+func NewOffline(emb Embedder, cfg Config) (*Offline, error) {
+	if emb == nil {
+		return nil, errors.New("offline extractor: nil embedder")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	return &Offline{emb: emb, cfg: cfg, log: cfg.Logger}, nil
+}
+
+// clause is one clause of an input under extraction.
+type clause struct {
+	toks []token
+	text string
+	vec  []float32
+}
+
+// prepared is an input split into clauses, before scoring.
+type prepared struct {
+	self    string
+	why     string
+	clauses []clause
+	mem     int // index of the whole memory's text in the batch
+	slots   []slotRef
+}
+
+type slotRef struct {
+	subject, attribute string
+	vec                int // index of the attribute's words in the batch, -1 if none
+}
+
+// slotSeen is a slot the call has produced or was given, with what it looks like.
+type slotSeen struct {
+	subject, attribute string
+	vecs               [][]float32
+}
+
+// Extract extracts the facts of each input; see Extractor for how inputs of one call
+// relate.
+func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	var texts []string
+	o.mu.Lock()
+	needProtos := o.protos == nil
+	o.mu.Unlock()
+	if needProtos {
+		for _, a := range attributes {
+			texts = append(texts, a.prototypes...)
+		}
+		texts = append(texts, nonFacts...)
+	}
+	nProto := len(texts)
+	preps := make([]prepared, len(in))
+	for i, x := range in {
+		p := &preps[i]
+		text, speaker := splitSpeaker(strings.TrimSpace(x.Text), strings.TrimSpace(x.Speaker))
+		p.self = "user"
+		if speaker != "" {
+			p.self = Kebab(speaker)
+		}
+		p.mem = -1
+		if strings.TrimSpace(text) == "" {
+			p.why = "no text"
+			continue
+		}
+		ss := sentences(text)
+		if slices.ContainsFunc(ss, func(s sentence) bool { return s.question }) {
+			p.why = "a question: it asks, it states no fact"
+			continue
+		}
+		p.mem = len(texts)
+		texts = append(texts, text)
+		for _, s := range ss {
+			for _, c := range clauses(s.text) {
+				if len(skipFillers(c)) == 0 {
+					continue
+				}
+				p.clauses = append(p.clauses, clause{toks: c, text: join(c)})
+				texts = append(texts, join(c))
+			}
+		}
+		for _, key := range x.Slots {
+			subj, attr, ok := strings.Cut(key, "/")
+			if !ok || Kebab(subj) == "" || Kebab(attr) == "" {
+				continue
+			}
+			ref := slotRef{subject: Kebab(subj), attribute: Kebab(attr), vec: -1}
+			if _, known := attributeByName(ref.attribute); !known {
+				ref.vec = len(texts)
+				texts = append(texts, strings.ReplaceAll(ref.attribute, "-", " "))
+			}
+			p.slots = append(p.slots, ref)
+		}
+	}
+	var vecs [][]float32
+	if len(texts) > 0 {
+		var err error
+		vecs, err = o.emb.Embed(ctx, texts)
+		if err != nil {
+			return nil, fmt.Errorf("extract facts: embed: %w", err)
+		}
+		if len(vecs) != len(texts) {
+			return nil, fmt.Errorf("extract facts: embed: %d vectors for %d texts", len(vecs), len(texts))
+		}
+		for i, v := range vecs {
+			vecs[i] = normalized(v)
+		}
+	}
+	protos, nonFact := o.prototypes(vecs[:nProto])
+	k := 0
+	for i := range preps {
+		p := &preps[i]
+		if p.mem < 0 {
+			continue
+		}
+		k = p.mem + 1
+		for j := range p.clauses {
+			p.clauses[j].vec = vecs[k]
+			k++
+		}
+	}
+	out := make([]Result, len(in))
+	var ppl people
+	var seen []slotSeen
+	for i := range in {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("extract facts: %w", err)
+		}
+		p := preps[i]
+		out[i] = Result{Source: SourceOffline, Why: p.why}
+		if p.mem < 0 {
+			continue
+		}
+		known := slices.Clone(seen)
+		for _, r := range p.slots {
+			s := slotSeen{subject: r.subject, attribute: r.attribute}
+			if r.vec >= 0 {
+				s.vecs = [][]float32{vecs[r.vec]}
+			}
+			known = append(known, s)
+		}
+		facts, why := o.extract(in[i], p, vecs[p.mem], protos, nonFact, &ppl, known)
+		out[i].Facts, out[i].Why = facts, why
+		for _, f := range facts {
+			seen = addSeen(seen, f, p)
+		}
+	}
+	return out, nil
+}
+
+// addSeen records a produced fact's slot with the vectors of the clauses that stated it.
+func addSeen(seen []slotSeen, f Fact, p prepared) []slotSeen {
+	var vec []float32
+	for _, c := range p.clauses {
+		if strings.Contains(strings.ToLower(c.text), strings.ToLower(f.Value)) {
+			vec = c.vec
+			break
+		}
+	}
+	for i := range seen {
+		if seen[i].subject == f.Subject && seen[i].attribute == f.Attribute {
+			if vec != nil {
+				seen[i].vecs = append(seen[i].vecs, vec)
+			}
+			return seen
+		}
+	}
+	s := slotSeen{subject: f.Subject, attribute: f.Attribute}
+	if vec != nil {
+		s.vecs = [][]float32{vec}
+	}
+	return append(seen, s)
+}
+
+// prototypes returns the prototype vectors, storing them on first use.
+func (o *Offline) prototypes(fresh [][]float32) ([][][]float32, [][]float32) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.protos == nil && len(fresh) > 0 {
+		k := 0
+		o.protos = make([][][]float32, len(attributes))
+		for i, a := range attributes {
+			o.protos[i] = fresh[k : k+len(a.prototypes)]
+			k += len(a.prototypes)
+		}
+		o.nonFact = fresh[k:]
+	}
+	return o.protos, o.nonFact
+}
+
+// Weights of a clause's own similarity and its whole memory's.
+const (
+	clauseWeight = 0.75
+	memoryWeight = 0.25
+)
+
+func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]float32, nonFact [][]float32, ppl *people, known []slotSeen) ([]Fact, string) {
+	var facts []Fact
+	bestWhy, bestScore := "", -1.0
+	chat := false
+	for _, c := range p.clauses {
+		subj, rest, role := ppl.subject(c.toks, p.self)
+		low := " " + strings.ToLower(c.text) + " "
+		scores := make([]float64, len(attributes))
+		for ai, a := range attributes {
+			s := clauseWeight*maxDot(c.vec, protos[ai]) + memoryWeight*maxDot(mem, protos[ai])
+			for _, cue := range a.cues {
+				if hasCue(low, cue) {
+					s += o.cfg.CueBonus
+					break
+				}
+			}
+			if role != "" && a.name == role {
+				s += DefaultRoleBonus
+			}
+			scores[ai] = s
+		}
+		order := make([]int, len(attributes))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmpDesc(scores[a], scores[b]) })
+		best, bestS := order[0], scores[order[0]]
+		nf := clauseWeight*maxDot(c.vec, nonFact) + memoryWeight*maxDot(mem, nonFact)
+		if bestS < o.cfg.MinScore || bestS < nf+o.cfg.Margin {
+			if bestS >= o.cfg.MinScore {
+				chat = true
+			}
+			if bestS > bestScore {
+				bestScore = bestS
+				bestWhy = fmt.Sprintf("best attribute %s scores %.2f (small talk/event %.2f, need %.2f)", attributes[best].name, bestS, nf, o.cfg.MinScore)
+			}
+			continue
+		}
+		// An existing slot of the same subject that fits as well as the best attribute
+		// takes the fact.
+		var attr attribute
+		v := ""
+		reuse, reuseS := "", -1.0
+		for _, s := range known {
+			if s.subject != subj || len(s.vecs) == 0 {
+				continue
+			}
+			if sc := maxDot(c.vec, s.vecs); sc > reuseS {
+				reuse, reuseS = s.attribute, sc
+			}
+		}
+		if reuse != "" && reuse != attributes[best].name && reuseS >= bestS-o.cfg.ReuseMargin {
+			a, ok := attributeByName(reuse)
+			if !ok {
+				a = attribute{name: reuse, kind: kindThing}
+			}
+			if v = strings.Trim(value(a, rest, c.toks, role), " ,.'\""); v != "" {
+				attr = a
+			}
+		}
+		// Else the best attribute whose kind of value the clause holds: "25 a month" is
+		// a price, not the phone it is about, when no phone is named.
+		for _, ai := range order[:min(len(order), maxCandidates)] {
+			if v != "" || scores[ai] < bestS-candidateSpread {
+				break
+			}
+			if v = strings.Trim(value(attributes[ai], rest, c.toks, role), " ,.'\""); v != "" && !strings.EqualFold(v, subj) {
+				attr = attributes[ai]
+				break
+			}
+			v = ""
+		}
+		if v == "" || strings.EqualFold(v, subj) {
+			continue
+		}
+		name := attr.name
+		f := Fact{Subject: subj, Attribute: name, Value: v, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time)}
+		if !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() && strings.EqualFold(g.Value, f.Value) }) {
+			facts = append(facts, f)
+		}
+	}
+	if len(facts) > 0 {
+		return facts, ""
+	}
+	switch {
+	case len(p.clauses) == 0:
+		return nil, "no clause with content"
+	case chat:
+		return nil, "small talk or a one-off event: " + bestWhy
+	case bestWhy != "":
+		return nil, "no attribute fits: " + bestWhy
+	}
+	return nil, "no value found for the attribute"
+}
+
+// Candidate attributes tried for a value: at most maxCandidates, within candidateSpread
+// of the best score.
+const (
+	maxCandidates   = 4
+	candidateSpread = 0.08
+)
+
+func cmpDesc(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+func indexOf(name string) int {
+	for i, a := range attributes {
+		if a.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// hasCue reports whether the padded lower-case clause holds cue as a word or word stem.
+func hasCue(low, cue string) bool {
+	i := strings.Index(low, cue)
+	if i <= 0 {
+		return false
+	}
+	b := low[i-1]
+	return !isAlnum(b) || strings.ContainsAny(cue, "£$€@")
+}
+
+func maxDot(v []float32, set [][]float32) float64 {
+	best := -1.0
+	for _, w := range set {
+		if d := dot(v, w); d > best {
+			best = d
+		}
+	}
+	return best
+}
+
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range min(len(a), len(b)) {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+// normalized returns v scaled to unit length, in a new slice (an embedder may hand out
+// vectors it keeps).
+func normalized(v []float32) []float32 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	out := make([]float32, len(v))
+	if s == 0 {
+		return out
+	}
+	n := 1 / math.Sqrt(s)
+	for i, x := range v {
+		out[i] = float32(float64(x) * n)
+	}
+	return out
+}

@@ -1,0 +1,545 @@
+package facts
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// token is one word of a clause: its text as written (outer punctuation trimmed) and
+// its lower-case form with curly apostrophes straightened.
+type token struct {
+	orig, low string
+	// end says a clause-internal boundary (a comma, a colon, a dash) follows the word.
+	end bool
+}
+
+func tokenize(s string) []token {
+	var out []token
+	for _, f := range strings.Fields(s) {
+		o := strings.TrimFunc(f, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '£' && r != '$' && r != '€' && r != '@' && r != '&'
+		})
+		if o == "" {
+			if f == "&" || f == "-" || f == "—" {
+				if n := len(out); n > 0 && f != "&" {
+					out[n-1].end = true
+				}
+			}
+			continue
+		}
+		low := strings.ToLower(strings.ReplaceAll(o, "’", "'"))
+		t := token{orig: o, low: low}
+		last := f[len(f)-1]
+		t.end = last == ',' || last == ':' || last == ';' || last == ')'
+		out = append(out, t)
+	}
+	return out
+}
+
+func lows(ts []token) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.low
+	}
+	return out
+}
+
+func join(ts []token) string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.orig
+	}
+	return strings.Join(out, " ")
+}
+
+// speakerPrefix is a "Name: " or "First Last: " prefix.
+var speakerPrefix = regexp.MustCompile(`^([\p{Lu}][\p{L}'-]+(?: [\p{Lu}][\p{L}'-]+)?):\s+`)
+
+// notSpeakers are words people put before a colon that are not names.
+var notSpeakers = map[string]bool{"update": true, "note": true, "edit": true, "ps": true, "correction": true, "reminder": true, "todo": true, "question": true, "fyi": true, "btw": true, "ok": true, "okay": true, "also": true, "news": true, "plot twist": true, "good news": true, "bad news": true, "new rule": true}
+
+// splitSpeaker strips a "Name: " prefix and says whose it is. A prefix that names
+// someone other than a given speaker is left in the text.
+func splitSpeaker(text, speaker string) (string, string) {
+	m := speakerPrefix.FindStringSubmatch(text)
+	if m == nil || notSpeakers[strings.ToLower(m[1])] {
+		return text, speaker
+	}
+	if speaker != "" && !strings.EqualFold(m[1], speaker) {
+		return text, speaker
+	}
+	return text[len(m[0]):], m[1]
+}
+
+// sentenceEnd splits at sentence punctuation followed by a space, and at line breaks.
+var sentenceEnd = regexp.MustCompile(`[.!?;]+(?:\s+|$)|\n+|\s+[-–—]\s+|\s*\.\.\.\s*|[🥲😂🙃😭😅]`)
+
+type sentence struct {
+	text     string
+	question bool
+}
+
+func sentences(text string) []sentence {
+	var out []sentence
+	idx := sentenceEnd.FindAllStringIndex(text, -1)
+	start := 0
+	add := func(s, punct string) {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return
+		}
+		out = append(out, sentence{text: s, question: strings.Contains(punct, "?") && isQuestion(s)})
+	}
+	for _, ix := range idx {
+		add(text[start:ix[0]], text[ix[0]:ix[1]])
+		start = ix[1]
+	}
+	add(text[start:], "")
+	return out
+}
+
+// questionStarts are the words a question starts with.
+var questionStarts = map[string]bool{
+	"how": true, "what": true, "whats": true, "what's": true, "which": true, "where": true, "when": true, "who": true, "why": true,
+	"is": true, "are": true, "do": true, "does": true, "did": true, "can": true, "could": true, "should": true, "would": true, "will": true,
+	"any": true, "anyone": true, "shall": true, "has": true, "have": true, "was": true, "whos": true, "who's": true, "wheres": true, "hows": true,
+	"isnt": true, "isn't": true, "am": true, "was it": true, "ideas": true, "tips": true, "recommendations": true, "thoughts": true,
+}
+
+// isQuestion reports whether a sentence that ended with a question mark asks something
+// (rather than being a surprised statement: "allergic to kiwi too??").
+func isQuestion(s string) bool {
+	ts := tokenize(s)
+	ts = skipFillers(ts)
+	if len(ts) == 0 {
+		return false
+	}
+	if questionStarts[ts[0].low] {
+		return true
+	}
+	for i := 1; i < len(ts); i++ {
+		if ts[i-1].end && questionStarts[ts[i].low] && i+1 < len(ts) && (ts[i+1].low == "that" || ts[i+1].low == "it" || ts[i+1].low == "i" || ts[i+1].low == "there" || ts[i+1].low == "this") {
+			return true
+		}
+	}
+	// "home kit or away kit?" "tea or coffee?" asks for a choice.
+	return slices.Contains(lows(ts), "or") && len(ts) <= 12
+}
+
+// clauseSplit splits a sentence at commas and conjunctions that start a new statement.
+func clauses(s string) [][]token {
+	ts := tokenize(s)
+	var out [][]token
+	start := 0
+	for i := range ts {
+		if i == start {
+			continue
+		}
+		cut := false
+		prev := ts[i-1]
+		switch {
+		case prev.end && !isDigitStart(ts[i].low):
+			cut = true
+		case (ts[i].low == "but" || ts[i].low == "so" || ts[i].low == "and" || ts[i].low == "then" || ts[i].low == "because" || ts[i].low == "cos" || ts[i].low == "since" && i+1 < len(ts) && startsStatement(ts[i+1:])) &&
+			i+1 < len(ts) && startsStatement(ts[i+1:]):
+			cut = true
+		}
+		if cut {
+			out = append(out, ts[start:i])
+			start = i
+		}
+	}
+	if start < len(ts) {
+		out = append(out, ts[start:])
+	}
+	return out
+}
+
+func isDigitStart(s string) bool { return s != "" && unicode.IsDigit(rune(s[0])) }
+
+// startsStatement reports whether ts starts with a subject and, so, a new statement.
+func startsStatement(ts []token) bool {
+	if len(ts) == 0 {
+		return false
+	}
+	switch ts[0].low {
+	case "i", "i'm", "im", "i've", "ive", "i'd", "i'll", "we", "we're", "we've", "he", "she", "he's", "she's", "they", "they're", "it's", "its", "my", "our", "his", "her", "their":
+		return true
+	}
+	return false
+}
+
+// fillers are words that start a clause without being its subject.
+var fillers = map[string]bool{
+	"and": true, "but": true, "so": true, "oh": true, "also": true, "ok": true, "okay": true, "well": true, "btw": true, "plus": true,
+	"then": true, "anyway": true, "update": true, "lol": true, "honestly": true, "wait": true, "no": true, "yes": true, "yeah": true,
+	"sorry": true, "ugh": true, "actually": true, "correction": true, "fyi": true, "just": true, "because": true, "cos": true, "hey": true,
+	"um": true, "omg": true, "haha": true, "tbh": true, "alright": true, "right": true, "hmm": true, "phew": true, "finally": true, "still": true,
+	"officially": true, "now": true, "good": true, "news": true, "forgot": true, "to": true, "say": true, "mention": true, "tell": true,
+	"you": true, "guess": true, "what": true, "quick": true, "context": true, "oops": true, "apparently": true, "basically": true, "ah": true,
+}
+
+func skipFillers(ts []token) []token {
+	for len(ts) > 0 && fillers[ts[0].low] {
+		// "i forgot to say" / "oh i forgot to tell you": drop the whole aside.
+		ts = ts[1:]
+	}
+	if len(ts) >= 3 && (ts[0].low == "i" || ts[0].low == "oh") && (ts[1].low == "forgot" || ts[1].low == "meant") {
+		return skipFillers(ts[2:])
+	}
+	return ts
+}
+
+// firstPerson words make the speaker the subject.
+var firstPerson = map[string]bool{"i": true, "i'm": true, "im": true, "i've": true, "ive": true, "i'd": true, "i'll": true, "me": true, "we": true, "we're": true, "we've": true, "we'll": true, "us": true, "myself": true, "were": false}
+
+// relations are words for people the user talks about; the value is the subject key.
+var relations = map[string]string{
+	"sister": "sister", "brother": "brother", "mum": "mum", "mom": "mum", "mother": "mum", "mam": "mum", "dad": "dad", "father": "dad",
+	"parents": "parents", "son": "son", "daughter": "daughter", "kids": "kids", "boys": "boys", "girls": "girls", "cousin": "cousin",
+	"aunt": "aunt", "uncle": "uncle", "nan": "grandma", "nonna": "grandma", "grandma": "grandma", "gran": "grandma", "grandad": "grandad",
+	"grandpa": "grandad", "nephew": "nephew", "niece": "niece", "friend": "friend", "colleague": "colleague", "coworker": "colleague",
+	"neighbour": "neighbour", "neighbor": "neighbour", "husband": "partner", "wife": "partner", "girlfriend": "partner", "boyfriend": "partner",
+	"partner": "partner", "fiance": "partner", "fiancee": "partner", "housemate": "flatmate", "flatmate": "flatmate", "roommate": "flatmate",
+	"manager": "manager", "boss": "manager", "landlord": "landlord", "landlady": "landlord", "buddy": "friend", "mate": "friend",
+	"physio": "doctor", "doctor": "doctor", "gp": "doctor", "dentist": "doctor", "tutor": "teacher", "teacher": "teacher", "mentor": "teacher",
+	"baby": "baby", "team": "team", "therapist": "doctor", "coach": "coach", "carer": "carer", "stepdad": "stepdad", "stepmum": "stepmum",
+}
+
+// roles are relations that are also attributes of the user: "my manager is Dana" is the
+// user's fact user/manager = Dana.
+var roles = map[string]string{
+	"manager": "manager", "boss": "manager", "landlord": "landlord", "landlady": "landlord", "husband": "partner", "wife": "partner",
+	"girlfriend": "partner", "boyfriend": "partner", "partner": "partner", "housemate": "flatmate", "flatmate": "flatmate", "roommate": "flatmate",
+	"flatmates": "flatmate", "housemates": "flatmate", "physio": "doctor", "doctor": "doctor", "gp": "doctor", "dentist": "doctor", "tutor": "teacher",
+	"teacher": "teacher", "mentor": "teacher", "carer": "carer", "therapist": "doctor", "coach": "teacher", "gastro": "doctor",
+}
+
+// entityHeads are nouns of described third parties that have facts of their own: "the
+// mobile team", "the project", "the weekly product sync".
+var entityHeads = map[string]bool{"team": true, "project": true, "sync": true, "meeting": true, "proposal": true, "committee": true, "club": true, "band": true, "launch": true, "release": true, "conference": true, "workshop": true, "class": true, "lesson": true, "lessons": true, "group": true}
+
+// modifiers are adjectives left out of an entity's key: "the big grant proposal" →
+// grant-proposal.
+var modifiers = map[string]bool{"the": true, "a": true, "our": true, "my": true, "big": true, "new": true, "weekly": true, "whole": true, "main": true, "old": true, "daily": true, "monthly": true, "annual": true, "small": true, "little": true, "first": true, "next": true, "this": true, "that": true, "his": true, "her": true, "their": true, "your": true}
+
+// pronouns that refer back to a third party.
+var pronouns = map[string]bool{"he": true, "she": true, "he's": true, "she's": true, "his": true, "her": true, "him": true, "hes": true, "shes": true, "he'd": true, "she'd": true, "he'll": true, "she'll": true}
+
+// verbs that follow a subject; with words ending in -s or -ed, they tell a name from a
+// noun at the start of a clause.
+var subjectVerbs = map[string]bool{
+	"is": true, "was": true, "got": true, "has": true, "had": true, "does": true, "did": true, "said": true, "says": true, "quit": true,
+	"left": true, "sold": true, "made": true, "hurt": true, "went": true, "came": true, "took": true, "runs": true, "ran": true, "won't": true,
+	"will": true, "can": true, "can't": true, "just": true, "finally": true, "and": true, "lives": true, "works": true, "plays": true, "still": true,
+	"isn't": true, "doesn't": true, "wants": true, "thinks": true, "reckons": true, "started": true, "moved": true, "lasted": true, "tore": true,
+	"broke": true, "gets": true, "lets": true, "also": true, "now": true, "always": true, "never": true, "are": true, "were": true, "be": true, "gave": true,
+}
+
+// common words are never names, even lower case at the start of a clause.
+var common = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the this that these those it its it's there there's here what who which someone everyone everything
+	nothing something anyone they they're them their you your yours it'll that's today tonight tomorrow yesterday week month year morning
+	evening night weekend work job rent bills bill bins bin internet energy pickup school uni course company commute season insurance
+	flight flights dates date trip plan plans phone number email address office standup meeting sync renovation council watch apple finance
+	life home house flat car train tram bus money price cost fee fees budget time day days hours new old next last first second third one two
+	three four five six seven eight nine ten all both each every some most many much more less few lots lot got go went doing did done
+	coffee tea food dinner lunch breakfast letter results result test bloods scan mri doctor physio gp family kitchen garden room building
+	weather rain sun snow heat traffic movers keys mail post parcel package email emails gym pool class lessons lesson practice game match
+	assignments assignment deadline exam exams grade grades modules module term semester cert certificate bootcamp degree swimming running
+	football kids boys girls parents mum dad sister brother wife husband landlord landlady manager boss team project party wedding holiday
+	gig concert film movie show book podcast hair teeth knee back shins ankle feet arm leg head diet sleep noise music radio tv laptop camera
+	is are was were be been being have has had do does did can could should would will shall may might must so and but or if then than too
+	very really just still also even only ever never always not no yes now new good bad great fine ok okay lol omg ugh wow yay nope nah sure
+	hr payroll recruiter contract client clients invoice invoices funder grant draft reading list library tickets ticket hotel cabin flight
+	rec centre center boyfriend girlfriend partner cousin friend friends colleague coworker neighbour neighbours baby cat cats dog dogs puppy
+	they've they'd they'll theyve everyone's nobody somebody normal except for on at in shin sea people guy guys lads girl woman man men women staff nurse teacher tutor coach home's its nice lovely`) {
+		m[w] = true
+	}
+	for _, a := range attributes {
+		for _, c := range a.cues {
+			m[c] = true
+		}
+	}
+	return m
+}()
+
+// isNameToken reports whether t, at position i of its clause, looks like a person's
+// name: capitalised inside a sentence, or at the start of a clause and followed by a verb
+// while not being a common word.
+func isNameToken(ts []token, i int) bool {
+	t := ts[i]
+	w := strings.TrimSuffix(strings.TrimSuffix(t.low, "'s"), "’s")
+	if w == "" || notName(w) || !isWord(w) || len(w) < 2 {
+		return false
+	}
+	if isMonthOrDay(w) {
+		return false
+	}
+	r := []rune(t.orig)
+	if unicode.IsUpper(r[0]) && (i > 0 || len(ts) == 1 || !unicode.IsUpper(r[len(r)-1]) || len(r) == 1) {
+		if len(r) > 1 && strings.ToUpper(t.orig) == t.orig && len(r) <= 4 {
+			return false // an acronym: "NHS", "UX"
+		}
+		return true
+	}
+	if strings.HasSuffix(t.low, "'s") {
+		return true
+	}
+	if i+1 < len(ts) {
+		n := ts[i+1].low
+		return subjectVerbs[n] || (len(n) > 3 && (strings.HasSuffix(n, "ed") || strings.HasSuffix(n, "s") && !strings.HasSuffix(n, "ss")))
+	}
+	return false
+}
+
+func isWord(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) && r != '-' && r != '\'' {
+			return false
+		}
+	}
+	return true
+}
+
+var monthsDays = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields("january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays mon tue tues wed thu thur thurs fri sat xmas christmas easter") {
+		monthsDays[w] = true
+	}
+}
+
+func isMonthOrDay(w string) bool { return monthsDays[w] }
+
+// people is what an extraction call remembers of who was mentioned, for pronouns and
+// repeated descriptions.
+type people struct {
+	last     string   // the last person named (a pronoun's referent)
+	entities []string // described third parties seen, newest last ("product-sync")
+}
+
+// subject resolves whose fact a clause states. It returns the subject key, the tokens
+// after the subject phrase, and a role attribute when the clause names the user's
+// manager, partner, landlord, … ("my manager is Dana": "manager").
+func (p *people) subject(ts []token, self string) (subj string, rest []token, role string) {
+	ts = skipFillers(ts)
+	// Reported speech: "mum says he's cut out bread" states what follows "says".
+	for i := 1; i < min(len(ts), 4); i++ {
+		if w := ts[i].low; (w == "says" || w == "said" || w == "reckons" || w == "thinks") && i+1 < len(ts) {
+			if n := i + 1; n < len(ts) && (ts[n].low == "that" || ts[n].low == "the") && ts[n].low == "that" {
+				i++
+			}
+			inner := ts[i+1:]
+			if len(inner) >= 2 {
+				s, r, ro := p.subject(inner, self)
+				return s, r, ro
+			}
+		}
+	}
+	if len(ts) == 0 {
+		return self, ts, ""
+	}
+	w0 := ts[0].low
+	switch {
+	case firstPerson[w0] || w0 == "our" && !p.isEntityPhrase(ts):
+		if w0 == "me" && len(ts) > 2 && ts[1].low == "and" {
+			// "me and my girlfriend priya rent a house": the user's fact.
+			return self, ts[2:], ""
+		}
+		return self, ts[1:], ""
+	case w0 == "my" || w0 == "new" || w0 == "our":
+		return p.possessed(ts, self)
+	case w0 == "the" && len(ts) > 1 && relations[strings.TrimSuffix(ts[1].low, "'s")] != "" && roles[strings.TrimSuffix(ts[1].low, "'s")] == "":
+		rel := relations[strings.TrimSuffix(ts[1].low, "'s")]
+		p.last = rel
+		return rel, ts[2:], ""
+	case pronouns[w0]:
+		if p.last != "" {
+			return p.last, ts[1:], ""
+		}
+		return self, ts[1:], ""
+	}
+	if rel, ok := relations[strings.TrimSuffix(w0, "'s")]; ok && w0 != "team" {
+		if _, isRole := roles[strings.TrimSuffix(w0, "'s")]; isRole {
+			return p.possessed(ts, self)
+		}
+		if w0 == "mum" && len(ts) > 2 && ts[1].low == "and" && ts[2].low == "dad" {
+			return "parents", ts[3:], ""
+		}
+		p.last = rel
+		return rel, ts[1:], ""
+	}
+	if e, n := p.entity(ts); e != "" {
+		return e, ts[n:], ""
+	}
+	if isNameToken(ts, 0) {
+		// "ines's sister marta is coming": the last name of a possessive chain.
+		i := 0
+		for i+2 < len(ts) && strings.HasSuffix(ts[i].low, "'s") && relations[ts[i+1].low] != "" && isNameAfterRelation(ts, i+2) {
+			i += 2
+		}
+		name := Kebab(strings.TrimSuffix(ts[i].low, "'s"))
+		// Two-word names: "Raj Patel moved", "harbour & finch ended".
+		j := i + 1
+		if j < len(ts) && !strings.HasSuffix(ts[i].low, "'s") && j+1 < len(ts) && isCapitalised(ts[j]) && isCapitalised(ts[i]) {
+			j++
+		}
+		p.last = name
+		return name, ts[j:], ""
+	}
+	return self, ts, ""
+}
+
+func isCapitalised(t token) bool {
+	r := []rune(t.orig)
+	return len(r) > 0 && unicode.IsUpper(r[0])
+}
+
+func isNameAfterRelation(ts []token, i int) bool {
+	if i >= len(ts) {
+		return false
+	}
+	w := strings.TrimSuffix(ts[i].low, "'s")
+	return w != "" && isWord(w) && !notName(w)
+}
+
+// notName reports words that are never a name: common words, function words, pronouns,
+// relations, months and days.
+func notName(w string) bool {
+	return common[w] || stopValue[w] || leadValue[w] || fillers[w] || anchors[w] || firstPerson[w] || pronouns[w] || relations[w] != "" || isMonthOrDay(w) || subjectVerbs[w]
+}
+
+// possessed resolves "my sister …", "my brother joris …", "my manager's a woman called
+// Sabine", "new boss started monday".
+func (p *people) possessed(ts []token, self string) (string, []token, string) {
+	i := 0
+	if ts[0].low == "my" || ts[0].low == "our" {
+		i++
+	}
+	for i < len(ts) && (ts[i].low == "new" || ts[i].low == "old" || ts[i].low == "little" || ts[i].low == "big" || ts[i].low == "older" || ts[i].low == "younger" || ts[i].low == "own" || ts[i].low == "best" || ts[i].low == "current") {
+		i++
+	}
+	if i >= len(ts) {
+		return self, nil, ""
+	}
+	// Two-word relations: "running buddy", "desk buddy", "personal tutor", "study buddy".
+	k := i
+	if k+1 < len(ts) && relations[strings.TrimSuffix(ts[k+1].low, "'s")] != "" && relations[ts[k].low] == "" {
+		k++
+	}
+	w := strings.TrimSuffix(ts[k].low, "'s")
+	rel, isRel := relations[w]
+	if !isRel || w == "team" {
+		if e, n := p.entity(ts); e != "" {
+			return e, ts[n:], ""
+		}
+		return self, ts[i:], ""
+	}
+	if ts[0].low == "new" && (k+1 >= len(ts) || !isNameAfterRelation(ts, k+1)) {
+		// "new flatmate moved in! Olu": the user's flatmate.
+		return self, ts[k+1:], roles[w]
+	}
+	// A lower-case word after the relation is its name only when it does not look like
+	// the verb: "my brother joris", but "my uncle packed up", "my aunt rehomed Clover".
+	if !strings.HasSuffix(ts[k].low, "'s") && k+1 < len(ts) && isNameAfterRelation(ts, k+1) && !subjectVerbs[ts[k+1].low] && ts[k+1].low != "moved" &&
+		(isCapitalised(ts[k+1]) || !verbish(ts[k+1].low)) {
+		name := Kebab(strings.TrimSuffix(ts[k+1].low, "'s"))
+		// "my husband sam is taking over": sam's fact; "me and my girlfriend priya" is
+		// handled by the caller.
+		p.last = name
+		return name, ts[k+2:], ""
+	}
+	// "my manager is Dana", "my manager's a woman called Sabine": the user's fact, unless
+	// what follows says something about the relation itself ("my dad's a ferrari fan").
+	if role, ok := roles[w]; ok {
+		if roleNamed(ts[k:]) {
+			return self, ts[k+1:], role
+		}
+		if ts[0].low == "my" && k+1 < len(ts) && (ts[k+1].low == "moved" || ts[k+1].low == "left") {
+			return rel, ts[k+1:], ""
+		}
+		if ts[0].low == "my" || ts[0].low == "our" {
+			return self, ts[k+1:], role
+		}
+	}
+	if ts[0].low == "my" && (w == "buddy" || w == "mate") && k == i {
+		return self, ts[k+1:], ""
+	}
+	p.last = rel
+	return rel, ts[k+1:], ""
+}
+
+// roleNamed reports whether a role word is followed by its holder's name: "manager is
+// Dana", "landlord's a guy called mr haddad", "boss started monday, Raj Patel".
+func roleNamed(ts []token) bool {
+	for i := 1; i < min(len(ts), 7); i++ {
+		switch ts[i].low {
+		case "called", "named":
+			return true
+		}
+		if isCapitalised(ts[i]) && !isMonthOrDay(ts[i].low) {
+			return true
+		}
+	}
+	if len(ts) > 2 && (ts[1].low == "is" || strings.HasSuffix(ts[0].low, "'s")) {
+		j := 2
+		if strings.HasSuffix(ts[0].low, "'s") {
+			j = 1
+		}
+		for j < len(ts) && (ts[j].low == "a" || ts[j].low == "mr" || ts[j].low == "mrs" || ts[j].low == "ms" || ts[j].low == "dr" || ts[j].low == "prof") {
+			j++
+		}
+		return j < len(ts) && isNameAfterRelation(ts, j) && ts[j].low != "great" && ts[j].low != "actually"
+	}
+	return false
+}
+
+// isEntityPhrase reports whether ts starts with a described third party.
+func (p *people) isEntityPhrase(ts []token) bool { e, _ := p.entity(ts); return e != "" }
+
+// entity reads a described third party at the start of ts ("the mobile team", "weekly
+// product sync", "the sync") and returns its key and the number of tokens it took.
+func (p *people) entity(ts []token) (string, int) {
+	i := 0
+	for i < len(ts) && modifiers[ts[i].low] {
+		i++
+	}
+	var words []string
+	for j := i; j < min(len(ts), i+3); j++ {
+		w := strings.TrimSuffix(ts[j].low, "'s")
+		words = append(words, w)
+		if entityHeads[w] {
+			if len(words) > 2 {
+				words = words[len(words)-2:]
+			}
+			key := Kebab(strings.Join(words, " "))
+			if len(words) == 1 {
+				// "the sync": the last entity with that head.
+				for k := len(p.entities) - 1; k >= 0; k-- {
+					if strings.HasSuffix(p.entities[k], "-"+key) || p.entities[k] == key {
+						return p.entities[k], j + 1
+					}
+				}
+				if ts[0].low == "our" || ts[0].low == "my" {
+					return "", 0 // "our team is …": the user's team
+				}
+			}
+			if !slices.Contains(p.entities, key) {
+				p.entities = append(p.entities, key)
+			}
+			return key, j + 1
+		}
+		if ts[j].end || common[w] && !isEntityModifier(w) {
+			break
+		}
+	}
+	return "", 0
+}
+
+func isEntityModifier(w string) bool {
+	return w == "product" || w == "mobile" || w == "grant" || w == "design" || w == "data" || w == "research" || w == "book" || w == "swim" || w == "football"
+}

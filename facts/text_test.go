@@ -1,0 +1,198 @@
+package facts
+
+import (
+	"testing"
+	"time"
+)
+
+func TestSubject(t *testing.T) {
+	tests := []struct {
+		name, text, self, last string
+		want, role             string
+	}{
+		{"first person", "i just moved to a flat near the docks", "user", "", "user", ""},
+		{"speaker's first person", "we adopted a greyhound", "wendel", "", "wendel", ""},
+		{"relation", "my cousin works night shifts at the depot", "user", "", "cousin", ""},
+		{"relation with a name", "my flatmate oskar is vegan these days", "user", "", "oskar", ""},
+		{"capitalised name", "Mirela started at the bakery on Monday", "user", "", "mirela", ""},
+		{"lower-case name", "kwame moved to glasgow for his phd", "user", "", "kwame", ""},
+		{"possessive name", "bilal's car got towed again", "user", "", "bilal", ""},
+		{"possessive chain", "dana's brother felix is a chef in rome", "user", "", "felix", ""},
+		{"role is the user's", "my boss is a guy called Ferdinand", "user", "", "user", "manager"},
+		{"new role", "new landlady is Mrs Achebe from downstairs", "user", "", "user", "landlord"},
+		{"pronoun", "she's switched to the night team", "user", "petra", "petra", ""},
+		{"pronoun without referent", "he said yes", "user", "", "user", ""},
+		{"described group", "the design team is moving to figma", "user", "", "design-team", ""},
+		{"project", "the project got paused until spring", "user", "", "project", ""},
+		{"reported speech", "my aunt says dad's back on the night bus", "user", "", "dad", ""},
+		{"me and my partner", "me and my wife Ulla rent a cottage in cork", "user", "", "user", ""},
+		{"parents", "mum and dad live in a bungalow now", "user", "", "parents", ""},
+		{"typo and shouting", "ALSO i finaly got a bike lol", "user", "", "user", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &people{last: tt.last}
+			got, _, role := p.subject(tokenize(tt.text), tt.self)
+			if got != tt.want || role != tt.role {
+				t.Errorf("subject(%q) = %q role %q, want %q role %q", tt.text, got, role, tt.want, tt.role)
+			}
+		})
+	}
+}
+
+func TestEntityIsRemembered(t *testing.T) {
+	p := &people{}
+	if got, _, _ := p.subject(tokenize("the monthly budget review is on thursdays"), "user"); got != "user" {
+		t.Fatalf("no entity head: %q", got)
+	}
+	if got, _, _ := p.subject(tokenize("weekly design sync is at 4"), "user"); got != "design-sync" {
+		t.Fatalf("first mention: %q", got)
+	}
+	if got, _, _ := p.subject(tokenize("the sync moved to friday"), "user"); got != "design-sync" {
+		t.Errorf("the sync: %q, want the design-sync named before", got)
+	}
+}
+
+func TestSpeakerPrefix(t *testing.T) {
+	tests := []struct {
+		name, text, speaker, wantText, wantSpeaker string
+	}{
+		{"prefix", "Wendel: we got a dog", "", "we got a dog", "Wendel"},
+		{"matching speaker", "Wendel: we got a dog", "wendel", "we got a dog", "Wendel"},
+		{"other speaker", "Ivo: we got a dog", "Wendel", "Ivo: we got a dog", "Wendel"},
+		{"not a name", "Update: the flat fell through", "", "Update: the flat fell through", ""},
+		{"none", "we got a dog", "", "we got a dog", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text, sp := splitSpeaker(tt.text, tt.speaker)
+			if text != tt.wantText || sp != tt.wantSpeaker {
+				t.Errorf("got %q, %q", text, sp)
+			}
+		})
+	}
+}
+
+func TestQuestion(t *testing.T) {
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"how do i descale a kettle?", true},
+		{"whats the best bus to the airport?", true},
+		{"my knee clicks when i squat, is that bad?", true},
+		{"red or green for the hallway?", true},
+		{"i got the job??", false},
+		{"i'm moving to oslo.", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			ss := sentences(tt.text)
+			got := false
+			for _, s := range ss {
+				got = got || s.question
+			}
+			if got != tt.want {
+				t.Errorf("question(%q) = %v", tt.text, got)
+			}
+		})
+	}
+}
+
+func TestNegatedScopeEventTime(t *testing.T) {
+	now := time.Date(2026, 5, 20, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		text    string
+		negated bool
+		scope   string
+		event   string
+	}{
+		{"we sold the motorbike", true, "", ""},
+		{"i don't eat pork anymore", true, "", ""},
+		{"tariq and i split up", true, "", ""},
+		{"i quit the choir, i'm in a band now", false, "", ""},
+		{"i walk to work except on rainy days", false, "except on rainy days", ""},
+		{"i only drink wine when i travel", false, "when i travel", ""},
+		{"gym on tuesdays", false, "on tuesdays", ""},
+		{"back in february i started at the library", false, "", "2026-02"},
+		{"since october i've been in leeds", false, "", "2025-10"},
+		{"the fee goes up from july", false, "", "2026-07"},
+		{"i moved last month", false, "", "2026-04"},
+		{"back in early march the scan was clear", false, "", "2026-03"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			if got := negated(tt.text); got != tt.negated {
+				t.Errorf("negated = %v", got)
+			}
+			if got := scope(tt.text); got != tt.scope {
+				t.Errorf("scope = %q, want %q", got, tt.scope)
+			}
+			got := ""
+			if e := eventTime(tt.text, now); !e.IsZero() {
+				got = e.Format("2006-01")
+			}
+			if got != tt.event {
+				t.Errorf("event time = %q, want %q", got, tt.event)
+			}
+		})
+	}
+}
+
+func TestValue(t *testing.T) {
+	tests := []struct {
+		name, attr, text, want string
+	}{
+		{"money with unit", "price", "the plan is now 18.50 a month", "18.50"},
+		{"rent with sign", "rent", "rent went up to £980", "£980"},
+		{"not a year", "price", "since 2019 it has cost 45 a month", "45"},
+		{"clock", "meeting-time", "retro is at 4:15 on fridays", "4:15"},
+		{"am pm", "meeting-time", "the sync moved to 11am", "11am"},
+		{"date", "deadline", "the essay is due april 9th", "april 9th"},
+		{"days", "schedule", "recycling goes out on mondays", "mondays"},
+		{"place after in", "home", "i live in Tbilisi now", "Tbilisi"},
+		{"lower-case place", "home", "moved to porto last week", "porto"},
+		{"called", "pet", "we got a hamster called Noodle", "Noodle"},
+		{"lower-case name", "manager", "my manager is ruth", "ruth"},
+		{"phone number", "phone-number", "her number is 07700 900417", "07700 900417"},
+		{"email", "email", "my email is kit@example.org now", "kit@example.org"},
+		{"address", "address", "we're at 12 mill road", "12 mill road"},
+		{"no number", "rent", "rent is a nightmare", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, ok := attributeByName(tt.attr)
+			if !ok {
+				t.Fatalf("no attribute %s", tt.attr)
+			}
+			ts := tokenize(tt.text)
+			p := &people{}
+			_, rest, role := p.subject(ts, "user")
+			if got := value(a, rest, ts, role); got != tt.want {
+				t.Errorf("value = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestKebabAndSlot(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Mobile Team", "mobile-team"}, {"phone_number", "phone-number"}, {"Tomás", "tomas"}, {"O'Brien", "obrien"}, {"  --x--  ", "x"}, {"mobile-team", "mobile-team"},
+	}
+	for _, tt := range tests {
+		if got := Kebab(tt.in); got != tt.want || Kebab(got) != got {
+			t.Errorf("Kebab(%q) = %q, want %q (and stable)", tt.in, got, tt.want)
+		}
+	}
+	if s := (Fact{Subject: "Theo", Attribute: "Hobby"}).Slot(); s != "theo/hobby" {
+		t.Errorf("slot %q", s)
+	}
+}
+
+func TestSingleValued(t *testing.T) {
+	for attr, want := range map[string]bool{"home": true, "employer": true, "manager": true, "partner": true, "pet": false, "hobby": false, "language": false, "allergy": false, "subscription": false, "standup-time": true, "research-tool": false, "dog-pets": false} {
+		if got := SingleValued(attr); got != want {
+			t.Errorf("SingleValued(%q) = %v, want %v", attr, got, want)
+		}
+	}
+}

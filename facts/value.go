@@ -1,0 +1,350 @@
+package facts
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var (
+	moneyRe   = regexp.MustCompile(`(?i)(?:[£$€]\s?)?\d[\d,]*(?:\.\d+)?(?:\s?(?:k\b|mg\b|km\b|kg\b|gb\b|tb\b|hours?\b|hrs?\b|minutes?\b|mins?\b|%|euros?\b|quid\b|pounds?\b|dollars?\b))?`)
+	perRe     = regexp.MustCompile(`(?i)^\s*(?:a|an|per|each|every)\s+(?:month|year|week|day|night|hour)|^\s*(?:mg|km|hours?|minutes?|mins?)`)
+	phoneRe   = regexp.MustCompile(`\+?\d{3,5}(?:[ -]\d{3,6}){1,3}`)
+	clockRe   = regexp.MustCompile(`(?i)\b\d{1,2}:\d{2}\s?(?:am|pm)?|\b\d{1,2}\s?(?:am|pm)\b|\bnoon\b|\bmidnight\b`)
+	emailRe   = regexp.MustCompile(`[\w.+-]+@[\w-]+(?:\.[\w-]+)+`)
+	monthName = `(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
+	dateRe    = regexp.MustCompile(`(?i)\b` + monthName + `\s+\d{1,2}(?:st|nd|rd|th)?\b(?:\s+to\s+\d{1,2})?|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthName + `\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b|\b` + monthName + `\b`)
+	dayName   = `(?:mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)(?:day)?s?|weekends?|weekdays?`
+	daysRe    = regexp.MustCompile(`(?i)\b` + dayName + `(?:(?:\s*,\s*|\s+and\s+|\s+)(?:` + dayName + `))*\b`)
+	addressRe = regexp.MustCompile(`(?i)\b(?:flat\s+\d+[a-z]?,?\s+)?\d+[a-z]?\s+(?:[a-z]+\s+){1,2}(?:street|road|lane|avenue|close|drive|way|court|place|view|square|crescent|terrace|gardens|st|rd|ave)\b`)
+	yearRe    = regexp.MustCompile(`^(?:19|20)\d\d$`)
+)
+
+// stopValue words end a value phrase.
+var stopValue = map[string]bool{
+	"for": true, "with": true, "and": true, "but": true, "because": true, "since": true, "now": true, "today": true, "yesterday": true,
+	"last": true, "next": true, "this": true, "tonight": true, "too": true, "as": true, "well": true, "lol": true, "which": true, "where": true,
+	"that": true, "so": true, "after": true, "before": true, "until": true, "till": true, "by": true, "is": true, "are": true, "was": true,
+	"from": true, "every": true, "each": true, "again": true, "already": true, "though": true, "anymore": true, "any": true, "though,": true,
+	"btw": true, "tbh": true, "honestly": true, "either": true, "instead": true, "if": true, "when": true, "while": true, "like": true, "though.": true,
+	"who": true, "he": true, "she": true, "they": true, "we": true, "i": true, "it": true, "its": true, "it's": true, "not": true, "only": true, "except": true,
+	"on": true, "at": true, "in": true, "to": true, "into": true, "near": true, "of": true, "or": true, "about": true, "just": true, "still": true, "thank": true,
+	"his": true, "her": true, "my": true, "our": true, "their": true, "the": false, "a": false, "starting": true, "during": true, "per": true, "officially": true,
+}
+
+// leadValue words are dropped at the start of a value.
+var leadValue = map[string]bool{"the": true, "a": true, "an": true, "my": true, "our": true, "new": true, "some": true, "his": true, "her": true, "their": true, "your": true, "called": true, "named": true, "now": true, "just": true, "really": true, "so": true, "officially": true, "also": true, "still": true, "back": true, "up": true, "actually": true, "like": true, "basically": true, "about": true, "around": true, "at": true, "on": true, "used": true, "old": false}
+
+// phrase takes a value phrase from ts: up to four words, dropping leading articles and
+// stopping at a stop word or a clause boundary.
+func phrase(ts []token) string {
+	for len(ts) > 0 && leadValue[ts[0].low] {
+		ts = ts[1:]
+	}
+	var out []token
+	for _, t := range ts {
+		if stopValue[t.low] || len(out) >= 4 {
+			break
+		}
+		out = append(out, t)
+		if t.end {
+			break
+		}
+	}
+	return join(out)
+}
+
+// anchors are words after which a value usually follows.
+var anchors = map[string]bool{
+	"is": true, "'s": true, "am": true, "i'm": true, "im": true, "are": true, "as": true, "went": true, "been": true, "become": true, "became": true,
+	"to": true, "on": true, "into": true, "called": true, "named": true, "drink": true, "drinks": true, "eat": true, "eats": true, "play": true,
+	"plays": true, "playing": true, "doing": true, "studying": true, "study": true, "study:": true, "up": true, "joined": true, "bought": true, "got": true,
+	"for": false, "with": true, "at": true, "in": true, "switched": true, "takes": true, "take": true, "support": true, "supports": true, "watch": true,
+	"drive": true, "drives": true, "driving": true, "love": true, "loves": true, "like": true, "likes": true, "hate": true, "stand": true, "of": true,
+	"prefer": true, "using": true, "use": true, "through": true, "now": true, "adopted": true, "booked": true, "picked": true, "started": true,
+}
+
+// value picks the value of attr from the clause tokens ts (the words after the
+// subject; all holds the whole clause for patterns that span it).
+func value(attr attribute, ts, all []token, role string) string {
+	text := join(all)
+	switch attr.kind {
+	case kindNumber:
+		if attr.name == "phone-number" {
+			if m := phoneRe.FindString(text); m != "" {
+				return m
+			}
+		}
+		if v := number(text); v != "" {
+			return v
+		}
+	case kindTime:
+		if m := clockRe.FindString(text); m != "" {
+			return strings.TrimSpace(m)
+		}
+	case kindDate:
+		if m := dateRe.FindString(text); m != "" {
+			return m
+		}
+	case kindDay:
+		if m := daysRe.FindString(text); m != "" {
+			return m
+		}
+	case kindPlace:
+		if m := addressRe.FindString(text); m != "" {
+			return m
+		}
+		if v := after(ts, []string{"in", "to", "into", "at", "on", "near", "from"}, true); v != "" {
+			return v
+		}
+	case kindPerson:
+		if v := named(ts); v != "" {
+			return v
+		}
+	case kindOrg:
+		if v := named(ts); v != "" {
+			return v
+		}
+		if v := after(ts, []string{"at", "for", "with", "to", "joined", "on", "through", "in", "into"}, true); v != "" {
+			return v
+		}
+	}
+	if attr.name == "email" {
+		if m := emailRe.FindString(text); m != "" {
+			return m
+		}
+	}
+	switch attr.kind {
+	case kindNumber, kindTime, kindDate, kindDay:
+		// A typed value that is not in the clause is not there: no phrase stands in.
+		return ""
+	}
+	if v := capitalised(ts); v != "" {
+		return v
+	}
+	if attr.kind == kindPerson || attr.kind == kindOrg || attr.kind == kindPlace {
+		if v := after(ts, []string{"in", "to", "into", "at", "with", "for", "is", "'s", "called", "named"}, false); v != "" {
+			return v
+		}
+	}
+	for i, t := range ts {
+		if anchors[t.low] || strings.HasSuffix(t.low, "'s") && i == 0 {
+			if v := phrase(ts[i+1:]); v != "" {
+				return v
+			}
+		}
+	}
+	return phrase(ts)
+}
+
+// number picks the amount of a clause: one with a unit or a period ("25 a month") over
+// one with a currency sign over a bare one; never a year, a clock time or a date's day.
+func number(text string) string {
+	best, bestRank := "", -1
+	for _, ix := range moneyRe.FindAllStringIndex(text, -1) {
+		m := strings.TrimSpace(text[ix[0]:ix[1]])
+		if ix[0] > 0 && (text[ix[0]-1] == ':' || isAlnum(text[ix[0]-1])) {
+			continue
+		}
+		if ix[1] < len(text) && (text[ix[1]] == ':' || isAlpha(text[ix[1]]) && !strings.ContainsAny(m, " ")) {
+			// "3pm", "1st", "x-t3", "200gb" with no space are times, ordinals or names.
+			if !strings.HasSuffix(strings.ToLower(text[ix[1]:min(len(text), ix[1]+2)]), "k") && !strings.HasPrefix(strings.ToLower(text[ix[1]:]), "k ") {
+				continue
+			}
+		}
+		if yearRe.MatchString(m) {
+			continue
+		}
+		rank := 0
+		switch {
+		case perRe.MatchString(text[ix[1]:]) || strings.ContainsAny(m, " %"):
+			rank = 3
+		case strings.ContainsAny(m, "£$€"):
+			rank = 2
+		case strings.ContainsAny(m, ".,"):
+			rank = 1
+		}
+		if rank > bestRank {
+			best, bestRank = m, rank
+		}
+	}
+	return best
+}
+
+func isAlnum(b byte) bool { return isAlpha(b) || b >= '0' && b <= '9' }
+func isAlpha(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
+// after returns the phrase after the first of preps, preferring a capitalised one when
+// capsFirst is set.
+func after(ts []token, preps []string, capsFirst bool) string {
+	var first string
+	for i, t := range ts {
+		for _, p := range preps {
+			if t.low != p || i+1 >= len(ts) {
+				continue
+			}
+			v := phrase(ts[i+1:])
+			if v == "" || isMonthOrDay(strings.ToLower(strings.Fields(v)[0])) {
+				continue
+			}
+			if capsFirst && isCapitalised(tokenize(v)[0]) {
+				return v
+			}
+			if first == "" {
+				first = v
+			}
+		}
+	}
+	return first
+}
+
+// named returns a name: after "called" or "named", a capitalised run, or a lower-case
+// word that looks like a name.
+func named(ts []token) string {
+	for i, t := range ts {
+		if (t.low == "called" || t.low == "named") && i+1 < len(ts) {
+			return nameRun(ts[i+1:])
+		}
+	}
+	if v := capitalised(ts); v != "" {
+		return v
+	}
+	for i := range ts {
+		if isNameAfterRelation(ts, i) && !anchors[ts[i].low] && !stopValue[ts[i].low] && !leadValue[ts[i].low] && len(ts[i].low) > 2 && !verbish(ts[i].low) {
+			if i > 0 && (ts[i-1].low == "is" || ts[i-1].low == "'s" || ts[i-1].low == "to" || ts[i-1].low == "with" || ts[i-1].low == "by" || ts[i-1].low == "mr" || ts[i-1].low == "mrs" || ts[i-1].low == "dr" || ts[i-1].low == "prof" || relations[ts[i-1].low] != "") {
+				return nameRun(ts[i-min(i, titleLen(ts, i)):])
+			}
+		}
+	}
+	return ""
+}
+
+func titleLen(ts []token, i int) int {
+	if i > 0 {
+		switch ts[i-1].low {
+		case "mr", "mrs", "ms", "dr", "prof":
+			return 1
+		}
+	}
+	return 0
+}
+
+func verbish(w string) bool {
+	return strings.HasSuffix(w, "ing") || strings.HasSuffix(w, "ed") || subjectVerbs[w]
+}
+
+// nameRun takes up to three words of a name.
+func nameRun(ts []token) string {
+	var out []token
+	for _, t := range ts {
+		if len(out) >= 3 || stopValue[t.low] || common[t.low] && len(out) > 0 {
+			break
+		}
+		out = append(out, t)
+		if t.end {
+			break
+		}
+	}
+	return join(out)
+}
+
+// capitalised returns the first run of capitalised words that is not the clause's first
+// word and not "I".
+func capitalised(ts []token) string {
+	for i := 0; i < len(ts); i++ {
+		if !isCapitalised(ts[i]) || ts[i].low == "i" || ts[i].low == "i'm" || firstPerson[ts[i].low] || isMonthOrDay(ts[i].low) && !isCapitalisedWord(ts[i]) {
+			continue
+		}
+		if strings.ToUpper(ts[i].orig) == ts[i].orig && len(ts[i].orig) > 4 {
+			continue // shouting: "KEYS!!!"
+		}
+		j := i
+		for j < len(ts) && j-i < 4 && (isCapitalised(ts[j]) || ts[j].low == "&" || ts[j].low == "du" || ts[j].low == "de" || isDigitStart(ts[j].low) && j > i) {
+			j++
+			if ts[j-1].end {
+				break
+			}
+		}
+		return join(ts[i:j])
+	}
+	return ""
+}
+
+func isCapitalisedWord(t token) bool { return isCapitalised(t) }
+
+var (
+	negationRe = regexp.MustCompile(`(?i)\b(?:no longer|not any ?more|any ?more|any longer|no more|sold|quit|quitting|stopped|cancell?ed|gave up|given up|got rid of|split up|broke up|broken up|moved out|dropped out|ditched|rehomed?|ended|withdrew|deleted|done with|won't be|isn't|is not|not actually|never was|lost my|handed (?:\w+ ){0,4}back|left the|'s left|has left|i left)\b`)
+	// changeRe marks a clause that names the new value of a change ("quit the cafe,
+	// now a baker"): the cue of negation then belongs to the old value.
+	changeRe = regexp.MustCompile(`(?i)\b(?:now|instead|switched to|new|started|moved to|back on|back to)\b`)
+	scopeRe  = regexp.MustCompile(`(?i)\b(?:except(?: on| in| for| when| during)?|only (?:when|on|in|if|during|for)|unless|during|until|till|on (?:` + dayName + `)|for (?:anyone|new|the)\b [a-z]+(?: [a-z]+)?|after \d{1,2}\s?(?:am|pm)?|when (?:i|we|friends)\b)[^,.;!?]*`)
+	eventRe  = regexp.MustCompile(`(?i)\b(?:back in|since|from|as of|starting(?: in| on| from)?|in)\s+(?:early\s+|late\s+|mid\s+)?(?:the\s+)?(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)?(` + monthName + `)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?|\b(last (?:month|week|year))\b|\bon the (\d{1,2})(?:st|nd|rd|th)\b`)
+)
+
+// negated reports whether a clause says its value no longer holds.
+func negated(clause string) bool {
+	if !negationRe.MatchString(clause) {
+		return false
+	}
+	return !changeRe.MatchString(clause) || strings.Contains(strings.ToLower(clause), "anymore") || strings.Contains(strings.ToLower(clause), "no more")
+}
+
+// scope returns the condition a clause states, if any.
+func scope(clause string) string {
+	m := scopeRe.FindString(clause)
+	return strings.TrimSpace(m)
+}
+
+var months = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
+
+// eventTime resolves "back in March", "since april", "from the 1st of july", "last
+// month", "on the 20th" against now. Past cues take the latest such date not after now;
+// "from" and "starting" may point forward.
+func eventTime(clause string, now time.Time) time.Time {
+	m := eventRe.FindStringSubmatch(clause)
+	if m == nil {
+		return time.Time{}
+	}
+	if now.IsZero() {
+		now = time.Now().UTC()
+	}
+	y, mo, _ := now.Date()
+	loc := now.Location()
+	switch {
+	case m[4] != "":
+		switch strings.ToLower(m[4]) {
+		case "last month":
+			return time.Date(y, mo-1, 1, 0, 0, 0, 0, loc)
+		case "last week":
+			d := now.AddDate(0, 0, -7)
+			return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, loc)
+		default:
+			return time.Date(y-1, 1, 1, 0, 0, 0, 0, loc)
+		}
+	case m[5] != "":
+		day, _ := strconv.Atoi(m[5])
+		t := time.Date(y, mo, day, 0, 0, 0, 0, loc)
+		if t.After(now) {
+			t = t.AddDate(0, -1, 0)
+		}
+		return t
+	}
+	month := months[strings.ToLower(m[2])[:3]]
+	day := 1
+	if m[1] != "" {
+		day, _ = strconv.Atoi(m[1])
+	} else if m[3] != "" {
+		day, _ = strconv.Atoi(m[3])
+	}
+	t := time.Date(y, month, day, 0, 0, 0, 0, loc)
+	forward := strings.HasPrefix(strings.ToLower(m[0]), "from") || strings.HasPrefix(strings.ToLower(m[0]), "starting")
+	if forward {
+		if t.Before(time.Date(y, mo, 1, 0, 0, 0, 0, loc).AddDate(0, -2, 0)) {
+			t = t.AddDate(1, 0, 0)
+		}
+	} else if t.After(now) {
+		t = t.AddDate(-1, 0, 0)
+	}
+	return t
+}

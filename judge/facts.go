@@ -1,0 +1,125 @@
+package judge
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	fx "github.com/atma-dev/atma/facts"
+)
+
+// correctionCue marks a new input that corrects what was said rather than reporting a
+// change: "sorry, I meant 40", "wait no, the 16th", "typo: …".
+var correctionCue = regexp.MustCompile(`(?i)\b(sorry|i meant|meant to say|correction|typo|my mistake|my bad|i misspoke|misspoke|wait,? no|oops|i got that wrong|not \w+,? (?:but|it'?s))\b`)
+
+// sharedSlot returns the first pair of facts, one of old's and one of new's, with the same
+// slot key.
+func sharedSlot(old, new []fx.Fact) (fx.Fact, fx.Fact, bool) {
+	for _, n := range new {
+		for _, o := range old {
+			if o.Slot() == n.Slot() {
+				return o, n, true
+			}
+		}
+	}
+	return fx.Fact{}, fx.Fact{}, false
+}
+
+// sameValue reports whether two values name the same thing: the words of one contain the
+// other's ("Porto" and "the Porto flat", "40" and "40 minutes").
+func sameValue(a, b string) bool {
+	wa, wb := valueWords(a), valueWords(b)
+	if len(wa) == 0 || len(wb) == 0 {
+		return false
+	}
+	contains := func(big, small []string) bool {
+		for _, w := range small {
+			if !slices.Contains(big, w) {
+				return false
+			}
+		}
+		return true
+	}
+	return contains(wa, wb) || contains(wb, wa)
+}
+
+func valueWords(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		switch w {
+		case "a", "an", "the", "my", "our", "his", "her", "their":
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// decideFacts judges a pair whose records state facts of one slot: the rule auditor as a
+// judge over facts. Same value → a restatement (consistent; both stay current, joined by
+// coexistence); the new fact denies the old value → explicit negation; a value taken up
+// again → temporal update; a new scope → scoped exception; another value of a
+// single-valued attribute → temporal update (value discrepancy when the input corrects
+// itself); another value of a multi-valued one → coexistence.
+func decideFacts(old, new fx.Fact, newText string) (Steps, Verdict) {
+	single := fx.SingleValued(new.Attribute)
+	same := sameValue(old.Value, new.Value)
+	var st Status
+	var ct ConflictType
+	var act Action
+	var why string
+	switch {
+	case same && old.Negated == new.Negated && (new.Scope == "" || new.Scope == old.Scope):
+		st, ct, act, why = StatusConsistent, TypeNone, ActionCoexist, "the new input restates the same value"
+	case same && new.Negated && !old.Negated:
+		st, ct, act, why = StatusConflict, TypeExplicitNegation, ActionSupersede, "the new input says the value no longer holds"
+	case same && old.Negated && !new.Negated:
+		st, ct, act, why = StatusConflict, TypeTemporalUpdate, ActionTransition, "the value holds again after it was given up"
+	case new.Scope != "" && new.Scope != old.Scope && !new.Negated:
+		st, ct, act, why = StatusConflict, TypeScopeMismatch, ActionScopedException, fmt.Sprintf("the new input holds only %s", new.Scope)
+	case new.Negated:
+		// Denies another value than the old record's: nothing changes for this one.
+		st, ct, act, why = StatusConsistent, TypeNone, ActionKeep, fmt.Sprintf("the new input denies %q, not %q", new.Value, old.Value)
+	case !single:
+		st, ct, act, why = StatusConsistent, TypeNone, ActionCoexist, fmt.Sprintf("%s holds several values at once", new.Attribute)
+	case correctionCue.MatchString(newText):
+		st, ct, act, why = StatusConflict, TypeValueDiscrepancy, ActionSupersede, "the new input corrects the value"
+	default:
+		st, ct, act, why = StatusConflict, TypeTemporalUpdate, ActionTransition, "the value changed"
+	}
+	v := Verdict{Status: st, ConflictType: ct, Action: act, Links: []Link{}, Confidence: 0.7}
+	if l, ok := DefaultLink(act); ok {
+		v.Links = append(v.Links, l)
+	}
+	label := new.Attribute
+	if new.Subject != "user" {
+		label = new.Subject + "'s " + new.Attribute
+	}
+	if st == StatusConflict {
+		nv := new.Value
+		if new.Negated {
+			nv = "no " + new.Value
+		}
+		v.TransitionSummary = fmt.Sprintf("%s: %s -> %s", label, old.Value, nv)
+	}
+	s := Steps{
+		Slot:         fmt.Sprintf("Both texts state %s (slot %s).", label, new.Slot()),
+		Comparison:   fmt.Sprintf("Old value: %s. New value: %s. %s.", factValue(old), factValue(new), capitalize(why)),
+		ConflictType: fmt.Sprintf("%s.", ct),
+		Action:       fmt.Sprintf("%s.", act),
+	}
+	return s, v
+}
+
+func factValue(f fx.Fact) string {
+	v := f.Value
+	if f.Negated {
+		v = "no longer " + v
+	}
+	if f.Scope != "" {
+		v += " (" + f.Scope + ")"
+	}
+	return v
+}

@@ -1,0 +1,67 @@
+package judge
+
+import (
+	"strings"
+	"testing"
+
+	fx "github.com/atma-dev/atma/facts"
+)
+
+func TestDecideFacts(t *testing.T) {
+	home := func(v string) fx.Fact { return fx.Fact{Subject: "user", Attribute: "home", Value: v} }
+	pet := func(v string, neg bool) fx.Fact {
+		return fx.Fact{Subject: "user", Attribute: "pet", Value: v, Negated: neg}
+	}
+	tests := []struct {
+		name     string
+		old, new fx.Fact
+		text     string
+		status   Status
+		ctype    ConflictType
+		action   Action
+		summary  string
+	}{
+		{"another home", home("Lisbon"), home("Porto"), "the movers came, first night in porto", StatusConflict, TypeTemporalUpdate, ActionTransition, "home: Lisbon -> Porto"},
+		{"a restatement", home("Porto"), home("the Porto flat"), "still loving the porto flat", StatusConsistent, TypeNone, ActionCoexist, ""},
+		{"a correction", fx.Fact{Subject: "user", Attribute: "commute-minutes", Value: "14"}, fx.Fact{Subject: "user", Attribute: "commute-minutes", Value: "40"},
+			"sorry, I meant 40, not 14", StatusConflict, TypeValueDiscrepancy, ActionSupersede, "commute-minutes: 14 -> 40"},
+		{"a second pet", pet("Miso", false), pet("Biscuit", false), "and a puppy too", StatusConsistent, TypeNone, ActionCoexist, ""},
+		{"a pet given away", pet("Miso", false), pet("Miso", true), "we had to rehome miso", StatusConflict, TypeExplicitNegation, ActionSupersede, "pet: Miso -> no Miso"},
+		{"another pet denied", pet("Biscuit", false), pet("Miso", true), "we had to rehome miso", StatusConsistent, TypeNone, ActionKeep, ""},
+		{"taken up again", fx.Fact{Subject: "user", Attribute: "subscription", Value: "Netflix", Negated: true}, fx.Fact{Subject: "user", Attribute: "subscription", Value: "Netflix"},
+			"caved and resubscribed to netflix", StatusConflict, TypeTemporalUpdate, ActionTransition, "subscription: Netflix -> Netflix"},
+		{"a scope", fx.Fact{Subject: "user", Attribute: "standup-time", Value: "9:30"}, fx.Fact{Subject: "user", Attribute: "standup-time", Value: "11", Scope: "on fridays"},
+			"on fridays standup is at 11", StatusConflict, TypeScopeMismatch, ActionScopedException, "standup-time: 9:30 -> 11"},
+		{"someone else's", fx.Fact{Subject: "sister", Attribute: "home", Value: "Leeds"}, fx.Fact{Subject: "sister", Attribute: "home", Value: "York"},
+			"my sister moved to york", StatusConflict, TypeTemporalUpdate, ActionTransition, "sister's home: Leeds -> York"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := Pair{Old: Record{Text: "old", Facts: []fx.Fact{tt.old}}, New: Record{Text: tt.text, Facts: []fx.Fact{tt.new}}}
+			res, err := (&RuleAuditor{}).Audit(t.Context(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := res.Verdict
+			if v.Status != tt.status || v.ConflictType != tt.ctype || v.Action != tt.action || v.TransitionSummary != tt.summary {
+				t.Errorf("verdict %s/%s/%s %q, want %s/%s/%s %q", v.Status, v.ConflictType, v.Action, v.TransitionSummary, tt.status, tt.ctype, tt.action, tt.summary)
+			}
+			if err := v.Validate(); err != nil {
+				t.Errorf("invalid verdict: %v", err)
+			}
+			if _, err := ParseStrict(res.Raw); err != nil {
+				t.Errorf("the rendering does not parse: %v\n%s", err, res.Raw)
+			}
+			if !strings.Contains(res.Steps.Slot, tt.new.Slot()) {
+				t.Errorf("steps do not name the slot: %+v", res.Steps)
+			}
+		})
+	}
+	// Facts of different slots leave the pair to the sentence rules.
+	p := Pair{Old: Record{Text: "I live in Berlin.", Facts: []fx.Fact{home("Berlin")}}, New: Record{Text: "I moved to Lisbon last month.", Facts: []fx.Fact{{Subject: "sister", Attribute: "home", Value: "Lisbon"}}}}
+	_, v := (&RuleAuditor{}).Decide(p)
+	_, sentence := (&RuleAuditor{}).Decide(Pair{Old: Record{Text: p.Old.Text}, New: Record{Text: p.New.Text}})
+	if v.Status != sentence.Status || v.Action != sentence.Action {
+		t.Errorf("no shared slot: %+v, want the sentence rules' %+v", v, sentence)
+	}
+}

@@ -1,0 +1,190 @@
+package overlay
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/atma-dev/atma/facts"
+	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/overlay/store"
+)
+
+// mapExtractor reads facts from a table by text; err fails every call.
+type mapExtractor struct {
+	facts map[string][]facts.Fact
+	err   error
+	seen  [][]string // the Slots each call was shown
+}
+
+func (m *mapExtractor) Extract(_ context.Context, in []facts.Input) ([]facts.Result, error) {
+	if m.err != nil {
+		return nil, m.err
+	}
+	out := make([]facts.Result, len(in))
+	for i, x := range in {
+		m.seen = append(m.seen, x.Slots)
+		out[i] = facts.Result{Facts: m.facts[x.Text], Source: "fake"}
+		if len(out[i].Facts) == 0 {
+			out[i].Why = "no fact in the table"
+		}
+	}
+	return out, nil
+}
+
+func fact(subject, attribute, value string) facts.Fact {
+	return facts.Fact{Subject: subject, Attribute: attribute, Value: value}
+}
+
+// statuses returns each memory's record status, by content.
+func statuses(t *testing.T, o *Overlay, user string, trs []IngestTrace) map[string]store.Status {
+	t.Helper()
+	out := map[string]store.Status{}
+	for _, tr := range trs {
+		r, err := o.Store().Get(t.Context(), user, tr.RecordID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[tr.Content] = r.Status
+	}
+	return out
+}
+
+func TestVersionGroupsByFact(t *testing.T) {
+	x := &mapExtractor{facts: map[string][]facts.Fact{
+		"I moved to Lisbon last month.":               {fact("user", "home", "Lisbon")},
+		"The movers came, first night in Porto!":      {fact("user", "home", "Porto")},
+		"still loving Porto":                          {fact("user", "home", "Porto")},
+		"My sister lives in Lisbon too.":              {fact("sister", "home", "Lisbon")},
+		"we have a cat, Miso":                         {fact("user", "pet", "Miso")},
+		"and now a puppy, Biscuit!":                   {fact("user", "pet", "Biscuit")},
+		"we had to rehome Miso":                       {{Subject: "user", Attribute: "pet", Value: "Miso", Negated: true}},
+		"forgot to say: back in 2024 I lived in Faro": {{Subject: "user", Attribute: "home", Value: "Faro", EventTime: at(2).AddDate(-1, 0, 0)}},
+	}}
+	o := newTestOverlay(t, func(c *Config) { c.Facts = x })
+	trs, err := o.Add(t.Context(), "ana", []Input{
+		{Content: "I moved to Lisbon last month.", EventTime: at(1)},
+		{Content: "My sister lives in Lisbon too.", EventTime: at(2)},
+		{Content: "Watched the football with friends tonight.", EventTime: at(3)},
+		{Content: "we have a cat, Miso", EventTime: at(4)},
+		{Content: "The movers came, first night in Porto!", EventTime: at(10)},
+		{Content: "and now a puppy, Biscuit!", EventTime: at(11)},
+		{Content: "still loving Porto", EventTime: at(12)},
+		{Content: "we had to rehome Miso", EventTime: at(13)},
+		{Content: "forgot to say: back in 2024 I lived in Faro", EventTime: at(14)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := statuses(t, o, "ana", trs)
+	want := map[string]store.Status{
+		"I moved to Lisbon last month.":               store.StatusSuperseded,
+		"My sister lives in Lisbon too.":              store.StatusActive, // another subject: untouched
+		"Watched the football with friends tonight.":  store.StatusActive, // no fact: never compared
+		"we have a cat, Miso":                         store.StatusSuperseded,
+		"The movers came, first night in Porto!":      store.StatusActive, // restated, not replaced
+		"and now a puppy, Biscuit!":                   store.StatusActive, // pets are many
+		"still loving Porto":                          store.StatusActive,
+		"we had to rehome Miso":                       store.StatusActive,
+		"forgot to say: back in 2024 I lived in Faro": store.StatusSuperseded, // reported late: history
+	}
+	for text, st := range want {
+		if got[text] != st {
+			t.Errorf("%q: %s, want %s", text, got[text], st)
+		}
+	}
+	porto := trs[4]
+	if porto.Slot != "user/home" || len(porto.Commits) == 0 || porto.Commits[0].Action != judge.ActionTransition || porto.Commits[0].Slot != "user/home" {
+		t.Errorf("the move: slot %q commits %+v", porto.Slot, porto.Commits)
+	}
+	if r, _ := o.Store().Get(t.Context(), "ana", porto.RecordID); r.Slot != "user/home" || !r.SingleValued || len(RecordFacts(r)) != 1 {
+		t.Errorf("record %+v", r)
+	}
+	if r, _ := o.Store().Get(t.Context(), "ana", trs[5].RecordID); r.Slot != "user/pet" || r.SingleValued {
+		t.Errorf("the puppy's slot: %q single %v", r.Slot, r.SingleValued)
+	}
+	football := trs[2]
+	if len(football.Facts) != 0 || football.FactNote == "" || football.Slot != "" {
+		t.Errorf("small talk trace %+v", football)
+	}
+	for _, c := range football.Candidates {
+		if c.Routed || c.Skip != "the new memory states no fact" {
+			t.Errorf("small talk compared with %q: %+v", c.Content, c)
+		}
+	}
+	for _, c := range trs[1].Candidates {
+		if c.Routed {
+			t.Errorf("the sister's home compared with %q", c.Content)
+		}
+	}
+	// The extractor is shown the slots of the candidates, to reuse them.
+	if len(x.seen) != 9 || !containsSlot(x.seen[4], "user/home") {
+		t.Errorf("slots shown: %v", x.seen)
+	}
+	if v, err := store.Check(t.Context(), o.Store(), "ana"); err != nil || len(v) != 0 {
+		t.Errorf("invariants: %v %v", v, err)
+	}
+}
+
+func containsSlot(slots []string, s string) bool {
+	for _, x := range slots {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// A memory whose slot the host does not find is still compared with its version
+// group, read from the bank by its key.
+func TestVersionGroupWithoutHostHit(t *testing.T) {
+	x := &mapExtractor{facts: map[string][]facts.Fact{
+		"I work at Acme as a welder.":                  {fact("user", "employer", "Acme")},
+		"Started at Globex on Monday, fingers crossed": {fact("user", "employer", "Globex")},
+	}}
+	o := newTestOverlay(t, func(c *Config) { c.Facts = x; c.Candidates = 1 })
+	trs, err := o.Add(t.Context(), "bo", []Input{
+		{Content: "I work at Acme as a welder.", EventTime: at(1)},
+		{Content: "Globex tour on Monday, fingers crossed it started well", EventTime: at(2)},
+		{Content: "Started at Globex on Monday, fingers crossed", EventTime: at(3)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := statuses(t, o, "bo", trs); st["I work at Acme as a welder."] != store.StatusSuperseded {
+		t.Errorf("statuses %v", st)
+	}
+	var fromSlot bool
+	for _, c := range trs[2].Candidates {
+		fromSlot = fromSlot || (c.From == "slot" && c.Routed && c.ID == trs[0].RecordID)
+	}
+	if !fromSlot {
+		t.Errorf("the old employer did not come from its slot: %+v", trs[2].Candidates)
+	}
+}
+
+// An extractor that fails stores the memory without facts and says why; nothing is lost.
+func TestFactExtractorFails(t *testing.T) {
+	x := &mapExtractor{err: errors.New("model unloaded")}
+	o := newTestOverlay(t, func(c *Config) { c.Facts = x })
+	trs, err := o.Add(t.Context(), "cy", []Input{{Content: "I live in Oslo.", EventTime: at(1)}, {Content: "I moved to Bergen.", EventTime: at(5)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trs) != 2 || !strings.Contains(trs[1].FactNote, "model unloaded") || len(trs[1].Facts) != 0 {
+		t.Fatalf("traces %+v", trs)
+	}
+	for _, tr := range trs {
+		if r, err := o.Store().Get(t.Context(), "cy", tr.RecordID); err != nil || r.Status != store.StatusActive {
+			t.Errorf("%q: %+v %v", tr.Content, r.Status, err)
+		}
+	}
+	// A cancelled context is an error, not a memory without facts.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	x.err = ctx.Err()
+	if _, err := o.Add(ctx, "cy", []Input{{Content: "I moved to Tromsø.", EventTime: at(9)}}); err == nil {
+		t.Error("cancelled ingest succeeded")
+	}
+}
