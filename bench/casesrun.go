@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store"
@@ -271,7 +272,7 @@ func RunCases(ctx context.Context, c *Corpus, split string, env Env, ablations [
 		rep.Probes = sys.Overall.Probes
 		rep.Systems = append(rep.Systems, sys)
 	}
-	if err := scoreCasePairs(ctx, pairs, env, rep); err != nil {
+	if err := scoreCasePairs(ctx, c, pairs, env, rep); err != nil {
 		return nil, err
 	}
 	if ec, ok := env.Embedder.(*embedCache); ok {
@@ -418,8 +419,10 @@ func caseBank(ctx context.Context, mem memory, user string, p CaseProbe) (bool, 
 	return ok, statuses, nil
 }
 
-// scoreCasePairs scores the Sentry gate and the Judge on the pairs.
-func scoreCasePairs(ctx context.Context, pairs []CasePair, env Env, rep *CasesReport) error {
+// scoreCasePairs scores the Sentry gate and the Judge on the pairs. With env.Facts the
+// Judge sees each memory's facts, read scenario by scenario in arrival order, as the
+// overlay shows them to it.
+func scoreCasePairs(ctx context.Context, c *Corpus, pairs []CasePair, env Env, rep *CasesReport) error {
 	var texts []string
 	for _, p := range pairs {
 		texts = append(texts, p.OldText, p.NewText)
@@ -467,9 +470,26 @@ func scoreCasePairs(ctx context.Context, pairs []CasePair, env Env, rep *CasesRe
 	} else if _, ok := aud.(*judge.RuleAuditor); !ok {
 		name = "llm"
 	}
+	read := map[string][]facts.Fact{} // scenario/memory → facts
+	if env.Facts != nil {
+		for _, s := range c.Scenarios {
+			in := make([]facts.Input, len(s.Memories))
+			for k, m := range s.Memories {
+				in[k] = facts.Input{Text: m.Text, Time: m.Time}
+			}
+			res, err := env.Facts.Extract(ctx, in)
+			if err != nil {
+				return fmt.Errorf("score pairs: facts of %s: %w", s.ID, err)
+			}
+			for k, r := range res {
+				read[s.ID+"/"+s.Memories[k].ID] = r.Facts
+			}
+		}
+	}
 	items := make([]judge.Item, len(pairs))
 	for i, p := range pairs {
-		jp := judge.Pair{Old: judge.Record{Text: p.OldText, Time: p.OldTime}, New: judge.Record{Text: p.NewText, Time: p.NewTime}}
+		jp := judge.Pair{Old: judge.Record{Text: p.OldText, Time: p.OldTime, Facts: read[p.Scenario+"/"+p.Old]},
+			New: judge.Record{Text: p.NewText, Time: p.NewTime, Facts: read[p.Scenario+"/"+p.New]}}
 		if decisions != nil {
 			d := decisions[i]
 			jp.Scores = &judge.Scores{A: d.A, B: d.B, Gap: d.Gap}

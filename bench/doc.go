@@ -143,6 +143,14 @@
 // conflict-vs-consistent AUC of the gap, recall and routing at the checkpoint's
 // thresholds) and the Judge (verdict, type and action accuracy) on them.
 //
+// EvalFacts (`atma bench facts`) scores a fact extractor (package facts) against the
+// corpus's annotations: whether a memory states a fact (precision, recall, F1), its
+// subjects, values, polarity, scope and event time, and the slot grouping of a
+// scenario's state memories (pairs that share a slot by the extractor against pairs that
+// share one by the annotation; attribute names are open, so groupings are compared, not
+// names). With Env.Facts the overlay's version groups follow facts, and RunCases shows
+// the Judge each pair's facts as the overlay does; the facts-off ablation runs without.
+//
 // # Determinism and concurrency
 //
 // Builders and generators are seeded (math/rand/v2 PCG streams per profile) and give the

@@ -57,6 +57,17 @@ func TestDecideFacts(t *testing.T) {
 			}
 		})
 	}
+	// A restatement by the facts that the sentence denies or narrows: the sentence wins.
+	rex := fx.Fact{Subject: "user", Attribute: "pet", Value: "Rex"}
+	for text, want := range map[string]ConflictType{
+		"I gave Rex to my sister, so I don't have a dog anymore.": TypeExplicitNegation,
+		"I still walk Rex every morning.":                         TypeNone,
+	} {
+		_, v := (&RuleAuditor{}).Decide(Pair{Old: Record{Text: "I have a dog named Rex.", Facts: []fx.Fact{rex}}, New: Record{Text: text, Facts: []fx.Fact{rex}}})
+		if v.ConflictType != want {
+			t.Errorf("%q: %s/%s, want %s", text, v.Status, v.ConflictType, want)
+		}
+	}
 	// Facts of different slots leave the pair to the sentence rules.
 	p := Pair{Old: Record{Text: "I live in Berlin.", Facts: []fx.Fact{home("Berlin")}}, New: Record{Text: "I moved to Lisbon last month.", Facts: []fx.Fact{{Subject: "sister", Attribute: "home", Value: "Lisbon"}}}}
 	_, v := (&RuleAuditor{}).Decide(p)

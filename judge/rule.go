@@ -52,7 +52,14 @@ func (c RuleConfig) withDefaults() RuleConfig {
 	return c
 }
 
-// RuleAuditor audits pairs with hand-written rules: it works out which slot the old record
+// RuleAuditor audits pairs with hand-written rules. When both records carry facts of one
+// slot (Record.Facts, from package facts) it is a judge over facts: the same value is a
+// restatement (both stay current), a denied value an explicit negation, a value taken
+// up again a temporal update, a new scope a scoped exception, another value of a
+// single-valued attribute a temporal update (a value discrepancy when the input corrects
+// itself: "sorry, I meant 40"), another value of a multi-valued one a coexistence; a
+// restatement that the sentences deny or narrow in words the extractor missed goes to
+// the sentence rules' negation or scope. Otherwise it reads the sentences: it works out which slot the old record
 // fills (job, home, partner, pet, hobby, like or dislike, diet, a number) and its value,
 // looks for the same slot in the new input, compares values (places, employers and job
 // titles, names, numbers with their units) and reads lexical cues: change over time
@@ -90,8 +97,23 @@ func (r *RuleAuditor) Audit(ctx context.Context, p Pair) (Result, error) {
 // Decide is Audit without the bookkeeping: the think steps and the verdict.
 func (r *RuleAuditor) Decide(p Pair) (Steps, Verdict) {
 	if o, n, ok := sharedSlot(p.Old.Facts, p.New.Facts); ok {
-		return decideFacts(o, n, p.New.Text)
+		s, v := decideFacts(o, n, p.New.Text)
+		if v.Status == StatusConsistent && sameValue(o.Value, n.Value) {
+			// The facts read as a restatement; the sentences may still deny or narrow it in
+			// words the extractor missed ("I gave Rex away", "…, except at lunch").
+			if ss, sv := r.decideSentences(p); sv.Status == StatusConflict &&
+				(sv.ConflictType == TypeExplicitNegation || sv.ConflictType == TypeScopeMismatch) {
+				return ss, sv
+			}
+		}
+		return s, v
 	}
+	return r.decideSentences(p)
+}
+
+// decideSentences judges the pair from its sentences: the lexicon rules, and Sentry's
+// scores when the rules can read nothing.
+func (r *RuleAuditor) decideSentences(p Pair) (Steps, Verdict) {
 	cfg := r.cfg.withDefaults()
 	old := analyse(newText(p.Old.Text), p.Old.Slot)
 	nt := newText(p.New.Text)

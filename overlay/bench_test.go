@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/retrieval"
 )
@@ -56,8 +57,9 @@ func BenchmarkIngest(b *testing.B) {
 	for _, bc := range []struct {
 		name  string
 		batch int
-		bank  int // records of benchUser already in the bank; 0: a fresh bank, one user a profile
-	}{{"Batch32", 32, 0}, {"Single", 1, 0}, {"Batch32OnMed", 32, 10_000}} {
+		bank  int  // records of benchUser already in the bank; 0: a fresh bank, one user a profile
+		facts bool // version groups by fact (the offline extractor on the same backbone)
+	}{{"Batch32", 32, 0, false}, {"Batch32Facts", 32, 0, true}, {"Single", 1, 0, false}, {"Batch32OnMed", 32, 10_000, false}} {
 		b.Run(bc.name, func(b *testing.B) {
 			env := loadBenchEnv(b)
 			ctx := b.Context()
@@ -70,7 +72,7 @@ func BenchmarkIngest(b *testing.B) {
 				}
 				base = benchBase.AddDate(1, 0, 0) // after everything the bank holds
 			}
-			bank, o := openBenchOverlay(b, env, dir)
+			bank, o := openBenchOverlay(b, env, dir, bc.facts)
 			var before int64
 			if err := bank.DB.QueryRowContext(ctx, `SELECT count(*) FROM records`).Scan(&before); err != nil {
 				b.Fatal(err)
@@ -165,7 +167,7 @@ func BenchmarkIngest(b *testing.B) {
 func BenchmarkIngestConcurrent(b *testing.B) {
 	env := loadBenchEnv(b)
 	ctx := b.Context()
-	_, o := openBenchOverlay(b, env, b.TempDir())
+	_, o := openBenchOverlay(b, env, b.TempDir(), false)
 	clients := runtime.GOMAXPROCS(0)
 	streams := make(chan *memoryStream, clients)
 	for c := range clients {
@@ -207,16 +209,25 @@ func BenchmarkIngestConcurrent(b *testing.B) {
 }
 
 // openBenchOverlay opens the bank in dir and an overlay on it as the ingest benchmarks
-// run it: the bench backbone and gate, the rule auditor, traces kept.
-func openBenchOverlay(b *testing.B, env *benchEnv, dir string) (*overlay.Bank, *overlay.Overlay) {
+// run it: the bench backbone and gate, the rule auditor, traces kept; with facts, the
+// offline fact extractor on the same backbone.
+func openBenchOverlay(b *testing.B, env *benchEnv, dir string, withFacts bool) (*overlay.Bank, *overlay.Overlay) {
 	b.Helper()
 	bank, err := overlay.OpenBank(b.Context(), dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { bank.Close() })
-	o, err := overlay.New(overlay.Config{Store: bank.Store, Host: bank.Host, Embedder: env.enc,
-		Heads: env.heads, Thresholds: env.thresholds, Traces: bank.Traces})
+	cfg := overlay.Config{Store: bank.Store, Host: bank.Host, Embedder: env.enc,
+		Heads: env.heads, Thresholds: env.thresholds, Traces: bank.Traces}
+	if withFacts {
+		x, err := facts.NewOffline(env.enc, facts.Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg.Facts = x
+	}
+	o, err := overlay.New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

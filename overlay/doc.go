@@ -30,6 +30,34 @@
 //     the transition records are written in the same transaction; with another host
 //     the memory goes to it first and is removed again if the commit fails.
 //
+// # Version groups by fact
+//
+// With Config.Facts (package facts: the offline extractor on the backbone by default in
+// the CLI, an LLM when an endpoint is configured), each memory's facts are read in the
+// embedding goroutine, a chunk at a time, shown the user's recent slot keys. A memory
+// that states facts joins the version group of one of them — its slot is the fact's
+// key, "<subject>/<attribute>" ("user/home", "theo/hobby"), the first whose key a
+// candidate already has, else the first; single- or multi-valued by
+// facts.SingleValued — and takes the fact's event time when the text states one ("back
+// in March"). Then:
+//
+//   - the slot's current members are candidates whether the host found them or not
+//     (read by key, never a scan), and are audited without the gate;
+//   - a memory that states no fact (small talk, an event, a question) audits nothing
+//     and is never audited: it stays a plain host memory;
+//   - facts of different subjects are never compared; another slot of the same
+//     subject goes through the gate to an LLM Judge (which may merge the two groups),
+//     while the rule auditor, a judge over facts, leaves it alone;
+//   - after the Judge's links the group's time line decides (store.Reconcile): the
+//     newest version of a single-valued slot is current, a restatement joined by
+//     coexistence stays current beside it, a scoped exception holds within its scope,
+//     another value of a multi-valued attribute coexists, and a version reported late
+//     stays history behind a newer one.
+//
+// The trace shows the facts, who read them and why there were none, the slot, and why
+// a candidate was not compared. An extractor that fails stores the memories without
+// facts and says why; nothing is lost.
+//
 // Every ingest leaves an IngestTrace: the candidates with their seed ranks, gate scores,
 // verdicts (and which auditor gave them, and why a fallback happened) and the commit.
 // Add keeps them a chunk at a time, beside the commits.

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/atma-dev/atma/facts"
@@ -90,9 +91,10 @@ type Timings struct {
 	Audited int           `json:"audited"`
 }
 
-// ingest runs the commit path for one memory: vec is its embedding, proj its projection
-// by the heads (zero without heads).
-func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float32, proj sentry.Projection) (*IngestTrace, error) {
+// ingest runs the commit path for one memory: e holds its embedding, its projection by
+// the heads (zero without heads) and, with Config.Facts, its facts.
+func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded) (*IngestTrace, error) {
+	vec, proj := e.vec, e.proj
 	now := o.cfg.Now()
 	rec := store.Record{
 		ID:         store.NewID(now),
@@ -122,10 +124,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 	var fs []facts.Fact
 	if o.cfg.Facts != nil {
 		t0 = time.Now()
-		res, err := o.extract(ctx, user, in, rec.EventTime, cands)
-		if err != nil {
-			return nil, err
-		}
+		res := e.facts
 		fs = res.Facts
 		tr.Facts, tr.FactSource, tr.FactNote = res.Facts, res.Source, res.Why
 		if len(fs) > 0 {
@@ -149,7 +148,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 				return nil, err
 			}
 		}
-		tr.Timings.Facts = time.Since(t0)
+		tr.Timings.Facts = e.factsTook + time.Since(t0)
 	}
 
 	t0 = time.Now()
@@ -254,6 +253,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 		apply()
 		tr.Timings.Commit = time.Since(t0)
 		tr.Status = rec.Status
+		o.noteSlot(user, rec.Slot)
 		return tr, nil
 	}
 
@@ -274,6 +274,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, vec []float
 	}
 	tr.Timings.Commit = time.Since(t0)
 	tr.Status = rec.Status
+	o.noteSlot(user, rec.Slot)
 	get := func(ctx context.Context, id string) (store.Record, error) { return o.cfg.Store.Get(ctx, user, id) }
 	ms, err := o.hostMemories(ctx, get, mem, tr)
 	if err != nil {
@@ -594,27 +595,78 @@ func RecordFacts(r store.Record) []facts.Fact {
 	return fs
 }
 
-// extract reads the new memory's facts, shown the slots of its candidates so that the
-// extractor reuses the user's keys. An extractor failure stores the memory without
-// facts (the trace says why) rather than losing it.
-func (o *Overlay) extract(ctx context.Context, user string, in Input, at time.Time, cands []store.Record) (facts.Result, error) {
-	var slots []string
-	for _, c := range cands {
-		if strings.Contains(c.Slot, "/") && !slices.Contains(slots, c.Slot) {
-			slots = append(slots, c.Slot)
+// extract reads the facts of a chunk of one user's memories in one call, shown the
+// user's recent slot keys so that the extractor reuses them. An extractor failure stores
+// the memories without facts (the traces say why) rather than losing them.
+func (o *Overlay) extract(ctx context.Context, user string, inputs []Input) ([]facts.Result, error) {
+	slots := o.recentSlots(user).list()
+	in := make([]facts.Input, len(inputs))
+	for i, x := range inputs {
+		at := x.EventTime
+		if at.IsZero() {
+			at = o.cfg.Now()
 		}
+		in[i] = facts.Input{Text: x.Content, Time: at, Slots: slots}
 	}
-	rs, err := o.cfg.Facts.Extract(ctx, []facts.Input{{Text: in.Content, Time: at, Slots: slots}})
+	rs, err := o.cfg.Facts.Extract(ctx, in)
+	why := ""
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return facts.Result{}, ctx.Err()
+		return nil, ctx.Err()
 	case err != nil:
-		o.cfg.Logger.Warn("fact extraction failed; the memory is stored without facts", "user", user, "err", err)
-		return facts.Result{Why: "extraction failed: " + err.Error()}, nil
-	case len(rs) != 1:
-		return facts.Result{Why: fmt.Sprintf("the extractor returned %d results for one memory", len(rs))}, nil
+		o.cfg.Logger.Warn("fact extraction failed; the memories are stored without facts", "user", user, "err", err)
+		why = "extraction failed: " + err.Error()
+	case len(rs) != len(in):
+		why = fmt.Sprintf("the extractor returned %d results for %d memories", len(rs), len(in))
+	default:
+		return rs, nil
 	}
-	return rs[0], nil
+	out := make([]facts.Result, len(in))
+	for i := range out {
+		out[i].Why = why
+	}
+	return out, nil
+}
+
+// noteSlot records a committed record's fact slot for the extractor.
+func (o *Overlay) noteSlot(user, slot string) {
+	if o.cfg.Facts != nil && strings.Contains(slot, "/") {
+		o.recentSlots(user).add(slot)
+	}
+}
+
+// recentSlots keeps a user's most recent slot keys (at most maxRecentSlots), which the
+// fact extractor is shown. It is safe for concurrent use.
+type recentSlots struct {
+	mu   sync.Mutex
+	keys []string // oldest first
+}
+
+const maxRecentSlots = 64
+
+func (o *Overlay) recentSlots(user string) *recentSlots {
+	v, _ := o.slots.LoadOrStore(user, &recentSlots{})
+	return v.(*recentSlots)
+}
+
+// add makes key the most recent.
+func (r *recentSlots) add(key string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.keys = slices.DeleteFunc(r.keys, func(k string) bool { return k == key })
+	r.keys = append(r.keys, key)
+	if len(r.keys) > maxRecentSlots {
+		r.keys = r.keys[len(r.keys)-maxRecentSlots:]
+	}
+}
+
+// list returns the keys, newest first.
+func (r *recentSlots) list() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := slices.Clone(r.keys)
+	slices.Reverse(out)
+	return out
 }
 
 // withSlot adds the current members of the new memory's slot to its candidates: its own

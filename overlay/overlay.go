@@ -94,6 +94,7 @@ type Overlay struct {
 	gate  sentry.Gate
 	rules judge.Auditor // answers when the configured auditor fails
 	locks sync.Map      // user → *sync.Mutex: one ingest at a time per user
+	slots sync.Map      // user → *recentSlots: the slot keys the fact extractor is shown
 }
 
 // New checks cfg and returns an Overlay.
@@ -240,8 +241,8 @@ func (o *Overlay) Add(ctx context.Context, user string, inputs []Input) ([]Inges
 			sent = len(traces)
 		}
 	}
-	err := o.embedAhead(ctx, inputs, func(i int, e embedded) error {
-		tr, err := o.ingest(ctx, user, inputs[i], e.vec, e.proj)
+	err := o.embedAhead(ctx, user, inputs, func(i int, e embedded) error {
+		tr, err := o.ingest(ctx, user, inputs[i], e)
 		if err != nil {
 			return fmt.Errorf("memory %d (%.40q): %w", i, inputs[i].Content, err)
 		}
@@ -261,6 +262,10 @@ type embedded struct {
 	vec  []float32
 	proj sentry.Projection
 	took time.Duration
+	// facts is what Config.Facts read (with Facts only), with the chunk's share of the
+	// extraction's time.
+	facts     facts.Result
+	factsTook time.Duration
 }
 
 // embedAhead embeds inputs in chunks of cfg.EmbedChunk and calls fn with each input's
@@ -270,7 +275,7 @@ type embedded struct {
 // gets the inputs embedded before, so exactly those before the failing chunk are
 // committed. After each chunk, fn's goroutine calls chunkDone. It returns the first
 // error once both goroutines have ended.
-func (o *Overlay) embedAhead(ctx context.Context, inputs []Input, fn func(int, embedded) error, chunkDone func()) error {
+func (o *Overlay) embedAhead(ctx context.Context, user string, inputs []Input, fn func(int, embedded) error, chunkDone func()) error {
 	type chunk struct {
 		start int
 		es    []embedded
@@ -281,7 +286,7 @@ func (o *Overlay) embedAhead(ctx context.Context, inputs []Input, fn func(int, e
 		defer close(ready)
 		for start := 0; start < len(inputs); start += o.cfg.EmbedChunk {
 			end := min(start+o.cfg.EmbedChunk, len(inputs))
-			c, err := o.embed(gctx, inputs[start:end])
+			c, err := o.embed(gctx, user, inputs[start:end])
 			if err != nil {
 				return fmt.Errorf("memories %d to %d: %w", start, end-1, err)
 			}
@@ -307,8 +312,9 @@ func (o *Overlay) embedAhead(ctx context.Context, inputs []Input, fn func(int, e
 	return g.Wait()
 }
 
-// embed embeds and projects inputs, the projections in one matrix product.
-func (o *Overlay) embed(ctx context.Context, inputs []Input) ([]embedded, error) {
+// embed embeds and projects inputs, the projections in one matrix product, and with
+// Config.Facts reads their facts, in one call for the chunk.
+func (o *Overlay) embed(ctx context.Context, user string, inputs []Input) ([]embedded, error) {
 	texts := make([]string, len(inputs))
 	for i, in := range inputs {
 		texts[i] = in.Content
@@ -325,6 +331,17 @@ func (o *Overlay) embed(ctx context.Context, inputs []Input) ([]embedded, error)
 	out := make([]embedded, len(vecs))
 	for i, v := range vecs {
 		out[i] = embedded{vec: v, took: took}
+	}
+	if o.cfg.Facts != nil {
+		start := time.Now()
+		res, err := o.extract(ctx, user, inputs)
+		if err != nil {
+			return nil, err
+		}
+		took := time.Since(start) / time.Duration(len(inputs))
+		for i := range out {
+			out[i].facts, out[i].factsTook = res[i], took
+		}
 	}
 	if o.cfg.Heads == nil {
 		return out, nil

@@ -253,6 +253,33 @@ arguments, else from --file or standard input, one per line.`,
 
 func writeIngest(w io.Writer, tr overlay.IngestTrace) {
 	fmt.Fprintf(w, "+ %s  %s  %q\n", tr.RecordID, tr.Status, tr.Content)
+	if tr.FactSource != "" || tr.FactNote != "" {
+		var fs []string
+		for _, f := range tr.Facts {
+			v := f.Value
+			if f.Negated {
+				v = "not " + v
+			}
+			if f.Scope != "" {
+				v += " (" + f.Scope + ")"
+			}
+			fs = append(fs, f.Slot()+" = "+v)
+		}
+		line := "    facts: " + strings.Join(fs, "; ")
+		if len(fs) == 0 {
+			line = "    facts: none"
+		}
+		if tr.FactSource != "" {
+			line += " (" + tr.FactSource + ")"
+		}
+		if tr.FactNote != "" {
+			line += "; " + tr.FactNote
+		}
+		if tr.Slot != "" {
+			line += "; slot " + tr.Slot
+		}
+		fmt.Fprintln(w, line)
+	}
 	for _, c := range tr.Candidates {
 		if !c.Routed {
 			continue

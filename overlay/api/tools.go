@@ -192,7 +192,7 @@ var (
 	contentSchema = &Schema{Type: "string", Description: "The memory, one self-contained statement in the user's words (\"I moved to Lisbon last month.\").", MaxLength: ptr(overlay.MaxContentBytes)}
 	timeSchema    = &Schema{Type: "string", Format: "date-time", Description: "When it was said or happened, RFC 3339 (default: now)."}
 	idSchema      = str("A record id, as other memory tools return it.")
-	keySchema     = str("A slot key: the state a record is a value of, such as \"user.city\" (records show it as slot).")
+	keySchema     = str("A slot key: the state a record is a value of, subject/attribute such as \"user/home\", \"sister/job\" or \"mobile-team/project\" (records and ingest results show it as slot).")
 	queryStr      = &Schema{Type: "string", Description: "What to look for.", MaxLength: ptr(overlay.MaxQueryBytes)}
 	kSchema       = integer(fmt.Sprintf("How many hits (default %d).", defaultToolK), 1, maxToolK)
 )
@@ -222,7 +222,7 @@ var toolSpecs = []toolSpec{
 	},
 	{
 		name:        "memory_get",
-		description: "Get memories by slot key (\"user.city\": its current value and its history), or one memory by id with the records it links to and its version history. Give key or id.",
+		description: "Get memories by slot key (\"user/home\": its current value and its history), or one memory by id with the records it links to and its version history. Give key or id.",
 		params:      object(map[string]*Schema{"key": keySchema, "id": idSchema}),
 		args:        func() any { return &getArgs{} },
 		run:         (*server).toolGet,

@@ -55,7 +55,9 @@ const (
 type Candidate struct {
 	ID      string `json:"id"`
 	Content string `json:"content"`
-	// Slot is the state the record is a value of ("user.city"); empty when unknown.
+	// Slot is the state the record is a value of: a fact's key, "<subject>/<attribute>"
+	// ("user/home"), or "slot:<record id>" for a group a supersession made without
+	// facts; empty when unknown.
 	Slot   string `json:"slot,omitempty"`
 	Status Status `json:"status"`
 	// EventTime is when what the record states happened or was said; zero when unknown.

@@ -121,7 +121,9 @@ type Record struct {
 	// the reciprocal in step.
 	Links []Link
 
-	// Slot is the state the record is a value of ("user.city"); empty when unknown.
+	// Slot is the state the record is a value of: a fact's key, "<subject>/<attribute>"
+	// ("user/home"), or "slot:<record id>" for a group a supersession made without
+	// facts; empty when unknown.
 	Slot string
 	// SingleValued: the slot holds one value at a time (a city), not many (pets).
 	SingleValued bool
