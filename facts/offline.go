@@ -111,6 +111,11 @@ type clause struct {
 	toks []token
 	text string
 	vec  []float32
+	// subj, rest and role are the clause's subject, the words after the subject phrase
+	// and the role attribute it names (see people.subject).
+	subj string
+	rest []token
+	role string
 }
 
 // prepared is an input split into clauses, before scoring.
@@ -151,6 +156,11 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 	}
 	nProto := len(texts)
 	preps := make([]prepared, len(in))
+	// Subjects are resolved here, in arrival order, so that the text embedded for a
+	// clause about a third party leaves out the words that name that party: "my
+	// roommate Theo has 2 kids" is matched as "she has 2 kids", and the relation word
+	// that names the subject does not decide the attribute.
+	var ppl people
 	for i, x := range in {
 		p := &preps[i]
 		text, speaker := splitSpeaker(strings.TrimSpace(x.Text), strings.TrimSpace(x.Speaker))
@@ -175,8 +185,10 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 				if len(skipFillers(c)) == 0 {
 					continue
 				}
-				p.clauses = append(p.clauses, clause{toks: c, text: join(c)})
-				texts = append(texts, join(c))
+				cl := clause{toks: c, text: join(c)}
+				cl.subj, cl.rest, cl.role = ppl.subject(c, p.self)
+				p.clauses = append(p.clauses, cl)
+				texts = append(texts, embedText(cl, p.self, &ppl))
 			}
 		}
 		for _, key := range x.Slots {
@@ -220,7 +232,6 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		}
 	}
 	out := make([]Result, len(in))
-	var ppl people
 	var seen []slotSeen
 	for i := range in {
 		if err := ctx.Err(); err != nil {
@@ -239,7 +250,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			}
 			known = append(known, s)
 		}
-		facts, why := o.extract(in[i], p, vecs[p.mem], protos, nonFact, &ppl, known)
+		facts, why := o.extract(in[i], p, vecs[p.mem], protos, nonFact, known)
 		out[i].Facts, out[i].Why = facts, why
 		for _, f := range facts {
 			seen = addSeen(seen, f, p)
@@ -294,13 +305,42 @@ const (
 	memoryWeight = 0.25
 )
 
-func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]float32, nonFact [][]float32, ppl *people, known []slotSeen) ([]Fact, string) {
-	var facts []Fact
+func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]float32, nonFact [][]float32, known []slotSeen) ([]Fact, string) {
+	var facts, gone []Fact
+	var knownSubjects []string // relation keys: never a pet's name
+	for _, v := range relations {
+		knownSubjects = append(knownSubjects, v)
+	}
 	bestWhy, bestScore := "", -1.0
 	chat := false
 	for _, c := range p.clauses {
-		subj, rest, role := ppl.subject(c.toks, p.self)
-		low := " " + strings.ToLower(c.text) + " "
+		subj, rest, role := c.subj, c.rest, c.role
+		// "…, but only twice a year now": the condition of the clause before.
+		if ft := skipFillers(c.toks); len(ft) > 0 && ft[0].low == "only" && len(facts) > 0 {
+			if sc := scope(c.text); sc != "" {
+				if last := &facts[len(facts)-1]; last.Scope == "" {
+					last.Scope = sc
+				}
+				continue
+			}
+		}
+		// "Marble went to live with a neighbor": a pet's name as the subject is a fact of
+		// the pet's owner, resolved after the memory's other clauses.
+		if subj != p.self && len(rest) > 0 && len(rest) < len(c.toks) && !slices.Contains(knownSubjects, subj) && petGone.MatchString(join(rest)) && isCapitalised(c.toks[len(c.toks)-len(rest)-1]) {
+			gone = append(gone, Fact{Attribute: "pet", Value: c.toks[len(c.toks)-len(rest)-1].orig, Negated: true, EventTime: eventTime(c.text, in.Time)})
+			continue
+		}
+		if rf := ruleFacts(c, in); len(rf) > 0 {
+			for _, f := range rf {
+				if !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() && strings.EqualFold(g.Value, f.Value) }) {
+					facts = append(facts, f)
+				}
+			}
+			continue
+		}
+		// Cue words count after the subject phrase only: "my roommate Theo …" says
+		// nothing about flatmates.
+		low := " " + strings.ToLower(join(rest)) + " "
 		scores := make([]float64, len(attributes))
 		for ai, a := range attributes {
 			s := clauseWeight*maxDot(c.vec, protos[ai]) + memoryWeight*maxDot(mem, protos[ai])
@@ -322,6 +362,19 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		slices.SortStableFunc(order, func(a, b int) int { return cmpDesc(scores[a], scores[b]) })
 		best, bestS := order[0], scores[order[0]]
 		nf := clauseWeight*maxDot(c.vec, nonFact) + memoryWeight*maxDot(mem, nonFact)
+		// "only watches horror movies once a month": an activity under a condition is a
+		// state of that activity, however chatty it reads.
+		if act := activity(rest); act != "" && onlyScope(c.text) != "" && (bestS < o.cfg.MinScore || bestS < nf+o.cfg.Margin) {
+			for _, ai := range order {
+				if activityAttrs[attributes[ai].name] {
+					if scores[ai] >= o.cfg.MinScore-0.1 {
+						best, bestS, nf = ai, o.cfg.MinScore, -1
+						order = append([]int{ai}, order...)
+					}
+					break
+				}
+			}
+		}
 		if bestS < o.cfg.MinScore || bestS < nf+o.cfg.Margin {
 			if bestS >= o.cfg.MinScore {
 				chat = true
@@ -338,7 +391,10 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		v := ""
 		reuse, reuseS := "", -1.0
 		for _, s := range known {
-			if s.subject != subj || len(s.vecs) == 0 {
+			if s.subject != subj {
+				continue
+			}
+			if len(s.vecs) == 0 {
 				continue
 			}
 			if sc := maxDot(c.vec, s.vecs); sc > reuseS {
@@ -370,13 +426,44 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			continue
 		}
 		name := attr.name
+		if activityAttrs[name] {
+			if a := activity(rest); a != "" {
+				v = a
+			}
+		}
 		f := Fact{Subject: subj, Attribute: name, Value: v, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time)}
-		if !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() && strings.EqualFold(g.Value, f.Value) }) {
-			facts = append(facts, f)
+		fs := []Fact{f}
+		if name == "pet" {
+			if pets := petNames(c.toks); len(pets) > 0 {
+				fs = fs[:0]
+				for _, pn := range pets {
+					g := f
+					g.Value, g.Negated = pn.name, pn.negated
+					fs = append(fs, g)
+				}
+			}
+		}
+		for _, f := range fs {
+			if !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() && strings.EqualFold(g.Value, f.Value) }) {
+				facts = append(facts, f)
+			}
+		}
+	}
+	if len(gone) > 0 {
+		owner := p.self
+		for _, f := range facts {
+			if f.Attribute == "pet" {
+				owner = f.Subject
+				break
+			}
+		}
+		for _, g := range gone {
+			g.Subject = owner
+			facts = append(facts, g)
 		}
 	}
 	if len(facts) > 0 {
-		return facts, ""
+		return orderFacts(facts), ""
 	}
 	switch {
 	case len(p.clauses) == 0:
@@ -459,4 +546,65 @@ func normalized(v []float32) []float32 {
 		out[i] = float32(float64(x) * n)
 	}
 	return out
+}
+
+// embedText is the text embedded for a clause: the clause itself, or, when its subject
+// is a third person named by a relation word or a name, "she" and the words after the
+// subject phrase.
+func embedText(c clause, self string, ppl *people) string {
+	if c.subj == self || c.role != "" || len(c.rest) == 0 || len(c.rest) == len(c.toks) || slices.Contains(ppl.entities, c.subj) {
+		return c.text
+	}
+	return "I " + join(c.rest)
+}
+
+// activityAttrs are attributes whose value is an activity (see activity).
+var activityAttrs = map[string]bool{"hobby": true, "exercise": true, "food": true, "drink": true, "watches": true}
+
+// ruleFacts are the facts of a clause whose form decides its attribute (rules.go): a job
+// title, a home, a partner, named pets.
+func ruleFacts(c clause, in Input) []Fact {
+	base := Fact{Subject: c.subj, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time)}
+	if c.role != "" {
+		return nil
+	}
+	if v := jobTitle(c.toks); v != "" {
+		f := base
+		f.Attribute, f.Value, f.Negated = "job", v, false
+		return []Fact{f}
+	}
+	if v := homePlace(c.toks); v != "" && !strings.EqualFold(v, c.subj) {
+		f := base
+		f.Attribute, f.Value, f.Negated = "home", v, false
+		return []Fact{f}
+	}
+	if v := partnerName(c.rest); v != "" && !strings.EqualFold(v, c.subj) {
+		f := base
+		f.Attribute, f.Value = "partner", v
+		return []Fact{f}
+	}
+	if hasNamedPet(c.toks) {
+		var out []Fact
+		for _, pn := range petNames(c.toks) {
+			f := base
+			f.Attribute, f.Value, f.Negated = "pet", pn.name, pn.negated
+			out = append(out, f)
+		}
+		return out
+	}
+	return nil
+}
+
+// orderFacts puts the facts a version group is judged by first: for a single-valued
+// attribute the new value before the one given up ("quit the cafe; a baker now"), for a
+// multi-valued one the value given up first ("rehomed Clover, adopted Sprocket").
+func orderFacts(fs []Fact) []Fact {
+	rank := func(f Fact) int {
+		if SingleValued(f.Attribute) == f.Negated {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(fs, func(a, b Fact) int { return rank(a) - rank(b) })
+	return fs
 }

@@ -3,6 +3,7 @@ package facts
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +145,88 @@ func TestRelationFollowedByVerb(t *testing.T) {
 	} {
 		subj, _, _ := p.subject(tokenize(tt.text), "user")
 		if subj != tt.want {
+			t.Errorf("%q: subject %q, want %q", tt.text, subj, tt.want)
+		}
+	}
+}
+
+// Classes of clauses whose attribute is decided by form (rules.go), on the fake
+// embedder: the rule, not the embedding, decides.
+func TestOfflineRuleClasses(t *testing.T) {
+	type want struct {
+		slot, value string
+		negated     bool
+		scope       string
+	}
+	tests := []struct {
+		text string
+		want []want
+	}{
+		// A relation word that names the subject does not decide the attribute.
+		{"My housemate Ingrid works as a welder at Dockside Metals.", []want{{"ingrid/job", "welder", false, ""}}},
+		{"My coworker Femi has a job as a crane operator at Portside Freight.", []want{{"femi/job", "crane operator", false, ""}}},
+		{"My uncle is a tram conductor at Metrolink North.", []want{{"uncle/job", "tram conductor", false, ""}}},
+		{"My cousin quit Baxter Foods; she is a sous chef at Olive Row now.", []want{{"cousin/job", "sous chef", false, ""}}},
+		{"My grandad is settled in Harrogate and likes the quiet.", []want{{"grandad/home", "Harrogate", false, ""}}},
+		{"My niece relocated from Perth to Hobart.", []want{{"niece/home", "Hobart", false, ""}}},
+		{"My brother Ansel split up with Corinne; he is with Beatrix now.", []want{{"ansel/partner", "Beatrix", false, ""}}},
+		{"Now I am seeing Octavia.", []want{{"user/partner", "Octavia", false, ""}}},
+		{"My dad gave away Pip the rabbit and adopted a gerbil named Nutmeg.", []want{{"dad/pet", "Pip", true, ""}, {"dad/pet", "Nutmeg", false, ""}}},
+		{"Pretzel went to live with my aunt, so my flatmate Ruth got a kitten called Sable.", []want{{"ruth/pet", "Sable", false, ""}, {"ruth/pet", "Pretzel", true, ""}}},
+		{"My sister only plays squash on bank holidays now.", []want{{"", "squash", false, "on bank holidays"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: tt.text}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !slices.ContainsFunc(res[0].Facts, func(f Fact) bool {
+					return (w.slot == "" || f.Slot() == w.slot) && f.Value == w.value && f.Negated == w.negated && f.Scope == w.scope
+				}) {
+					t.Errorf("facts %+v (why %q), want %+v", res[0].Facts, res[0].Why, w)
+				}
+			}
+			for _, f := range res[0].Facts {
+				if f.Subject == "pretzel" || f.Subject == "pip" {
+					t.Errorf("a pet's name is a subject: %+v", f)
+				}
+			}
+		})
+	}
+}
+
+func TestActivityAndScope(t *testing.T) {
+	for _, tt := range []struct{ rest, want string }{
+		{"loves to do pilates and does it every day", "pilates"},
+		{"only does pilates on sunny mornings now", "pilates"},
+		{"paints landscapes every weekend", ""},
+		{"still likes to paint landscapes", "paint landscapes"},
+		{"only eats dumplings once a month", "dumplings"},
+	} {
+		if got := activity(tokenize(tt.rest)); got != tt.want {
+			t.Errorf("activity(%q) = %q, want %q", tt.rest, got, tt.want)
+		}
+	}
+	for _, tt := range []struct{ text, want string }{
+		{"he only plays darts when the pub is quiet now", "when the pub is quiet"},
+		{"she only bakes bread twice a month these days", "twice a month"},
+		{"he bakes bread three times a week", ""},
+	} {
+		if got := scope(tt.text); got != tt.want {
+			t.Errorf("scope(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestThirdPersonVerbIsNoName(t *testing.T) {
+	var p people
+	for _, tt := range []struct{ text, want string }{
+		{"my aunt earns 40,000 a year", "aunt"},
+		{"my friend marcus works at the depot", "marcus"},
+	} {
+		if subj, _, _ := p.subject(tokenize(tt.text), "user"); subj != tt.want {
 			t.Errorf("%q: subject %q, want %q", tt.text, subj, tt.want)
 		}
 	}

@@ -446,7 +446,7 @@ func (p *people) possessed(ts []token, self string) (string, []token, string) {
 	// A lower-case word after the relation is its name only when it does not look like
 	// the verb: "my brother joris", but "my uncle packed up", "my aunt rehomed Clover".
 	if !strings.HasSuffix(ts[k].low, "'s") && k+1 < len(ts) && isNameAfterRelation(ts, k+1) && !subjectVerbs[ts[k+1].low] && ts[k+1].low != "moved" &&
-		(isCapitalised(ts[k+1]) || !verbish(ts[k+1].low)) {
+		(isCapitalised(ts[k+1]) || !verbish(ts[k+1].low) && !thirdPersonVerb(ts, k+1)) {
 		name := Kebab(strings.TrimSuffix(ts[k+1].low, "'s"))
 		// "my husband sam is taking over": sam's fact; "me and my girlfriend priya" is
 		// handled by the caller.
@@ -542,4 +542,19 @@ func (p *people) entity(ts []token) (string, int) {
 
 func isEntityModifier(w string) bool {
 	return w == "product" || w == "mobile" || w == "grant" || w == "design" || w == "data" || w == "research" || w == "book" || w == "swim" || w == "football"
+}
+
+// thirdPersonVerb reports whether the lower-case word at i, ending in -s, reads as a
+// verb rather than a name: "my uncle earns $52,000" (but "my brother james works at …",
+// where a verb follows the name).
+func thirdPersonVerb(ts []token, i int) bool {
+	w := ts[i].low
+	if len(w) < 4 || !strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ss") {
+		return false
+	}
+	if i+1 >= len(ts) {
+		return false
+	}
+	n := ts[i+1].low
+	return !(subjectVerbs[n] || len(n) > 3 && (strings.HasSuffix(n, "ed") || strings.HasSuffix(n, "s") && !strings.HasSuffix(n, "ss")))
 }

@@ -292,8 +292,11 @@ func negated(clause string) bool {
 
 // scope returns the condition a clause states, if any.
 func scope(clause string) string {
+	if s := onlyScope(clause); s != "" {
+		return s
+	}
 	m := scopeRe.FindString(clause)
-	return strings.TrimSpace(m)
+	return strings.TrimSpace(trailingNow.ReplaceAllString(strings.TrimSpace(m), ""))
 }
 
 var months = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}

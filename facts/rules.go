@@ -1,0 +1,335 @@
+package facts
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Rules for clause classes whose attribute is decided by form rather than meaning:
+// a job title ("works as a nurse at …"), a home ("lives in Savannah", "relocated from
+// Reno to Denver"), a partner ("is with Clementine now"), pets by name ("rehomed Clover
+// the hamster and adopted a parrot named Sprocket"). Each returns "" when its form is not
+// there, and the embedding match decides.
+
+// workAs are words after which "as" introduces a job title.
+var workAs = map[string]bool{"work": true, "works": true, "working": true, "worked": true, "job": true, "position": true, "role": true, "career": true, "post": true, "employed": true, "hired": true, "started": true, "starts": true, "trained": true, "retrained": true, "qualified": true}
+
+// beVerbs introduce a predicate noun: "is a bus driver at …".
+var beVerbs = map[string]bool{"is": true, "am": true, "are": true, "was": true, "'s": true, "i'm": true, "im": true, "he's": true, "she's": true, "hes": true, "shes": true, "became": true, "becomes": true, "become": true, "now": true, "they're": true}
+
+// titleStops end a job title.
+var titleStops = map[string]bool{"at": true, "for": true, "with": true, "in": true, "on": true, "and": true, "but": true, "now": true, "since": true, "from": true, "there": true, "these": true, "again": true, "instead": true, "who": true, "which": true, "because": true, "so": true, "of": false}
+
+// jobTitle returns the job title a clause states: "works as a nurse", "has a job as a
+// librarian", "is a bus driver at Brightline Transit", "she's a translator at Starling
+// Press now".
+func jobTitle(ts []token) string {
+	for i := 1; i < len(ts); i++ {
+		t := ts[i]
+		if t.low == "as" && workAs[ts[i-1].low] {
+			if v := title(ts[i+1:]); v != "" {
+				return v
+			}
+		}
+	}
+	for i := 0; i < len(ts); i++ {
+		if !beVerbs[ts[i].low] && !strings.HasSuffix(ts[i].low, "'s") {
+			continue
+		}
+		j := i + 1
+		for j < len(ts) && (ts[j].low == "now" || ts[j].low == "also" || ts[j].low == "still" || ts[j].low == "currently") {
+			j++
+		}
+		if j >= len(ts) || ts[j].low != "a" && ts[j].low != "an" {
+			continue
+		}
+		v := title(ts[j:])
+		n := len(strings.Fields(v))
+		k := j + 1 + n
+		if v == "" || k+1 >= len(ts) {
+			continue
+		}
+		if (ts[k].low == "at" || ts[k].low == "for") && (isCapitalised(ts[k+1]) || ts[k+1].low == "the" && k+2 < len(ts) && isCapitalised(ts[k+2])) {
+			return v
+		}
+	}
+	return ""
+}
+
+// title takes a job title: up to four words after an article, up to a preposition.
+func title(ts []token) string {
+	if len(ts) > 0 && (ts[0].low == "a" || ts[0].low == "an" || ts[0].low == "the") {
+		ts = ts[1:]
+	}
+	var out []token
+	for _, t := range ts {
+		if titleStops[t.low] || stopValue[t.low] || len(out) >= 4 || !isWord(t.low) {
+			break
+		}
+		out = append(out, t)
+		if t.end {
+			break
+		}
+	}
+	if len(out) == 0 || len(out) == 1 && common[out[0].low] && !jobWords[out[0].low] {
+		return ""
+	}
+	return join(out)
+}
+
+// jobWords are common words that are still job titles.
+var jobWords = map[string]bool{"nurse": true, "teacher": true, "tutor": true, "coach": true, "doctor": true, "physio": true, "manager": true, "carer": true, "recruiter": true}
+
+// homeVerbs say where someone lives; moveVerbs that they moved there.
+var (
+	homeVerbs = map[string]bool{"live": true, "lives": true, "living": true, "lived": true, "settled": true, "based": true, "relocated": true, "relocating": true, "relocate": true, "resettled": true}
+	moveVerbs = map[string]bool{"moved": true, "moving": true, "move": true, "moves": true}
+)
+
+// homePlace returns the place a clause says someone lives or moved to: "lives in
+// Savannah", "is settled in Richmond", "relocated from Reno to Denver" (the destination).
+func homePlace(ts []token) string {
+	for i, t := range ts {
+		home, move := homeVerbs[t.low], moveVerbs[t.low]
+		if !home && !move {
+			continue
+		}
+		j := i + 1
+		for j < len(ts) && (ts[j].low == "back" || ts[j].low == "over" || ts[j].low == "out" || ts[j].low == "away" || ts[j].low == "down" || ts[j].low == "up" || ts[j].low == "permanently") {
+			j++
+		}
+		if j < len(ts) && ts[j].low == "from" {
+			// "from Reno to Denver": the destination.
+			for k := j + 1; k < min(len(ts), j+6); k++ {
+				if ts[k].low == "to" {
+					j = k
+					break
+				}
+			}
+		}
+		if j+1 >= len(ts) || ts[j].low != "in" && ts[j].low != "to" && ts[j].low != "into" {
+			continue
+		}
+		n := ts[j+1]
+		if leadValue[n.low] || common[n.low] || isMonthOrDay(n.low) || !isWord(n.low) || pronouns[n.low] || firstPerson[n.low] {
+			continue
+		}
+		if !home && !isCapitalised(n) {
+			continue
+		}
+		if v := placeRun(ts[j+1:]); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// placeRun takes a place name: a run of capitalised words, or one lower-case word.
+func placeRun(ts []token) string {
+	var out []token
+	for _, t := range ts {
+		if len(out) >= 3 || stopValue[t.low] || common[t.low] || len(out) > 0 && !isCapitalised(t) {
+			break
+		}
+		out = append(out, t)
+		if t.end {
+			break
+		}
+	}
+	return join(out)
+}
+
+// partnerName returns the partner a clause names: "is with Clementine now", "now I am
+// seeing Marguerite", "is dating Ambrose", "got engaged to Rosalind".
+func partnerName(ts []token) string {
+	for i := 0; i+1 < len(ts); i++ {
+		w := ts[i].low
+		n := ts[i+1]
+		switch {
+		case w == "seeing" || w == "dating" || w == "marrying" || w == "married" && i+1 < len(ts) && n.low != "to" || w == "engaged" && n.low == "to" || w == "married" && n.low == "to":
+			if n.low == "to" && i+2 < len(ts) {
+				n = ts[i+2]
+			}
+			if isCapitalised(n) && !isMonthOrDay(n.low) && !notName(n.low) && n.low != "dr" {
+				return nameRun([]token{n})
+			}
+		case w == "with" && i > 0 && (beVerbs[ts[i-1].low] || ts[i-1].low == "together" || ts[i-1].low == "back"):
+			if isCapitalised(n) && !isMonthOrDay(n.low) && !notName(n.low) && (i+2 >= len(ts) || ts[i+2].low == "now" || ts[i+2].end || ts[i+1].end || stopValue[ts[i+2].low]) {
+				return nameRun([]token{n})
+			}
+		}
+	}
+	return ""
+}
+
+// petWords name kinds of pets.
+var petWords = map[string]bool{"dog": true, "cat": true, "puppy": true, "kitten": true, "rabbit": true, "bunny": true, "hamster": true, "parrot": true, "budgie": true,
+	"tortoise": true, "turtle": true, "ferret": true, "pig": true, "gecko": true, "lizard": true, "snake": true, "fish": true, "goldfish": true, "chinchilla": true,
+	"horse": true, "pony": true, "bird": true, "mouse": true, "rat": true, "hedgehog": true, "pet": true, "gerbil": true, "canary": true, "iguana": true, "terrier": true, "spaniel": true, "retriever": true}
+
+// petLoss says a pet is no longer the owner's: "rehomed Clover", "gave away", "no
+// longer has".
+var petLoss = regexp.MustCompile(`(?i)\b(?:rehom(?:ed|e|ing)|gave (?:away|up)|given (?:away|up)|no longer (?:has|have|own|owns)|doesn'?t have|don'?t have|lost|got rid of|sold|passed away|put down)\b`)
+
+// petGone is a clause whose subject, a pet's name, has left: "Marble went to live with a
+// neighbor", "Biscuit passed away".
+var petGone = regexp.MustCompile(`(?i)^(?:went|has gone|had to go|was rehomed|got rehomed|is living|lives now|now lives|moved) (?:to live |away |back )?(?:with|to)\b|^(?:passed away|died|ran away|was put down|is gone|got adopted|was adopted)\b`)
+
+// petName is a named pet of a clause.
+type petName struct {
+	name    string
+	negated bool
+}
+
+// petNames returns the pets a clause names, each with whether it says the pet is gone:
+// "a parrot named Sprocket", "Clover the hamster", "no longer has Kiwi".
+func petNames(ts []token) []petName {
+	var out []petName
+	add := func(i int) {
+		name := nameRun(ts[i : i+1])
+		if name == "" {
+			return
+		}
+		for _, p := range out {
+			if strings.EqualFold(p.name, name) {
+				return
+			}
+		}
+		lo := 0
+		for k := i - 1; k >= 0; k-- {
+			// The pet's own verb phrase: back to the last "and" or clause boundary.
+			if ts[k].low == "and" || ts[k].low == "but" || ts[k].low == "now" || ts[k].end {
+				lo = k + 1
+				break
+			}
+		}
+		neg := petLoss.MatchString(join(ts[lo:i+1])) || i+1 < len(ts) && petGone.MatchString(join(ts[i+1:]))
+		out = append(out, petName{name: name, negated: neg})
+	}
+	for i, t := range ts {
+		switch {
+		case (t.low == "named" || t.low == "called") && i+1 < len(ts) && i > 0 && (petWords[ts[i-1].low] || i > 1 && petWords[ts[i-2].low]):
+			add(i + 1)
+		case isCapitalised(t) && i+2 < len(ts) && ts[i+1].low == "the" && petWords[ts[i+2].low] && !notName(t.low):
+			add(i)
+		case isCapitalised(t) && i > 0 && !notName(t.low) && petLoss.MatchString(join(ts[max(0, i-3):i])) && !isMonthOrDay(t.low):
+			add(i)
+		}
+	}
+	return out
+}
+
+// hasPetWord reports whether a clause names a kind of pet with a name: "a ferret named
+// Truffle".
+func hasNamedPet(ts []token) bool {
+	for i, t := range ts {
+		if (t.low == "named" || t.low == "called") && i+1 < len(ts) && i > 0 && (petWords[ts[i-1].low] || i > 1 && petWords[ts[i-2].low]) {
+			return true
+		}
+	}
+	return false
+}
+
+// lightVerbs carry no meaning of their own in an activity: "do yoga" is yoga.
+var lightVerbs = map[string]bool{"do": true, "go": true, "play": true, "practice": true, "practise": true, "make": true, "eat": true, "drink": true, "watch": true, "listen": true, "have": true, "take": true, "try": true}
+
+// activityAdverbs come between the subject and an activity's verb.
+var activityAdverbs = map[string]bool{"only": true, "still": true, "really": true, "also": true, "usually": true, "now": true, "sometimes": true, "mostly": true, "just": true, "always": true, "regularly": true, "occasionally": true, "rarely": true, "often": true, "absolutely": true, "actually": true, "totally": true}
+
+// likeVerbs take an activity: "loves to do yoga", "enjoys swimming".
+var likeVerbs = map[string]bool{"love": true, "loves": true, "like": true, "likes": true, "enjoy": true, "enjoys": true, "adore": true, "adores": true, "prefer": true, "prefers": true, "started": true, "starts": true}
+
+// activityStops end an activity's object.
+var activityStops = map[string]bool{"every": true, "once": true, "twice": true, "times": true, "on": true, "when": true, "in": true, "and": true, "but": true, "now": true, "these": true, "at": true, "with": true, "during": true, "most": true, "each": true, "a": true, "whenever": true, "if": true, "after": true, "before": true, "three": true, "four": true, "two": true, "five": true, "several": true, "daily": true, "weekly": true, "nightly": true, "anymore": true}
+
+// activity returns the activity a clause about a hobby or a liking states, in a form
+// that does not depend on the verb's person or on a light verb: "loves to do yoga" and
+// "only does yoga on rainy Sundays" are both "yoga"; "paints watercolors" and "paint
+// watercolors" are "paint watercolors". rest is the clause after its subject; "" when the
+// clause has no such form.
+func activity(rest []token) string {
+	i := 0
+	for i < len(rest) && activityAdverbs[rest[i].low] {
+		i++
+	}
+	framed := i > 0
+	if i < len(rest) && likeVerbs[rest[i].low] {
+		framed = true
+		i++
+		if i < len(rest) && rest[i].low == "to" {
+			i++
+		}
+	}
+	if i >= len(rest) || !framed && !lightVerbs[stem(rest[i].low)] {
+		return ""
+	}
+	verb := rest[i]
+	if !isWord(verb.low) || isCapitalised(verb) && i > 0 || stopValue[verb.low] || common[verb.low] && !lightVerbs[stem(verb.low)] && !strings.HasSuffix(verb.low, "ing") {
+		return ""
+	}
+	j := i + 1
+	if stem(verb.low) == "listen" && j < len(rest) && rest[j].low == "to" {
+		j++
+	}
+	for j < len(rest) && (rest[j].low == "the" || rest[j].low == "some") {
+		j++
+	}
+	var obj []token
+	for k := j; k < len(rest) && len(obj) < 3; k++ {
+		t := rest[k]
+		if activityStops[t.low] || stopValue[t.low] || isDigitStart(t.low) || !isWord(t.low) {
+			break
+		}
+		obj = append(obj, t)
+		if t.end {
+			break
+		}
+	}
+	switch v := stem(verb.low); {
+	case len(obj) == 0 && strings.HasSuffix(verb.low, "ing"):
+		return verb.orig
+	case len(obj) == 0:
+		return ""
+	case lightVerbs[v]:
+		return join(obj)
+	default:
+		return v + " " + join(obj)
+	}
+}
+
+// stem turns a third-person verb into its base form: "does" → "do", "watches" → "watch",
+// "dances" → "dance".
+func stem(w string) string {
+	switch {
+	case w == "does":
+		return "do"
+	case w == "goes":
+		return "go"
+	case w == "has":
+		return "have"
+	case strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "xes"):
+		return w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// freqRe is a frequency: "once a month", "twice a year", "four times a week".
+var freqRe = regexp.MustCompile(`(?i)\b(?:once|twice|(?:\w+|\d+) times|a few times|every (?:other|few|couple of)?\s*\w+)\s*(?:a|an|per|each)?\s*(?:day|week|fortnight|month|year|weekend)s?\b`)
+
+// onlyScopeRe is the condition after "only": "only does yoga on rainy Sundays now",
+// "only plays chess when friends visit", "but only twice a year".
+var onlyScopeRe = regexp.MustCompile(`(?i)\bonly\b(?:\s+[a-z'-]+){0,4}?\s+((?:on|in|at|during|when|whenever|if|after|before|over|around)\s+[^,.;!?]*|(?:once|twice|(?:\w+|\d+) times|a few times)\s+(?:a|an|per|each)\s+(?:day|week|fortnight|month|year)s?\b)`)
+
+// trailingNow are words that end a scope without being part of it.
+var trailingNow = regexp.MustCompile(`(?i)(?:\s+(?:now|these days|nowadays|anymore|at the moment|lately|though|tbh|lol|honestly))+\s*$`)
+
+// onlyScope returns the condition an "only" states, if any.
+func onlyScope(clause string) string {
+	m := onlyScopeRe.FindStringSubmatch(clause)
+	if m == nil {
+		return ""
+	}
+	return strings.TrimSpace(trailingNow.ReplaceAllString(strings.TrimSpace(m[1]), ""))
+}
