@@ -50,6 +50,10 @@ type Input struct {
 	// Slots are the user's nearest existing slot keys, for reuse: a fact that fits one of
 	// them takes its key rather than a new one.
 	Slots []string `json:"slots,omitempty"`
+	// Vector is the backbone's vector of Text when the caller has one (the overlay
+	// embeds every memory anyway): the offline extractor then does not embed it again.
+	// It must come from the extractor's own embedder.
+	Vector []float32 `json:"-"`
 }
 
 // Result is what one Input yields.

@@ -111,6 +111,7 @@ type clause struct {
 	toks []token
 	text string
 	vec  []float32
+	vi   int // the index of its embedded text
 	// subj, rest and role are the clause's subject, the words after the subject phrase
 	// and the role attribute it names (see people.subject).
 	subj string
@@ -155,6 +156,18 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		texts = append(texts, nonFacts...)
 	}
 	nProto := len(texts)
+	// The texts of the inputs are embedded once each (a clause that is the whole memory
+	// shares its vector), and a memory whose vector the caller gave is not embedded again.
+	at := map[string]int{}
+	given := map[int][]float32{}
+	addText := func(t string) int {
+		if i, ok := at[t]; ok {
+			return i
+		}
+		at[t] = len(texts)
+		texts = append(texts, t)
+		return len(texts) - 1
+	}
 	preps := make([]prepared, len(in))
 	// Subjects are resolved here, in arrival order, so that the text embedded for a
 	// clause about a third party leaves out the words that name that party: "my
@@ -178,8 +191,10 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			p.why = "a question: it asks, it states no fact"
 			continue
 		}
-		p.mem = len(texts)
-		texts = append(texts, text)
+		p.mem = addText(text)
+		if len(x.Vector) > 0 && text == strings.TrimSpace(x.Text) {
+			given[p.mem] = x.Vector
+		}
 		for _, s := range ss {
 			for _, c := range clauses(s.text) {
 				if len(skipFillers(c)) == 0 {
@@ -187,8 +202,8 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 				}
 				cl := clause{toks: c, text: join(c)}
 				cl.subj, cl.rest, cl.role = ppl.subject(c, p.self)
+				cl.vi = addText(embedText(cl, p.self, &ppl))
 				p.clauses = append(p.clauses, cl)
-				texts = append(texts, embedText(cl, p.self, &ppl))
 			}
 		}
 		for _, key := range x.Slots {
@@ -198,37 +213,42 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			}
 			ref := slotRef{subject: Kebab(subj), attribute: Kebab(attr), vec: -1}
 			if _, known := attributeByName(ref.attribute); !known {
-				ref.vec = len(texts)
-				texts = append(texts, strings.ReplaceAll(ref.attribute, "-", " "))
+				ref.vec = addText(strings.ReplaceAll(ref.attribute, "-", " "))
 			}
 			p.slots = append(p.slots, ref)
 		}
 	}
-	var vecs [][]float32
-	if len(texts) > 0 {
-		var err error
-		vecs, err = o.emb.Embed(ctx, texts)
+	vecs := make([][]float32, len(texts))
+	var todo []string
+	var where []int
+	for i, t := range texts {
+		if v, ok := given[i]; ok {
+			vecs[i] = normalized(v)
+			continue
+		}
+		todo = append(todo, t)
+		where = append(where, i)
+	}
+	if len(todo) > 0 {
+		got, err := o.emb.Embed(ctx, todo)
 		if err != nil {
 			return nil, fmt.Errorf("extract facts: embed: %w", err)
 		}
-		if len(vecs) != len(texts) {
-			return nil, fmt.Errorf("extract facts: embed: %d vectors for %d texts", len(vecs), len(texts))
+		if len(got) != len(todo) {
+			return nil, fmt.Errorf("extract facts: embed: %d vectors for %d texts", len(got), len(todo))
 		}
-		for i, v := range vecs {
-			vecs[i] = normalized(v)
+		for j, v := range got {
+			vecs[where[j]] = normalized(v)
 		}
 	}
 	protos, nonFact := o.prototypes(vecs[:nProto])
-	k := 0
 	for i := range preps {
 		p := &preps[i]
 		if p.mem < 0 {
 			continue
 		}
-		k = p.mem + 1
 		for j := range p.clauses {
-			p.clauses[j].vec = vecs[k]
-			k++
+			p.clauses[j].vec = vecs[p.clauses[j].vi]
 		}
 	}
 	out := make([]Result, len(in))

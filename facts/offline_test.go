@@ -3,6 +3,7 @@ package facts
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -229,5 +230,47 @@ func TestThirdPersonVerbIsNoName(t *testing.T) {
 		if subj, _, _ := p.subject(tokenize(tt.text), "user"); subj != tt.want {
 			t.Errorf("%q: subject %q, want %q", tt.text, subj, tt.want)
 		}
+	}
+}
+
+// recordingEmbedder remembers every text it embeds.
+type recordingEmbedder struct {
+	bagEmbedder
+	texts []string
+}
+
+func (r *recordingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	r.texts = append(r.texts, texts...)
+	return r.bagEmbedder.Embed(ctx, texts)
+}
+
+// A memory whose vector the caller gives is not embedded again, and gives the same
+// facts as when the extractor embeds it itself.
+func TestOfflineUsesGivenVector(t *testing.T) {
+	text := "I moved to Ghent in the spring."
+	plain := &recordingEmbedder{}
+	x, err := NewOffline(plain, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := x.Extract(t.Context(), []Input{{Text: text}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vec, _ := (&bagEmbedder{}).Embed(t.Context(), []string{text})
+	given := &recordingEmbedder{}
+	y, err := NewOffline(given, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := y.Extract(t.Context(), []Input{{Text: text, Vector: vec[0]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(given.texts, text) || !slices.Contains(plain.texts, text) {
+		t.Errorf("the given memory was embedded again (%d texts; without a vector %d)", len(given.texts), len(plain.texts))
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("facts with the vector %+v, without %+v", got, want)
 	}
 }

@@ -596,9 +596,10 @@ func RecordFacts(r store.Record) []facts.Fact {
 }
 
 // extract reads the facts of a chunk of one user's memories in one call, shown the
-// user's recent slot keys so that the extractor reuses them. An extractor failure stores
+// user's recent slot keys so that the extractor reuses them, and given their backbone
+// vectors (vecs) so that it does not embed them again. An extractor failure stores
 // the memories without facts (the traces say why) rather than losing them.
-func (o *Overlay) extract(ctx context.Context, user string, inputs []Input) ([]facts.Result, error) {
+func (o *Overlay) extract(ctx context.Context, user string, inputs []Input, vecs [][]float32) ([]facts.Result, error) {
 	slots := o.recentSlots(user).list()
 	in := make([]facts.Input, len(inputs))
 	for i, x := range inputs {
@@ -606,7 +607,7 @@ func (o *Overlay) extract(ctx context.Context, user string, inputs []Input) ([]f
 		if at.IsZero() {
 			at = o.cfg.Now()
 		}
-		in[i] = facts.Input{Text: x.Content, Time: at, Slots: slots}
+		in[i] = facts.Input{Text: x.Content, Time: at, Slots: slots, Vector: vecs[i]}
 	}
 	rs, err := o.cfg.Facts.Extract(ctx, in)
 	why := ""

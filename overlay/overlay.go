@@ -64,7 +64,9 @@ type Config struct {
 	// first), its slot's current members are always
 	// candidates, a memory that states no fact audits nothing and is never audited, and
 	// only memories with facts about the same subject are compared. Nil: the behaviour
-	// before facts, sentences judged as they are and slots made by supersessions.
+	// before facts, sentences judged as they are and slots made by supersessions. It
+	// should be built on the same backbone as Embedder: the overlay hands it each
+	// memory's vector (facts.Input.Vector) so that it is not embedded twice.
 	Facts facts.Extractor
 	// NoCommit records verdicts without changing statuses or links (the "Judge off"
 	// ablation).
@@ -334,7 +336,7 @@ func (o *Overlay) embed(ctx context.Context, user string, inputs []Input) ([]emb
 	}
 	if o.cfg.Facts != nil {
 		start := time.Now()
-		res, err := o.extract(ctx, user, inputs)
+		res, err := o.extract(ctx, user, inputs, vecs)
 		if err != nil {
 			return nil, err
 		}
