@@ -274,3 +274,14 @@ func TestOfflineUsesGivenVector(t *testing.T) {
 		t.Errorf("facts with the vector %+v, without %+v", got, want)
 	}
 }
+
+func TestEmptyValue(t *testing.T) {
+	for v, want := range map[string]bool{
+		"It's": true, "Really": true, "Been": true, "things happening": true, "so great": true, "Here's": true, "working": true,
+		"Porto": false, "yoga": false, "climbing": false, "40": false, "help people": false, "the Porto flat": false, "Harbour & Finch": false, "": true,
+	} {
+		if got := emptyValue(v); got != want {
+			t.Errorf("emptyValue(%q) = %v, want %v", v, got, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"time"
 )
 
@@ -350,4 +351,37 @@ func eventTime(clause string, now time.Time) time.Time {
 		t = t.AddDate(-1, 0, 0)
 	}
 	return t
+}
+
+// emptyWords carry no value on their own: function words, pronouns, auxiliaries, chat
+// fillers, everyday verbs and evaluative adjectives. A value made only of them (or of
+// contractions) is no value: "It's", "Really", "Been", "things happening", "so great".
+var emptyWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`i me my mine we us our ours you your yours he him his she her hers it its they them their theirs
+	this that these those there here what which who whom whose how why when where the a an and or but so to of in on at for with from by as
+	is are was were be been being am have has had do does did done can could would should will shall may might must not no yes
+	very really just still also even only ever never always too quite pretty lot lots much many more most some any all both each every
+	thing things stuff way ways totally super definitely absolutely actually basically literally honestly maybe probably perhaps sure ok okay
+	yeah yep yup wow lol haha hey hi hello thanks thank please well anyway
+	looking working doing going getting trying thinking feeling making having giving taking helping seeing saying telling talking
+	happening happened happen felt feel feels went got get gets made make makes took take takes gave give gives came come comes
+	great good nice amazing awesome cool fun tough hard proud happy glad busy important passionate excited lucky grateful fine bad sad
+	real true big little best better worse worst same different whole other another own`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// emptyValue reports a value with no content word (see emptyWords).
+func emptyValue(v string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(v), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’'
+	}) {
+		if strings.ContainsAny(w, "'’") || emptyWords[w] {
+			continue
+		}
+		return false
+	}
+	return true
 }
