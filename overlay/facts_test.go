@@ -3,12 +3,15 @@ package overlay
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/overlay/overlaytest"
 	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/sentry"
 )
 
 // mapExtractor reads facts from a table by text; err fails every call.
@@ -189,5 +192,40 @@ func TestFactExtractorFails(t *testing.T) {
 	x.err = ctx.Err()
 	if _, err := o.Add(ctx, "cy", []Input{{Content: "I moved to Tromsø.", EventTime: at(9)}}); err == nil {
 		t.Error("cancelled ingest succeeded")
+	}
+}
+
+// A fact whose slot the user does not have takes a same-subject candidate's key when
+// Sentry puts the two memories on one topic; below Config.AdoptTop it keeps its own.
+func TestAdoptSlot(t *testing.T) {
+	x := &mapExtractor{facts: map[string][]facts.Fact{
+		"my gym costs 30 a month":          {fact("user", "gym", "30")},
+		"the gym costs 35 a month now ugh": {fact("user", "gym-fee", "35")},
+		"my sister's gym costs 20":         {fact("sister", "gym-fee", "20")},
+	}}
+	heads := sentry.NewHeads(overlaytest.BagDim, 16, 8, rand.New(rand.NewPCG(3, 4)))
+	for _, tt := range []struct {
+		name  string
+		adopt float64
+		slot  string
+	}{{"adopted", -1, "user/gym"}, {"kept", 1, "user/gym-fee"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := newTestOverlay(t, func(c *Config) { c.Facts, c.Heads, c.AdoptTop = x, heads, tt.adopt })
+			trs, err := o.Add(t.Context(), "dee", []Input{
+				{Content: "my gym costs 30 a month", EventTime: at(1)},
+				{Content: "my sister's gym costs 20", EventTime: at(2)},
+				{Content: "the gym costs 35 a month now ugh", EventTime: at(3)},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if trs[2].Slot != tt.slot || trs[1].Slot != "sister/gym-fee" {
+				t.Errorf("slots %q, %q; want %q (another subject never adopts)", trs[2].Slot, trs[1].Slot, tt.slot)
+			}
+			st := statuses(t, o, "dee", trs)
+			if old := st["my gym costs 30 a month"]; (tt.slot == "user/gym") != (old == store.StatusSuperseded) {
+				t.Errorf("the old fee is %s with slot %s", old, tt.slot)
+			}
+		})
 	}
 }

@@ -128,6 +128,9 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 		fs = res.Facts
 		tr.Facts, tr.FactSource, tr.FactNote = res.Facts, res.Source, res.Why
 		if len(fs) > 0 {
+			if fs, err = o.adoptSlots(ctx, user, fs, cands, proj); err != nil {
+				return nil, err
+			}
 			f := primaryFact(fs, cands)
 			rec.Slot, rec.SingleValued = f.Slot(), facts.SingleValued(f.Attribute)
 			if !f.EventTime.IsZero() {
@@ -696,6 +699,42 @@ func (o *Overlay) withSlot(ctx context.Context, user, slot string, cands []store
 		added++
 	}
 	return cands, nil
+}
+
+// adoptSlots gives a fact whose slot the user does not have yet the key of a candidate's
+// slot of the same subject when Sentry's topic head puts the two memories on one topic
+// (a > Config.AdoptTop): the extractor named the attribute differently ("gym" and
+// "gym-fee", "home" and "lodging"), and the version group is what matters. Without heads
+// facts keep their keys.
+func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, cands []store.Record, proj sentry.Projection) ([]facts.Fact, error) {
+	if o.cfg.Heads == nil || len(proj.Top) == 0 {
+		return fs, nil
+	}
+	out := slices.Clone(fs)
+	for i, f := range out {
+		if slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Slot() }) {
+			continue
+		}
+		if page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Slot: f.Slot(), Limit: 1}); err != nil {
+			return nil, err
+		} else if len(page) > 0 {
+			continue // the user has this slot already
+		}
+		best, bestA := "", o.cfg.AdoptTop
+		for _, c := range cands {
+			subj, attr, ok := strings.Cut(c.Slot, "/")
+			if !ok || subj != facts.Kebab(f.Subject) || len(c.Embeddings.Topic) != len(proj.Top) {
+				continue
+			}
+			if d := o.gate.Score(sentry.Projection{Top: c.Embeddings.Topic, Log: c.Embeddings.Logic}, proj); d.A > bestA {
+				best, bestA = attr, d.A
+			}
+		}
+		if best != "" {
+			out[i].Attribute = best
+		}
+	}
+	return out, nil
 }
 
 // primaryFact is the fact whose slot the record joins (a record is in one version

@@ -36,6 +36,12 @@ var (
 // waits for the first chunk; later ones overlap).
 const DefaultEmbedChunk = 4
 
+// DefaultAdoptTop is Config.AdoptTop's floor. Measured with the use-lite backbone and
+// the demo checkpoint (τ_top 0.74): adopting at 0.74 / 0.80 / 0.85 / never gave corpus dev
+// bank accuracy 0.636 / 0.621 / 0.605 / 0.605 and LTP bank role 0.785 / 0.833 / 0.838 /
+// 0.785.
+const DefaultAdoptTop = 0.80
+
 // MaxContentBytes bounds one memory's content.
 const MaxContentBytes = 16 << 10
 
@@ -68,6 +74,10 @@ type Config struct {
 	// should be built on the same backbone as Embedder: the overlay hands it each
 	// memory's vector (facts.Input.Vector) so that it is not embedded twice.
 	Facts facts.Extractor
+	// AdoptTop is the topic similarity (Sentry's a) above which a fact whose slot the
+	// user does not have takes the key of a candidate's slot of the same subject (0: the
+	// larger of Thresholds.Top and DefaultAdoptTop).
+	AdoptTop float64
 	// NoCommit records verdicts without changing statuses or links (the "Judge off"
 	// ablation).
 	NoCommit bool
@@ -135,6 +145,9 @@ func New(cfg Config) (*Overlay, error) {
 	}
 	if cfg.Thresholds == (sentry.Thresholds{}) {
 		cfg.Thresholds = sentry.DefaultThresholds()
+	}
+	if cfg.AdoptTop == 0 {
+		cfg.AdoptTop = max(cfg.Thresholds.Top, DefaultAdoptTop)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
