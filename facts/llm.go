@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -170,10 +169,10 @@ func (x *LLM) one(ctx context.Context, in Input) (Result, error) {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
 		}
-		if fatal(err) {
+		if llm.NeedsFix(err) {
 			return Result{}, err
 		}
-		return x.fall(ctx, in, describe(err))
+		return x.fall(ctx, in, llm.Describe(err))
 	}
 	source := x.cfg.Name
 	if resp.Model != "" {
@@ -181,7 +180,7 @@ func (x *LLM) one(ctx context.Context, in Input) (Result, error) {
 	}
 	facts, err := ParseAnswer(resp.Choices[0].Content, selfKey(in))
 	if err != nil {
-		return x.fall(ctx, in, "unusable answer: "+firstLine(err.Error()))
+		return x.fall(ctx, in, "unusable answer: "+llm.FirstLine(err.Error()))
 	}
 	r := Result{Facts: facts, Source: source}
 	if len(facts) == 0 {
@@ -330,46 +329,6 @@ func ParseAnswer(content, self string) ([]Fact, error) {
 		out = append(out, f)
 	}
 	return out, nil
-}
-
-// fatal reports errors a fallback must not hide: the model does not exist, the
-// credentials or the request are wrong (4xx other than rate limits and timeouts).
-func fatal(err error) bool {
-	if errors.Is(err, llm.ErrModelNotFound) {
-		return true
-	}
-	if errors.Is(err, llm.ErrContextLength) {
-		return false
-	}
-	var api *llm.APIError
-	if errors.As(err, &api) {
-		s := api.StatusCode
-		return s >= 400 && s < 500 && s != http.StatusTooManyRequests && s != http.StatusRequestTimeout
-	}
-	return false
-}
-
-// describe names a failure for Result.Why.
-func describe(err error) string {
-	var api *llm.APIError
-	switch {
-	case errors.Is(err, llm.ErrContextLength):
-		return "prompt exceeds the model's context length"
-	case errors.Is(err, llm.ErrUnreachable):
-		return "endpoint unreachable"
-	case errors.Is(err, llm.ErrTimeout):
-		return "endpoint timed out"
-	case errors.Is(err, llm.ErrBadResponse):
-		return "malformed response: " + firstLine(err.Error())
-	case errors.As(err, &api):
-		return fmt.Sprintf("server error %d", api.StatusCode)
-	}
-	return firstLine(err.Error())
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return clip(s, 200)
 }
 
 func clip(s string, n int) string {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net/http"
 	"strings"
 	"time"
 
@@ -127,10 +126,10 @@ func (a *LLMAuditor) Audit(ctx context.Context, p Pair) (Result, error) {
 		if ctx.Err() != nil {
 			return Result{}, fmt.Errorf("audit: %w", ctx.Err())
 		}
-		if fatal(err) {
+		if llm.NeedsFix(err) {
 			return Result{}, fmt.Errorf("audit: %w", err)
 		}
-		return a.fall(ctx, p, start, Result{}, describe(err))
+		return a.fall(ctx, p, start, Result{}, llm.Describe(err))
 	}
 	choice := resp.Choices[0]
 	raw := choice.Content
@@ -149,10 +148,10 @@ func (a *LLMAuditor) Audit(ctx context.Context, p Pair) (Result, error) {
 	if err != nil {
 		res.ParseError = err.Error()
 		if a.cfg.Strict {
-			return a.fall(ctx, p, start, res, "answer fails the audit format: "+firstLine(err.Error()))
+			return a.fall(ctx, p, start, res, "answer fails the audit format: "+llm.FirstLine(err.Error()))
 		}
 		if ans, err = ParseLenient(raw); err != nil {
-			return a.fall(ctx, p, start, res, fmt.Sprintf("unparseable answer (%s): %q", firstLine(err.Error()), clip(strings.TrimSpace(raw), 120)))
+			return a.fall(ctx, p, start, res, fmt.Sprintf("unparseable answer (%s): %q", llm.FirstLine(err.Error()), clip(strings.TrimSpace(raw), 120)))
 		}
 	}
 	res.Verdict, res.Steps = ans.Verdict, ans.Steps
@@ -172,44 +171,4 @@ func (a *LLMAuditor) fall(ctx context.Context, p Pair, start time.Time, attempt 
 	res.Tokens += attempt.Tokens
 	res.Latency = time.Since(start)
 	return res, nil
-}
-
-// fatal reports errors a fallback must not hide: the model does not exist, the credentials
-// or the request are wrong (4xx other than rate limits, timeouts and context length).
-func fatal(err error) bool {
-	if errors.Is(err, llm.ErrModelNotFound) {
-		return true
-	}
-	if errors.Is(err, llm.ErrContextLength) {
-		return false
-	}
-	var api *llm.APIError
-	if errors.As(err, &api) {
-		s := api.StatusCode
-		return s >= 400 && s < 500 && s != http.StatusTooManyRequests && s != http.StatusRequestTimeout
-	}
-	return false
-}
-
-// describe names the failure for Result.Fallback.
-func describe(err error) string {
-	var api *llm.APIError
-	switch {
-	case errors.Is(err, llm.ErrContextLength):
-		return "prompt exceeds the model's context length"
-	case errors.Is(err, llm.ErrUnreachable):
-		return "endpoint unreachable"
-	case errors.Is(err, llm.ErrTimeout):
-		return "endpoint timed out"
-	case errors.Is(err, llm.ErrBadResponse):
-		return "malformed response: " + firstLine(err.Error())
-	case errors.As(err, &api):
-		return fmt.Sprintf("server error %d: %s", api.StatusCode, firstLine(err.Error()))
-	}
-	return firstLine(err.Error())
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return clip(s, 200)
 }
