@@ -507,13 +507,7 @@ issue is finished. --validate-only checks the corpus and prints its counts (no m
 }
 
 func benchCasesRun(ctx context.Context, f *Factory, o *benchCasesOptions) error {
-	var c *bench.Corpus
-	var err error
-	if o.Corpus == "" {
-		c, err = bench.DefaultCorpus()
-	} else {
-		c, err = bench.LoadCorpus(o.Corpus)
-	}
+	c, err := openCorpus(o.Corpus)
 	if err != nil {
 		return err
 	}
@@ -555,4 +549,13 @@ func benchCasesRun(ctx context.Context, f *Factory, o *benchCasesOptions) error 
 		tables: func(w io.Writer) { bench.WriteCasesTables(w, rep) },
 		plot:   func(p string) error { return bench.PlotCases(p, rep) },
 	})
+}
+
+// openCorpus loads the corpus at path (a file or a directory), or the embedded one when
+// path is empty.
+func openCorpus(path string) (*bench.Corpus, error) {
+	if path == "" {
+		return bench.DefaultCorpus()
+	}
+	return bench.LoadCorpus(path)
 }

@@ -65,12 +65,7 @@ test split once, when an issue is finished.`,
 }
 
 func benchFactsRun(ctx context.Context, f *Factory, o *benchFactsOptions) (err error) {
-	var c *bench.Corpus
-	if o.Corpus == "" {
-		c, err = bench.DefaultCorpus()
-	} else {
-		c, err = bench.LoadCorpus(o.Corpus)
-	}
+	c, err := openCorpus(o.Corpus)
 	if err != nil {
 		return err
 	}
