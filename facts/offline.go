@@ -271,10 +271,10 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			known = append(known, s)
 		}
 		facts, why := o.extract(in[i], p, vecs[p.mem], protos, nonFact, known)
-		if kept := slices.DeleteFunc(slices.Clone(facts), func(f Fact) bool { return emptyValue(f.Value) }); len(kept) < len(facts) {
+		if kept := slices.DeleteFunc(slices.Clone(facts), func(f Fact) bool { return emptyValue(f.Value) || namesAttribute(f) }); len(kept) < len(facts) {
 			// A clause of chat ("It's been a busy week") matched an attribute with no value.
 			if len(kept) == 0 {
-				why = "no fact: every value found carries no content word"
+				why = "no fact: every value found carries no content word or only names its attribute"
 			}
 			facts = kept
 		}

@@ -91,11 +91,11 @@ func TestOfflineOneBatchedCall(t *testing.T) {
 func TestOfflineReusesGivenSlots(t *testing.T) {
 	o := newTestOffline(t, &bagEmbedder{})
 	// "dojo" is no attribute of the table; the slot key's words are in the memory.
-	res, err := o.Extract(t.Context(), []Input{{Text: "karate dojo: Kaizen", Slots: []string{"user/karate-dojo"}}})
+	res, err := o.Extract(t.Context(), []Input{{Text: "my karate dojo is Kaizen now", Slots: []string{"user/karate-dojo"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res[0].Facts) == 0 || res[0].Facts[0].Attribute != "karate-dojo" {
+	if len(res[0].Facts) == 0 || res[0].Facts[0].Attribute != "karate-dojo" || res[0].Facts[0].Value != "Kaizen" {
 		t.Errorf("facts %+v, want the given slot user/karate-dojo reused", res[0].Facts)
 	}
 }
@@ -282,6 +282,23 @@ func TestEmptyValue(t *testing.T) {
 	} {
 		if got := emptyValue(v); got != want {
 			t.Errorf("emptyValue(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+func TestNamesAttribute(t *testing.T) {
+	for _, tt := range []struct {
+		f    Fact
+		want bool
+	}{
+		{Fact{Attribute: "job", Value: "job"}, true},
+		{Fact{Attribute: "drink", Value: "my drinks"}, true},
+		{Fact{Attribute: "phone-number", Value: "number"}, true},
+		{Fact{Attribute: "job", Value: "baker"}, false},
+		{Fact{Attribute: "drink", Value: "drink coffee"}, false},
+	} {
+		if got := namesAttribute(tt.f); got != tt.want {
+			t.Errorf("namesAttribute(%s = %q) = %v, want %v", tt.f.Attribute, tt.f.Value, got, tt.want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package facts
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -382,6 +383,18 @@ func emptyValue(v string) bool {
 			continue
 		}
 		return false
+	}
+	return true
+}
+
+// namesAttribute reports a value that only names its own attribute ("My job: …" read as
+// job = "job", "it's my drink now" as drink = "drink").
+func namesAttribute(f Fact) bool {
+	attr := strings.Fields(strings.ReplaceAll(Kebab(f.Attribute), "-", " "))
+	for _, w := range strings.FieldsFunc(strings.ToLower(f.Value), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if !emptyWords[w] && !slices.Contains(attr, w) && !slices.Contains(attr, strings.TrimSuffix(w, "s")) {
+			return false
+		}
 	}
 	return true
 }
