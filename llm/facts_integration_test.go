@@ -30,11 +30,13 @@ func (wordEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error
 }
 
 // The LLM fact extractor's plumbing against the real server: the schema-constrained
-// request is accepted, every answer is either parsed into facts with well-formed slot
-// keys or handed to the offline fallback with the reason — never an error. The tiny
-// model's weights are random, so what it extracts means nothing.
+// request is accepted and answered, every answer is either parsed into facts with
+// well-formed slot keys or handed to the offline fallback with the reason — never an
+// error. The tiny model's weights are random, so what it extracts means nothing.
 func TestFactsExtractorOnLlamaServer(t *testing.T) {
-	s := startServer(t)
+	// One slot with the model's whole context: the extraction prompt is about 1,600
+	// tokens of the tiny model's byte-level vocabulary.
+	s := startServerWith(t, 1, ctxSize)
 	c := newClient(t, s.URL, modelAlias, 0)
 	off, err := facts.NewOffline(wordEmbedder{}, facts.Config{})
 	if err != nil {
@@ -57,9 +59,11 @@ func TestFactsExtractorOnLlamaServer(t *testing.T) {
 	if len(res) != len(in) {
 		t.Fatalf("%d results for %d inputs", len(res), len(in))
 	}
+	answered := 0
 	for i, r := range res {
 		switch r.Source {
 		case modelAlias:
+			answered++
 		case facts.SourceOffline:
 			if r.Why == "" {
 				t.Errorf("input %d: the fallback answered without saying why", i)
@@ -73,6 +77,10 @@ func TestFactsExtractorOnLlamaServer(t *testing.T) {
 			}
 		}
 		t.Logf("input %d: source %s, %d facts, why %q", i, r.Source, len(r.Facts), r.Why)
+	}
+	// The prompt fits the slot: the model's schema-constrained JSON must have parsed.
+	if answered == 0 {
+		t.Error("no input was answered by the model: the request or the parse is broken")
 	}
 	t.Logf("two extractions in %v", time.Since(start).Round(time.Millisecond))
 }

@@ -88,6 +88,12 @@ type server struct {
 // ready. The process is killed when the test ends.
 func startServer(t *testing.T) *server {
 	t.Helper()
+	return startServerWith(t, slots, ctxSize)
+}
+
+// startServerWith is startServer with np slots sharing a context of ctx tokens.
+func startServerWith(t *testing.T, np, ctx int) *server {
+	t.Helper()
 	bin := llamaServerBinary(t)
 	dir := t.TempDir()
 	model := filepath.Join(dir, "model.gguf")
@@ -121,8 +127,8 @@ func startServer(t *testing.T) *server {
 		"--alias", modelAlias,
 		"--host", "127.0.0.1",
 		"--port", strconv.Itoa(port),
-		"-np", strconv.Itoa(slots),
-		"-c", strconv.Itoa(ctxSize),
+		"-np", strconv.Itoa(np),
+		"-c", strconv.Itoa(ctx),
 		// One thread: the model is tiny, and spinning worker threads only
 		// lose time on a machine shared with other processes.
 		"-t", "1",
