@@ -37,6 +37,17 @@ type Fact struct {
 // equal, so facts about different subjects never share one.
 func (f Fact) Slot() string { return Kebab(f.Subject) + "/" + Kebab(f.Attribute) }
 
+// Group is the fact's version group key: Slot for a single-valued attribute
+// ("user/home": one current value), and Slot plus the value for a multi-valued one
+// ("user/pet/miso"), since each value of a multi-valued attribute has a history of its
+// own (taken in, given away, taken in again) beside the others.
+func (f Fact) Group() string {
+	if SingleValued(f.Attribute) {
+		return f.Slot()
+	}
+	return f.Slot() + "/" + Kebab(f.Value)
+}
+
 // Input is one memory to extract facts from.
 type Input struct {
 	// Text is the memory as stored, possibly with a "Name: " speaker prefix.

@@ -398,3 +398,33 @@ func namesAttribute(f Fact) bool {
 	}
 	return true
 }
+
+// SameValue reports whether two values name the same thing: the words of one contain the
+// other's ("Porto" and "the Porto flat", "40" and "40 minutes").
+func SameValue(a, b string) bool {
+	wa, wb := valueWords(a), valueWords(b)
+	if len(wa) == 0 || len(wb) == 0 {
+		return false
+	}
+	contains := func(big, small []string) bool {
+		for _, w := range small {
+			if !slices.Contains(big, w) {
+				return false
+			}
+		}
+		return true
+	}
+	return contains(wa, wb) || contains(wb, wa)
+}
+
+func valueWords(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		switch w {
+		case "a", "an", "the", "my", "our", "his", "her", "their":
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}

@@ -3,9 +3,6 @@ package judge
 import (
 	"fmt"
 	"regexp"
-	"slices"
-	"strings"
-	"unicode"
 
 	fx "github.com/atma-dev/atma/facts"
 )
@@ -27,52 +24,24 @@ func sharedSlot(old, new []fx.Fact) (fx.Fact, fx.Fact, bool) {
 	return fx.Fact{}, fx.Fact{}, false
 }
 
-// sameValue reports whether two values name the same thing: the words of one contain the
-// other's ("Porto" and "the Porto flat", "40" and "40 minutes").
-func sameValue(a, b string) bool {
-	wa, wb := valueWords(a), valueWords(b)
-	if len(wa) == 0 || len(wb) == 0 {
-		return false
-	}
-	contains := func(big, small []string) bool {
-		for _, w := range small {
-			if !slices.Contains(big, w) {
-				return false
-			}
-		}
-		return true
-	}
-	return contains(wa, wb) || contains(wb, wa)
-}
-
-func valueWords(s string) []string {
-	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		switch w {
-		case "a", "an", "the", "my", "our", "his", "her", "their":
-			continue
-		}
-		out = append(out, w)
-	}
-	return out
-}
-
 // decideFacts judges a pair whose records state facts of one slot: the rule auditor as a
-// judge over facts. Same value → a restatement (consistent; both stay current, joined by
-// coexistence); the new fact denies the old value → explicit negation; a value taken up
+// judge over facts. Same value → a restatement (consistent, keep: the newer statement is
+// the current version); the new fact denies the old value → explicit negation; a value taken up
 // again → temporal update; a new scope → scoped exception; another value of a
 // single-valued attribute → temporal update (value discrepancy when the input corrects
 // itself); another value of a multi-valued one → coexistence.
 func decideFacts(old, new fx.Fact, newText string) (Steps, Verdict) {
 	single := fx.SingleValued(new.Attribute)
-	same := sameValue(old.Value, new.Value)
+	same := fx.SameValue(old.Value, new.Value)
 	var st Status
 	var ct ConflictType
 	var act Action
 	var why string
 	switch {
 	case same && old.Negated == new.Negated && (new.Scope == "" || new.Scope == old.Scope):
-		st, ct, act, why = StatusConsistent, TypeNone, ActionCoexist, "the new input restates the same value"
+		// No link: the newer statement is the current version of the same value, so
+		// the time line alone decides, whatever order the two arrive in.
+		st, ct, act, why = StatusConsistent, TypeNone, ActionKeep, "the new input restates the same value"
 	case same && new.Negated && !old.Negated:
 		st, ct, act, why = StatusConflict, TypeExplicitNegation, ActionSupersede, "the new input says the value no longer holds"
 	case same && old.Negated && !new.Negated:

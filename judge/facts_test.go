@@ -22,7 +22,7 @@ func TestDecideFacts(t *testing.T) {
 		summary  string
 	}{
 		{"another home", home("Lisbon"), home("Porto"), "the movers came, first night in porto", StatusConflict, TypeTemporalUpdate, ActionTransition, "home: Lisbon -> Porto"},
-		{"a restatement", home("Porto"), home("the Porto flat"), "still loving the porto flat", StatusConsistent, TypeNone, ActionCoexist, ""},
+		{"a restatement", home("Porto"), home("the Porto flat"), "still loving the porto flat", StatusConsistent, TypeNone, ActionKeep, ""},
 		{"a correction", fx.Fact{Subject: "user", Attribute: "commute-minutes", Value: "14"}, fx.Fact{Subject: "user", Attribute: "commute-minutes", Value: "40"},
 			"sorry, I meant 40, not 14", StatusConflict, TypeValueDiscrepancy, ActionSupersede, "commute-minutes: 14 -> 40"},
 		{"a second pet", pet("Miso", false), pet("Biscuit", false), "and a puppy too", StatusConsistent, TypeNone, ActionCoexist, ""},

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	fx "github.com/atma-dev/atma/facts"
 )
 
 // Thresholds the rule auditor applies to Sentry's scores when the texts give it nothing to
@@ -54,7 +56,7 @@ func (c RuleConfig) withDefaults() RuleConfig {
 
 // RuleAuditor audits pairs with hand-written rules. When both records carry facts of one
 // slot (Record.Facts, from package facts) it is a judge over facts: the same value is a
-// restatement (both stay current), a denied value an explicit negation, a value taken
+// restatement (keep: the newer statement is the current version), a denied value an explicit negation, a value taken
 // up again a temporal update, a new scope a scoped exception, another value of a
 // single-valued attribute a temporal update (a value discrepancy when the input corrects
 // itself: "sorry, I meant 40"), another value of a multi-valued one a coexistence; a
@@ -98,7 +100,7 @@ func (r *RuleAuditor) Audit(ctx context.Context, p Pair) (Result, error) {
 func (r *RuleAuditor) Decide(p Pair) (Steps, Verdict) {
 	if o, n, ok := sharedSlot(p.Old.Facts, p.New.Facts); ok {
 		s, v := decideFacts(o, n, p.New.Text)
-		if v.Status == StatusConsistent && sameValue(o.Value, n.Value) {
+		if v.Status == StatusConsistent && fx.SameValue(o.Value, n.Value) {
 			// The facts read as a restatement; the sentences may still deny or narrow it in
 			// words the extractor missed ("I gave Rex away", "…, except at lunch").
 			if ss, sv := r.decideSentences(p); sv.Status == StatusConflict &&

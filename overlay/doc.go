@@ -35,11 +35,12 @@
 // With Config.Facts (package facts: the offline extractor on the backbone by default in
 // the CLI, an LLM when an endpoint is configured), each memory's facts are read in the
 // embedding goroutine, a chunk at a time, shown the user's recent slot keys. A memory
-// that states facts joins the version group of one of them — its slot is the fact's
-// key, "<subject>/<attribute>" ("user/home", "theo/hobby"), the first whose key a
-// candidate already has, else the first; single- or multi-valued by
-// facts.SingleValued — and takes the fact's event time when the text states one ("back
-// in March"). Then:
+// that states facts joins the version group of one of them (the first whose group a
+// candidate already has, else the first): "<subject>/<attribute>" for a single-valued
+// attribute ("user/home", "mobile-team/project"), and "<subject>/<attribute>/<value>"
+// for each value of a multi-valued one ("user/pet/miso", "theo/hobby/yoga"), whose
+// values have histories of their own (facts.Fact.Group, facts.SingleValued). It takes
+// the fact's event time when the text states one ("back in March"). Then:
 //
 //   - the slot's current members are candidates whether the host found them or not
 //     (read by key, never a scan), and are audited without the gate;
@@ -48,11 +49,12 @@
 //   - facts of different subjects are never compared; another slot of the same
 //     subject goes through the gate to an LLM Judge (which may merge the two groups),
 //     while the rule auditor, a judge over facts, leaves it alone;
-//   - after the Judge's links the group's time line decides (store.Reconcile): the
-//     newest version of a single-valued slot is current, a restatement joined by
-//     coexistence stays current beside it, a scoped exception holds within its scope,
-//     another value of a multi-valued attribute coexists, and a version reported late
-//     stays history behind a newer one.
+//   - after the Judge's links the group's time line decides (store.Reconcile): its
+//     newest version is current (a restatement is the newest version of the same
+//     value; "gave Miso away" is the newest of Miso's), a scoped exception holds within
+//     its scope, and a version reported late stays history behind a newer one. The
+//     final statuses do not depend on the order the memories arrive in
+//     (TestVersionGroupsArrivalOrder).
 //
 // The trace shows the facts, who read them and why there were none, the slot, and why
 // a candidate was not compared. An extractor that fails stores the memories without

@@ -3,12 +3,16 @@ package overlay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/overlaytest"
 	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/sentry"
@@ -86,9 +90,9 @@ func TestVersionGroupsByFact(t *testing.T) {
 		"My sister lives in Lisbon too.":              store.StatusActive, // another subject: untouched
 		"Watched the football with friends tonight.":  store.StatusActive, // no fact: never compared
 		"we have a cat, Miso":                         store.StatusSuperseded,
-		"The movers came, first night in Porto!":      store.StatusActive, // restated, not replaced
-		"and now a puppy, Biscuit!":                   store.StatusActive, // pets are many
-		"still loving Porto":                          store.StatusActive,
+		"The movers came, first night in Porto!":      store.StatusSuperseded, // the restatement is the newer version
+		"and now a puppy, Biscuit!":                   store.StatusActive,     // pets are many
+		"still loving Porto":                          store.StatusActive,     // the current version of Porto
 		"we had to rehome Miso":                       store.StatusActive,
 		"forgot to say: back in 2024 I lived in Faro": store.StatusSuperseded, // reported late: history
 	}
@@ -104,7 +108,8 @@ func TestVersionGroupsByFact(t *testing.T) {
 	if r, _ := o.Store().Get(t.Context(), "ana", porto.RecordID); r.Slot != "user/home" || !r.SingleValued || len(RecordFacts(r)) != 1 {
 		t.Errorf("record %+v", r)
 	}
-	if r, _ := o.Store().Get(t.Context(), "ana", trs[5].RecordID); r.Slot != "user/pet" || r.SingleValued {
+	// Each pet has its own history: Miso's ends with the giving away, Biscuit's goes on.
+	if r, _ := o.Store().Get(t.Context(), "ana", trs[5].RecordID); r.Slot != "user/pet/biscuit" || !r.SingleValued {
 		t.Errorf("the puppy's slot: %q single %v", r.Slot, r.SingleValued)
 	}
 	football := trs[2]
@@ -227,5 +232,119 @@ func TestAdoptSlot(t *testing.T) {
 				t.Errorf("the old fee is %s with slot %s", old, tt.slot)
 			}
 		})
+	}
+}
+
+// Version groups by fact do not depend on arrival order: for random streams of moves,
+// job changes, restatements, pets taken in and given away, reported in any order, the
+// final statuses are those of the same stream reported in time order — on both stores.
+func TestVersionGroupsArrivalOrder(t *testing.T) {
+	stores := map[string]func(t *testing.T) (store.Store, host.Host){
+		"memory": func(t *testing.T) (store.Store, host.Host) {
+			s, err := store.NewMemory(store.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := host.NewInMemory(host.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s, h
+		},
+		"sqlite": func(t *testing.T) (store.Store, host.Host) {
+			b, err := OpenBank(t.Context(), t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { b.Close() })
+			return b.Store, b.Host
+		},
+	}
+	cities := []string{"Lisbon", "Porto", "Faro", "Braga"}
+	jobs := []string{"nurse", "baker", "welder"}
+	pets := []string{"Miso", "Biscuit", "Pip"}
+	for seed := range uint64(25) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		x := &mapExtractor{facts: map[string][]facts.Fact{}}
+		var stream []Input
+		for i := range 6 + rng.IntN(8) {
+			var text string
+			var f facts.Fact
+			switch rng.IntN(3) {
+			case 0:
+				c := cities[rng.IntN(len(cities))]
+				text, f = fmt.Sprintf("I live in %s (%d)", c, i), fact("user", "home", c)
+			case 1:
+				j := jobs[rng.IntN(len(jobs))]
+				text, f = fmt.Sprintf("I work as a %s (%d)", j, i), fact("user", "job", j)
+			default:
+				p := pets[rng.IntN(len(pets))]
+				text, f = fmt.Sprintf("we have %s (%d)", p, i), fact("user", "pet", p)
+				if rng.IntN(3) == 0 {
+					text, f.Negated = fmt.Sprintf("we gave %s away (%d)", p, i), true
+				}
+			}
+			x.facts[text] = []facts.Fact{f}
+			stream = append(stream, Input{Content: text, EventTime: at(1).Add(time.Duration(i) * time.Hour)})
+		}
+		shuffled := slices.Clone(stream)
+		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		for name, open := range stores {
+			final := func(in []Input) map[string]store.Status {
+				st, h := open(t)
+				o, err := New(Config{Store: st, Host: h, Embedder: overlaytest.BagEmbedder{}, Facts: x})
+				if err != nil {
+					t.Fatal(err)
+				}
+				// One memory an Add, as a user reports them.
+				var trs []IngestTrace
+				for _, m := range in {
+					tr, err := o.Add(t.Context(), "eve", []Input{m})
+					if err != nil {
+						t.Fatalf("seed %d %s: %v", seed, name, err)
+					}
+					trs = append(trs, tr...)
+				}
+				if v, err := store.Check(t.Context(), st, "eve"); err != nil || len(v) != 0 {
+					t.Errorf("seed %d %s: invariants %v %v", seed, name, v, err)
+				}
+				return statuses(t, o, "eve", trs)
+			}
+			want, got := final(stream), final(shuffled)
+			for text, st := range want {
+				if got[text] != st {
+					t.Errorf("seed %d %s: %q is %s in arrival order, %s in time order", seed, name, text, got[text], st)
+				}
+			}
+		}
+	}
+}
+
+// Two statements of one value of a multi-valued attribute share its history even when
+// the extractor phrases the value differently.
+func TestValueGroupJoined(t *testing.T) {
+	x := &mapExtractor{facts: map[string][]facts.Fact{
+		"Priya paints watercolors three times a week":  {fact("priya", "hobby", "paints watercolors")},
+		"Priya only paints watercolors on holiday now": {{Subject: "priya", Attribute: "hobby", Value: "watercolors", Scope: "on holiday"}},
+		"Priya also does pottery":                      {fact("priya", "hobby", "pottery")},
+	}}
+	o := newTestOverlay(t, func(c *Config) { c.Facts = x })
+	trs, err := o.Add(t.Context(), "fay", []Input{
+		{Content: "Priya paints watercolors three times a week", EventTime: at(1)},
+		{Content: "Priya also does pottery", EventTime: at(2)},
+		{Content: "Priya only paints watercolors on holiday now", EventTime: at(3)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trs[2].Slot != "priya/hobby/paints-watercolors" || trs[1].Slot != "priya/hobby/pottery" {
+		t.Errorf("slots %q, %q", trs[2].Slot, trs[1].Slot)
+	}
+	var scoped bool
+	for _, c := range trs[2].Commits {
+		scoped = scoped || (c.Action == judge.ActionScopedException && c.Old == trs[0].RecordID)
+	}
+	if !scoped {
+		t.Errorf("commits %+v, want a scoped exception to the first statement", trs[2].Commits)
 	}
 }

@@ -128,11 +128,14 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 		fs = res.Facts
 		tr.Facts, tr.FactSource, tr.FactNote = res.Facts, res.Source, res.Why
 		if len(fs) > 0 {
+			fs = joinValueGroups(fs, cands)
 			if fs, err = o.adoptSlots(ctx, user, fs, cands, proj); err != nil {
 				return nil, err
 			}
 			f := primaryFact(fs, cands)
-			rec.Slot, rec.SingleValued = f.Slot(), facts.SingleValued(f.Attribute)
+			// Each group is one value's time line: a single-valued slot's, or one value's
+			// of a multi-valued attribute (facts.Fact.Group).
+			rec.Slot, rec.SingleValued = f.Group(), true
 			if !f.EventTime.IsZero() {
 				// "Back in March I …": the version group orders by when it became true.
 				rec.EventTime = f.EventTime
@@ -632,11 +635,15 @@ func (o *Overlay) extract(ctx context.Context, user string, inputs []Input, vecs
 	return out, nil
 }
 
-// noteSlot records a committed record's fact slot for the extractor.
+// noteSlot records a committed record's slot key (subject/attribute, without the value
+// of a multi-valued attribute's group) for the extractor.
 func (o *Overlay) noteSlot(user, slot string) {
-	if o.cfg.Facts != nil && strings.Contains(slot, "/") {
-		o.recentSlots(user).add(slot)
+	subj, attr, ok := strings.Cut(slot, "/")
+	if o.cfg.Facts == nil || !ok {
+		return
 	}
+	attr, _, _ = strings.Cut(attr, "/")
+	o.recentSlots(user).add(subj + "/" + attr)
 }
 
 // recentSlots keeps a user's most recent slot keys (at most maxRecentSlots), which the
@@ -712,10 +719,10 @@ func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, 
 	}
 	out := slices.Clone(fs)
 	for i, f := range out {
-		if slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Slot() }) {
+		if !facts.SingleValued(f.Attribute) || slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Group() }) {
 			continue
 		}
-		if page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Slot: f.Slot(), Limit: 1}); err != nil {
+		if page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Slot: f.Group(), Limit: 1}); err != nil {
 			return nil, err
 		} else if len(page) > 0 {
 			continue // the user has this slot already
@@ -723,7 +730,7 @@ func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, 
 		best, bestA := "", o.cfg.AdoptTop
 		for _, c := range cands {
 			subj, attr, ok := strings.Cut(c.Slot, "/")
-			if !ok || subj != facts.Kebab(f.Subject) || len(c.Embeddings.Topic) != len(proj.Top) {
+			if !ok || strings.Contains(attr, "/") || subj != facts.Kebab(f.Subject) || len(c.Embeddings.Topic) != len(proj.Top) {
 				continue
 			}
 			if d := o.gate.Score(sentry.Projection{Top: c.Embeddings.Topic, Log: c.Embeddings.Logic}, proj); d.A > bestA {
@@ -737,11 +744,33 @@ func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, 
 	return out, nil
 }
 
+// joinValueGroups gives a fact of a multi-valued attribute the value of a candidate's
+// group of the same slot whose value names the same thing ("paints watercolors" and
+// "watercolors"), so that the two statements share that value's history.
+func joinValueGroups(fs []facts.Fact, cands []store.Record) []facts.Fact {
+	out := slices.Clone(fs)
+	for i, f := range out {
+		if facts.SingleValued(f.Attribute) {
+			continue
+		}
+	search:
+		for _, c := range cands {
+			for _, cf := range RecordFacts(c) {
+				if c.Slot == cf.Group() && cf.Slot() == f.Slot() && cf.Group() != f.Group() && facts.SameValue(cf.Value, f.Value) {
+					out[i].Value = cf.Value
+					break search
+				}
+			}
+		}
+	}
+	return out
+}
+
 // primaryFact is the fact whose slot the record joins (a record is in one version
 // group): the first whose slot one of the candidates already has, else the first.
 func primaryFact(fs []facts.Fact, cands []store.Record) facts.Fact {
 	for _, f := range fs {
-		if slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Slot() }) {
+		if slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Group() }) {
 			return f
 		}
 	}
@@ -767,11 +796,11 @@ func factSkip(new, old []facts.Fact) string {
 	return "about another subject"
 }
 
-// sharesSlot reports whether two sets of facts have a slot key in common.
+// sharesSlot reports whether two sets of facts have a version group in common.
 func sharesSlot(a, b []facts.Fact) bool {
 	for _, x := range a {
 		for _, y := range b {
-			if x.Slot() == y.Slot() {
+			if x.Group() == y.Group() {
 				return true
 			}
 		}

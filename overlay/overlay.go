@@ -66,8 +66,8 @@ type Config struct {
 	Auditor judge.Auditor
 	// Facts reads the facts each memory states (package facts: the offline extractor
 	// on the backbone, or an LLM). With it, version groups follow facts: a memory's slot
-	// is a fact's key ("user/home": the first whose slot a candidate has, else the
-	// first), its slot's current members are always
+	// is a fact's group ("user/home", "user/pet/miso": the first whose group a candidate
+	// has, else the first), its slot's current members are always
 	// candidates, a memory that states no fact audits nothing and is never audited, and
 	// only memories with facts about the same subject are compared. Nil: the behaviour
 	// before facts, sentences judged as they are and slots made by supersessions. It

@@ -192,7 +192,7 @@ var (
 	contentSchema = &Schema{Type: "string", Description: "The memory, one self-contained statement in the user's words (\"I moved to Lisbon last month.\").", MaxLength: ptr(overlay.MaxContentBytes)}
 	timeSchema    = &Schema{Type: "string", Format: "date-time", Description: "When it was said or happened, RFC 3339 (default: now)."}
 	idSchema      = str("A record id, as other memory tools return it.")
-	keySchema     = str("A slot key: the state a record is a value of, subject/attribute such as \"user/home\", \"sister/job\" or \"mobile-team/project\" (records and ingest results show it as slot).")
+	keySchema     = str("A slot key: the state a record is a value of, subject/attribute such as \"user/home\", \"sister/job\" or \"mobile-team/project\", and subject/attribute/value for each value of a many-valued attribute such as \"user/pet/miso\" (records and ingest results show it as slot).")
 	queryStr      = &Schema{Type: "string", Description: "What to look for.", MaxLength: ptr(overlay.MaxQueryBytes)}
 	kSchema       = integer(fmt.Sprintf("How many hits (default %d).", defaultToolK), 1, maxToolK)
 )
