@@ -37,9 +37,9 @@ var (
 const DefaultEmbedChunk = 4
 
 // DefaultAdoptTop is Config.AdoptTop's floor. Measured with the use-lite backbone and
-// the demo checkpoint (τ_top 0.74): adopting at 0.74 / 0.80 / 0.85 / never gave corpus dev
-// bank accuracy 0.636 / 0.621 / 0.605 / 0.605 and LTP bank role 0.785 / 0.833 / 0.838 /
-// 0.785.
+// the demo checkpoint (τ_top 0.74), before multi-valued attributes got one group per
+// value: adopting at 0.74 / 0.80 / 0.85 / never gave corpus dev bank accuracy 0.636 /
+// 0.621 / 0.605 / 0.605 and LTP bank role 0.785 / 0.833 / 0.838 / 0.785.
 const DefaultAdoptTop = 0.80
 
 // MaxContentBytes bounds one memory's content.
