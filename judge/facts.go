@@ -11,9 +11,17 @@ import (
 // change: "sorry, I meant 40", "wait no, the 16th", "typo: …".
 var correctionCue = regexp.MustCompile(`(?i)\b(sorry|i meant|meant to say|correction|typo|my mistake|my bad|i misspoke|misspoke|wait,? no|oops|i got that wrong|not \w+,? (?:but|it'?s))\b`)
 
-// sharedSlot returns the first pair of facts, one of old's and one of new's, with the same
-// slot key.
+// sharedSlot returns the first pair of facts, one of old's and one of new's, of one
+// version group (fx.Fact.Group: the slot, and for a multi-valued attribute the value),
+// else the first pair of one slot.
 func sharedSlot(old, new []fx.Fact) (fx.Fact, fx.Fact, bool) {
+	for _, n := range new {
+		for _, o := range old {
+			if o.Group() == n.Group() {
+				return o, n, true
+			}
+		}
+	}
 	for _, n := range new {
 		for _, o := range old {
 			if o.Slot() == n.Slot() {
