@@ -38,14 +38,9 @@ func (a randomAuditor) Audit(_ context.Context, p judge.Pair) (judge.Result, err
 	return judge.Result{Verdict: v, Source: "random"}, nil
 }
 
-var evidenceWords = strings.Fields("berlin lisbon porto nurse pharmacist teacher cat dog parrot climbing chess tennis vegan coffee tea car bike train office home")
-
-// TestPacketKeepsHostEvidence is the property of the anchored pre-rank: for any bank,
-// query and k, every record of the host's top k is in the packet, unless the packet is
-// full of better-ranked seeds and the states placed next to them (or next to the record
-// itself: its live successor for a current question).
-func TestPacketKeepsHostEvidence(t *testing.T) {
-	stores := map[string]func(t *testing.T) (store.Store, host.Host){
+// bothStores opens a fresh store and host of each kind: in memory, and a SQLite bank.
+func bothStores() map[string]func(t *testing.T) (store.Store, host.Host) {
+	return map[string]func(t *testing.T) (store.Store, host.Host){
 		"memory": func(t *testing.T) (store.Store, host.Host) {
 			s, err := store.NewMemory(store.Config{})
 			if err != nil {
@@ -66,6 +61,16 @@ func TestPacketKeepsHostEvidence(t *testing.T) {
 			return b.Store, b.Host
 		},
 	}
+}
+
+var evidenceWords = strings.Fields("berlin lisbon porto nurse pharmacist teacher cat dog parrot climbing chess tennis vegan coffee tea car bike train office home")
+
+// TestPacketKeepsHostEvidence is the property of the anchored pre-rank: for any bank,
+// query and k, every record of the host's top k is in the packet, unless the packet is
+// full of better-ranked seeds and the states placed next to them (or next to the record
+// itself: its live successor for a current question).
+func TestPacketKeepsHostEvidence(t *testing.T) {
+	stores := bothStores()
 	for name, open := range stores {
 		t.Run(name, func(t *testing.T) {
 			tierLost := 0

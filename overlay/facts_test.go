@@ -12,7 +12,6 @@ import (
 
 	"github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/judge"
-	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/overlaytest"
 	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/sentry"
@@ -239,27 +238,7 @@ func TestAdoptSlot(t *testing.T) {
 // job changes, restatements, pets taken in and given away, reported in any order, the
 // final statuses are those of the same stream reported in time order — on both stores.
 func TestVersionGroupsArrivalOrder(t *testing.T) {
-	stores := map[string]func(t *testing.T) (store.Store, host.Host){
-		"memory": func(t *testing.T) (store.Store, host.Host) {
-			s, err := store.NewMemory(store.Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			h, err := host.NewInMemory(host.Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return s, h
-		},
-		"sqlite": func(t *testing.T) (store.Store, host.Host) {
-			b, err := OpenBank(t.Context(), t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { b.Close() })
-			return b.Store, b.Host
-		},
-	}
+	stores := bothStores()
 	cities := []string{"Lisbon", "Porto", "Faro", "Braga"}
 	jobs := []string{"nurse", "baker", "welder"}
 	pets := []string{"Miso", "Biscuit", "Pip"}
