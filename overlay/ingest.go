@@ -158,12 +158,17 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 	}
 
 	t0 = time.Now()
+	// The candidates' facts, decoded once for the gate and the Judge.
+	candFacts := make([][]facts.Fact, len(cands))
+	for i, c := range cands {
+		candFacts[i] = RecordFacts(c)
+	}
 	_, rules := o.cfg.Auditor.(*judge.RuleAuditor)
 	for i := range tr.Candidates {
 		ct := &tr.Candidates[i]
 		c := cands[i]
 		if o.cfg.Facts != nil {
-			cf := RecordFacts(c)
+			cf := candFacts[i]
 			switch skip := factSkip(fs, cf); {
 			case skip != "":
 				ct.Skip = skip
@@ -206,7 +211,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 		}
 		tr.Timings.Routed++
 		pair := judge.Pair{
-			Old: judge.Record{ID: cands[i].ID, Text: cands[i].Content, Slot: cands[i].Slot, Time: cands[i].Time(), Facts: RecordFacts(cands[i])},
+			Old: judge.Record{ID: cands[i].ID, Text: cands[i].Content, Slot: cands[i].Slot, Time: cands[i].Time(), Facts: candFacts[i]},
 			New: judge.Record{ID: rec.ID, Text: rec.Content, Slot: rec.Slot, Time: rec.EventTime, Facts: fs},
 		}
 		if ct.Gated {
