@@ -314,11 +314,22 @@ func TestRunCases(t *testing.T) {
 	if j := rep.Judge; j.Name != "rule" || j.Verdict.N != 7 || j.Action.N != 7 || j.ByKind[PairRelation].N != 4 {
 		t.Errorf("judge %+v", j)
 	}
-	n := 0
-	dec := json.NewDecoder(&traces)
-	for dec.More() {
+	n, mems := 0, 0
+	for line := range bytes.Lines(traces.Bytes()) {
+		if bytes.Contains(line, []byte(`"memory":`)) {
+			// A bank line: one per memory of the overlay's replay.
+			var mt CaseMemoryTrace
+			if err := json.Unmarshal(line, &mt); err != nil {
+				t.Fatal(err)
+			}
+			if mt.System != Overlay.Name || mt.Status == "" || mt.Text == "" || (mt.Kind == KindState && len(mt.Want) == 0) {
+				t.Errorf("bank trace %+v", mt)
+			}
+			mems++
+			continue
+		}
 		var tr CaseTrace
-		if err := dec.Decode(&tr); err != nil {
+		if err := json.Unmarshal(line, &tr); err != nil {
 			t.Fatal(err)
 		}
 		if (tr.System == Overlay.Name) != (tr.Bank != nil) || (tr.System == Overlay.Name && len(tr.Statuses) == 0) {
@@ -326,8 +337,11 @@ func TestRunCases(t *testing.T) {
 		}
 		n++
 	}
-	if n != 10 {
-		t.Errorf("%d traces, want 10", n)
+	if n != 10 || mems != 7 {
+		t.Errorf("%d probe traces and %d bank traces, want 10 and 7", n, mems)
+	}
+	if rep.MemoryStatus.N == 0 {
+		t.Errorf("memory status scored on no memory")
 	}
 	var tables bytes.Buffer
 	WriteCasesTables(&tables, rep)

@@ -94,6 +94,9 @@ type CasesReport struct {
 	// that match an annotated relation with a conflict (same pair, either direction).
 	Commits  int `json:"commits"`
 	Intended int `json:"intended"`
+	// MemoryStatus: state memories whose final status (host+overlay) is the one the
+	// annotations imply (superseded when every slot of theirs was replaced, else active).
+	MemoryStatus Rate `json:"memory_status"`
 	// Refused are the memories the overlay refused, with why.
 	Refused      []string     `json:"refused,omitempty"`
 	Sentry       *CasesSentry `json:"sentry,omitempty"`
@@ -233,6 +236,17 @@ func RunCases(ctx context.Context, c *Corpus, split string, env Env, ablations [
 						rep.Commits++
 						if conflicts[[2]string{cm.Old, cm.New}] || conflicts[[2]string{cm.New, cm.Old}] {
 							rep.Intended++
+						}
+					}
+					bank, err := traceBank(ctx, mem, v.Name, s, &rep.MemoryStatus)
+					if err != nil {
+						return nil, fmt.Errorf("run cases: %s: %w", s.ID, err)
+					}
+					for _, tr := range bank {
+						if enc != nil {
+							if err := enc.Encode(tr); err != nil {
+								return nil, fmt.Errorf("write cases trace: %w", err)
+							}
 						}
 					}
 				}
@@ -542,7 +556,8 @@ func optFloat(v *float64) string {
 func WriteCasesTables(w io.Writer, r *CasesReport) {
 	fmt.Fprintf(w, "State-change corpus, split %s: %d scenarios, %d memories, %d probes, %d pairs, top-%d packets.\n\n",
 		r.Split, r.Scenarios, r.Memories, r.Probes, r.Pairs, r.TopK)
-	fmt.Fprintf(w, "Overlay commits (supersede/transition): %d, of which %d match an annotated conflict; %d memories refused.\n\n", r.Commits, r.Intended, len(r.Refused))
+	fmt.Fprintf(w, "Overlay commits (supersede/transition): %d, of which %d match an annotated conflict; %d memories refused; state memories with the annotated final status: %s.\n\n",
+		r.Commits, r.Intended, len(r.Refused), r.MemoryStatus)
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(w, "Skipped: %s.\n\n", strings.Join(r.Skipped, "; "))
 	}

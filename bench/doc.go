@@ -136,6 +136,15 @@
 //     there is none), or, for a current probe, a row labelled current holds only stale
 //     values.
 //
+// Beside the probe metrics, memory status is the share of state memories whose final
+// status is the one the annotations imply (wantStatuses: superseded when each slot of
+// the memory was replaced by a later supersede or transition — of it or of a
+// restatement kept beside it — else active); the trace has one line per memory of the
+// overlay's replay (CaseMemoryTrace: annotated facts, extracted facts, slot, status,
+// links), which is where a bank failure is read. RunLoCoMo's trace likewise has one
+// line per supersede or transition commit (LoCoMoCommit), with both turns and their
+// facts: LoCoMo annotates no state changes, so these are the commits to read.
+//
 // Values are matched by their words (holdsKey). Corpus.Pairs derives the Sentry and
 // Judge pairs from the annotations — each relation, and for each state memory its
 // latest earlier memory of another slot, of the same attribute of another subject, and

@@ -7,6 +7,9 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/overlay"
 )
 
 // LoCoMoCategory are one category's scores (Category 0 is every question).
@@ -49,6 +52,23 @@ type LoCoMoReport struct {
 	EmbedSeconds float64        `json:"embed_seconds"`
 	Seconds      float64        `json:"seconds"`
 	Results      []LoCoMoResult `json:"results"`
+}
+
+// LoCoMoCommit is one supersede or transition commit the overlay made between two
+// turns of a conversation: a line of the JSONL trace (LoCoMo has no annotated state
+// changes, so every commit is one to read, and most are collateral).
+type LoCoMoCommit struct {
+	Variant string       `json:"variant"`
+	Sample  string       `json:"sample"`
+	Commit  judge.Action `json:"commit"`
+	// Old and New are dialogue ids; the texts are the turns as stored, and the facts
+	// (group=value) those the overlay read from them.
+	Old      string   `json:"old"`
+	New      string   `json:"new"`
+	OldText  string   `json:"old_text"`
+	NewText  string   `json:"new_text"`
+	OldFacts []string `json:"old_facts,omitempty"`
+	NewFacts []string `json:"new_facts,omitempty"`
 }
 
 // LoCoMoTrace is one question's outcome for one variant: a line of the JSONL trace.
@@ -124,6 +144,27 @@ func RunLoCoMo(ctx context.Context, convs []Conversation, problems []Problem, en
 			res.Cost.Routed += cost.Routed
 			res.Cost.addErrors(cost.Errors)
 			res.Commits += len(cost.Commits)
+			if enc != nil {
+				text := map[string]string{}
+				for _, x := range in {
+					text[x.ID] = x.Content
+				}
+				for _, cm := range cost.Commits {
+					lc := LoCoMoCommit{Variant: v.Name, Sample: c.ID, Commit: cm.Action, Old: dia[cm.Old], New: dia[cm.New], OldText: text[cm.Old], NewText: text[cm.New]}
+					for id, fs := range map[string]*[]string{cm.Old: &lc.OldFacts, cm.New: &lc.NewFacts} {
+						r, ok, err := mem.record(ctx, user, id)
+						if err != nil {
+							return nil, fmt.Errorf("run locomo: %s: %w", c.ID, err)
+						}
+						if ok {
+							*fs = factStrings(overlay.RecordFacts(r))
+						}
+					}
+					if err := enc.Encode(lc); err != nil {
+						return nil, fmt.Errorf("write locomo trace: %w", err)
+					}
+				}
+			}
 			for _, q := range c.QA {
 				if err := ctx.Err(); err != nil {
 					return nil, err

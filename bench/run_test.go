@@ -351,8 +351,24 @@ func TestRunLoCoMo(t *testing.T) {
 			t.Errorf("%s adversarial: %+v", r.Variant.Name, adv)
 		}
 	}
-	if n := countLines(t, traces.Bytes()); n != 36 {
-		t.Errorf("%d trace lines, want 36", n)
+	// One line a question and variant, then one a commit the overlay made.
+	commits := 0
+	for line := range bytes.Lines(traces.Bytes()) {
+		if !bytes.Contains(line, []byte(`"commit":`)) {
+			continue
+		}
+		var c LoCoMoCommit
+		if err := json.Unmarshal(line, &c); err != nil {
+			t.Fatal(err)
+		}
+		if c.Variant != Overlay.Name || c.Old == "" || c.New == "" || c.OldText == "" || c.NewText == "" {
+			t.Errorf("commit trace %+v", c)
+		}
+		commits++
+	}
+	ov := rep.Results[1]
+	if n := countLines(t, traces.Bytes()); n != 36+commits || commits != ov.Commits {
+		t.Errorf("%d trace lines with %d commits (the report says %d), want 36 questions and the commits", n, commits, ov.Commits)
 	}
 	var md bytes.Buffer
 	WriteLoCoMoTables(&md, rep)
