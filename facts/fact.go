@@ -30,7 +30,15 @@ type Fact struct {
 	// EventTime is when the fact became true when the text says ("back in March"),
 	// resolved against Input.Time; zero when not stated.
 	EventTime time.Time `json:"event_time,omitzero"`
+	// Confidence is how sure the extractor is that the memory states this fact, in
+	// (0, 1]: the offline extractor's attribute score for a fact read by meaning, 1 for
+	// one read from the clause's form. Zero means not given and counts as certain.
+	Confidence float64 `json:"confidence,omitempty"`
 }
+
+// Certain reports whether the fact is sure enough for its memory to take a slot:
+// Confidence is unknown (0) or at least min.
+func (f Fact) Certain(min float64) bool { return f.Confidence == 0 || f.Confidence >= min }
 
 // Slot is the fact's slot key, "<subject>/<attribute>": "user/home", "theo/hobby",
 // "mobile-team/project". Two facts share a version group exactly when their slots are

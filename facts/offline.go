@@ -415,6 +415,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		// An existing slot of the same subject that fits as well as the best attribute
 		// takes the fact.
 		var attr attribute
+		attrScore := 0.0
 		v := ""
 		reuse, reuseS := "", -1.0
 		for _, s := range known {
@@ -434,7 +435,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 				a = attribute{name: reuse, kind: kindThing}
 			}
 			if v = strings.Trim(value(a, rest, c.toks, role), " ,.'\""); v != "" {
-				attr = a
+				attr, attrScore = a, reuseS
 			}
 		}
 		// Else the best attribute whose kind of value the clause holds: "25 a month" is
@@ -444,7 +445,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 				break
 			}
 			if v = strings.Trim(value(attributes[ai], rest, c.toks, role), " ,.'\""); v != "" && !strings.EqualFold(v, subj) {
-				attr = attributes[ai]
+				attr, attrScore = attributes[ai], scores[ai]
 				break
 			}
 			v = ""
@@ -458,7 +459,8 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 				v = a
 			}
 		}
-		f := Fact{Subject: subj, Attribute: name, Value: v, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time)}
+		f := Fact{Subject: subj, Attribute: name, Value: v, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time),
+			Confidence: confidence(attrScore)}
 		fs := []Fact{f}
 		if name == "pet" {
 			if pets := petNames(c.toks); len(pets) > 0 {
@@ -502,6 +504,9 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 	}
 	return nil, "no value found for the attribute"
 }
+
+// confidence maps an attribute score (a cosine similarity plus bonuses) into (0, 1].
+func confidence(score float64) float64 { return math.Max(0.01, math.Min(1, score)) }
 
 // Candidate attributes tried for a value: at most maxCandidates, within candidateSpread
 // of the best score.

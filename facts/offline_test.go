@@ -59,6 +59,11 @@ func TestOfflineExtract(t *testing.T) {
 				return
 			}
 			for _, f := range r.Facts {
+				if f.Confidence < 0 || f.Confidence > 1 {
+					t.Errorf("fact %+v: confidence outside [0, 1]", f)
+				}
+			}
+			for _, f := range r.Facts {
 				if f.Subject == tt.subject && (tt.attr == "" || f.Attribute == tt.attr) && (tt.value == "" || f.Value == tt.value) && f.Negated == tt.negated {
 					return
 				}
@@ -300,5 +305,23 @@ func TestNamesAttribute(t *testing.T) {
 		if got := namesAttribute(tt.f); got != tt.want {
 			t.Errorf("namesAttribute(%s = %q) = %v, want %v", tt.f.Attribute, tt.f.Value, got, tt.want)
 		}
+	}
+}
+
+// Facts read from a clause's form are certain; facts read by meaning carry their
+// attribute score, so that the overlay can leave doubtful ones out of version groups.
+func TestOfflineConfidence(t *testing.T) {
+	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{
+		{Text: "we have a dog called Pretzel"},
+		{Text: "rent is 950 a month now"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res[0].Facts) == 0 || res[0].Facts[0].Confidence != 0 || !res[0].Facts[0].Certain(1) {
+		t.Errorf("named pet (a form rule): %+v, want confidence 0 (certain)", res[0].Facts)
+	}
+	if len(res[1].Facts) == 0 || res[1].Facts[0].Confidence <= 0 || res[1].Facts[0].Confidence > 1 {
+		t.Errorf("rent (by meaning): %+v, want a confidence in (0, 1]", res[1].Facts)
 	}
 }

@@ -327,3 +327,47 @@ func TestValueGroupJoined(t *testing.T) {
 		t.Errorf("commits %+v, want a scoped exception to the first statement", trs[2].Commits)
 	}
 }
+
+// A fact read with less confidence than Config.FactMin leaves its memory out of version
+// groups: chat that resembles a state neither supersedes nor is superseded.
+func TestUncertainFactsMakeNoGroup(t *testing.T) {
+	sure := fact("user", "home", "Lisbon")
+	unsure := facts.Fact{Subject: "user", Attribute: "home", Value: "visit", Confidence: 0.4}
+	x := &mapExtractor{facts: map[string][]facts.Fact{
+		"I moved to Lisbon last month.":   {sure},
+		"can't wait for your visit!":      {unsure},
+		"I'm in Porto now, new flat!":     {{Subject: "user", Attribute: "home", Value: "Porto", Confidence: 0.9}},
+		"the Porto flat has a big window": {{Subject: "user", Attribute: "home", Value: "window", Confidence: 0.3}},
+	}}
+	o := newTestOverlay(t, func(c *Config) { c.Facts, c.FactMin = x, 0.5 })
+	trs, err := o.Add(t.Context(), "ana", []Input{
+		{Content: "I moved to Lisbon last month.", EventTime: at(1)},
+		{Content: "can't wait for your visit!", EventTime: at(2)},
+		{Content: "I'm in Porto now, new flat!", EventTime: at(3)},
+		{Content: "the Porto flat has a big window", EventTime: at(4)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]store.Status{
+		"I moved to Lisbon last month.":   store.StatusSuperseded,
+		"can't wait for your visit!":      store.StatusActive,
+		"I'm in Porto now, new flat!":     store.StatusActive,
+		"the Porto flat has a big window": store.StatusActive,
+	}
+	got := statuses(t, o, "ana", trs)
+	for text, st := range want {
+		if got[text] != st {
+			t.Errorf("%q: %s, want %s", text, got[text], st)
+		}
+	}
+	for _, i := range []int{1, 3} {
+		tr := trs[i]
+		if tr.Slot != "" || len(tr.Facts) != 1 || !strings.Contains(tr.FactNote, "below confidence 0.50") {
+			t.Errorf("%q: slot %q, facts %v, note %q: want no slot, the fact in the trace and why", tr.Content, tr.Slot, tr.Facts, tr.FactNote)
+		}
+	}
+	if _, err := New(Config{FactMin: 1.5}); err == nil || !strings.Contains(err.Error(), "fact min 1.5") {
+		t.Errorf("FactMin 1.5: err %v, want it named", err)
+	}
+}

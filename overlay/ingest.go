@@ -125,8 +125,12 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 	if o.cfg.Facts != nil {
 		t0 = time.Now()
 		res := e.facts
-		fs = res.Facts
 		tr.Facts, tr.FactSource, tr.FactNote = res.Facts, res.Source, res.Why
+		fs = slices.DeleteFunc(slices.Clone(res.Facts), func(f facts.Fact) bool { return !f.Certain(o.cfg.FactMin) })
+		if n := len(res.Facts) - len(fs); n > 0 {
+			note := fmt.Sprintf("%d of %d facts below confidence %.2f: not used for version groups", n, len(res.Facts), o.cfg.FactMin)
+			tr.FactNote = strings.TrimPrefix(tr.FactNote+"; "+note, "; ")
+		}
 		if len(fs) > 0 {
 			fs = joinValueGroups(fs, cands)
 			if fs, err = o.adoptSlots(ctx, user, fs, cands, proj); err != nil {

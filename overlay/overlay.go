@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -41,6 +42,10 @@ const DefaultEmbedChunk = 4
 // value: adopting at 0.74 / 0.80 / 0.85 / never gave corpus dev bank accuracy 0.636 /
 // 0.621 / 0.605 / 0.605 and LTP bank role 0.785 / 0.833 / 0.838 / 0.785.
 const DefaultAdoptTop = 0.80
+
+// DefaultFactMin is Config.FactMin's default. Measured with the use-lite backbone on the
+// corpus's dev split and LoCoMo (see docs/benchmarks.md, "Fact confidence").
+const DefaultFactMin = 0.52
 
 // MaxContentBytes bounds one memory's content.
 const MaxContentBytes = 16 << 10
@@ -78,6 +83,11 @@ type Config struct {
 	// user does not have takes the key of a candidate's slot of the same subject (0: the
 	// larger of Thresholds.Top and DefaultAdoptTop).
 	AdoptTop float64
+	// FactMin is the least facts.Fact.Confidence of a fact that puts its memory in a
+	// version group (0: DefaultFactMin). Facts read with less confidence — chat that
+	// merely resembles a state — stay in the ingest trace only: the memory is stored as
+	// one that states no fact, so it neither supersedes nor is superseded.
+	FactMin float64
 	// NoCommit records verdicts without changing statuses or links (the "Judge off"
 	// ablation).
 	NoCommit bool
@@ -127,6 +137,9 @@ func New(cfg Config) (*Overlay, error) {
 	if cfg.EmbedChunk < 0 {
 		errs = append(errs, fmt.Errorf("embed chunk %d is negative", cfg.EmbedChunk))
 	}
+	if math.IsNaN(cfg.FactMin) || cfg.FactMin < 0 || cfg.FactMin > 1 {
+		errs = append(errs, fmt.Errorf("fact min %v is outside [0, 1]", cfg.FactMin))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("overlay config: %w", err)
 	}
@@ -135,6 +148,9 @@ func New(cfg Config) (*Overlay, error) {
 	}
 	if cfg.EmbedChunk == 0 {
 		cfg.EmbedChunk = DefaultEmbedChunk
+	}
+	if cfg.FactMin == 0 {
+		cfg.FactMin = DefaultFactMin
 	}
 	rules, err := judge.NewRuleAuditor(judge.RuleConfig{})
 	if err != nil {
