@@ -73,6 +73,11 @@ type Input struct {
 	// embeds every memory anyway): the offline extractor then does not embed it again.
 	// It must come from the extractor's own embedder.
 	Vector []float32 `json:"-"`
+	// Referent is the third party the user's previous memory named or referred to last
+	// (that memory's Result.Referent): whom this memory's "he", "her" or "his" means
+	// when it names nobody first. Within one Extract call each input's referent follows
+	// from the inputs before it; a non-empty Referent of a later input overrides that.
+	Referent string `json:"referent,omitempty"`
 }
 
 // Result is what one Input yields.
@@ -82,6 +87,9 @@ type Result struct {
 	Source string `json:"source"`
 	// Why says why no fact was found, or why a fallback happened.
 	Why string `json:"why,omitempty"`
+	// Referent is the third party a pronoun in the next memory refers to after this one
+	// (see Input.Referent); empty when the extractor does not track one.
+	Referent string `json:"referent,omitempty"`
 }
 
 // SourceOffline is Result.Source for the offline extractor.

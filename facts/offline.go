@@ -126,6 +126,8 @@ type prepared struct {
 	clauses []clause
 	mem     int // index of the whole memory's text in the batch
 	slots   []slotRef
+	// referent is whom a pronoun refers to after this input (Result.Referent).
+	referent string
 }
 
 type slotRef struct {
@@ -176,12 +178,16 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 	var ppl people
 	for i, x := range in {
 		p := &preps[i]
+		if x.Referent != "" && (i == 0 || ppl.last == "") {
+			ppl.last = Kebab(x.Referent)
+		}
 		text, speaker := splitSpeaker(strings.TrimSpace(x.Text), strings.TrimSpace(x.Speaker))
 		p.self = "user"
 		if speaker != "" {
 			p.self = Kebab(speaker)
 		}
 		p.mem = -1
+		p.referent = ppl.last
 		if strings.TrimSpace(text) == "" {
 			p.why = "no text"
 			continue
@@ -206,6 +212,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 				p.clauses = append(p.clauses, cl)
 			}
 		}
+		p.referent = ppl.last
 		for _, key := range x.Slots {
 			subj, attr, ok := strings.Cut(key, "/")
 			if !ok || Kebab(subj) == "" || Kebab(attr) == "" {
@@ -258,7 +265,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			return nil, fmt.Errorf("extract facts: %w", err)
 		}
 		p := preps[i]
-		out[i] = Result{Source: SourceOffline, Why: p.why}
+		out[i] = Result{Source: SourceOffline, Why: p.why, Referent: p.referent}
 		if p.mem < 0 {
 			continue
 		}

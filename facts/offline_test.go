@@ -325,3 +325,47 @@ func TestOfflineConfidence(t *testing.T) {
 		t.Errorf("rent (by meaning): %+v, want a confidence in (0, 1]", res[1].Facts)
 	}
 }
+
+// Pronouns and possessives of people named before: sentences written for this test.
+func TestPronounsAndPossessives(t *testing.T) {
+	tests := []struct {
+		last, text, want string
+	}{
+		{"grandad", "the clinic moved him to the thursday slot", "grandad"},
+		{"kasia", "best way to reach her is the office line now", "kasia"},
+		{"", "they finally bumped ollie's salary to 41k", "ollie"},
+		{"", "update on dad's knee: the surgery is booked for may", "dad"},
+		{"", "nadia's landlord says she can stay until august", "nadia"},
+		{"kasia", "I told her my new number", "user"},        // first person: the user's clause
+		{"", "the clinic moved him to the thursday slot", "user"}, // nobody named before
+	}
+	for _, tt := range tests {
+		p := people{last: tt.last}
+		if subj, _, _ := p.subject(tokenize(tt.text), "user"); subj != tt.want {
+			t.Errorf("last %q, %q: subject %q, want %q", tt.last, tt.text, subj, tt.want)
+		}
+	}
+}
+
+// Whom a memory's pronouns mean carries to the next memory, within a call and, through
+// Input.Referent, across calls.
+func TestReferentCarries(t *testing.T) {
+	x := newTestOffline(t, &bagEmbedder{})
+	res, err := x.Extract(t.Context(), []Input{
+		{Text: "my brother tomek moved to Gdansk"},
+		{Text: "his rent there is 2,100 a month"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Referent != "tomek" || res[1].Referent != "tomek" {
+		t.Errorf("referents %q, %q, want tomek twice", res[0].Referent, res[1].Referent)
+	}
+	res, err = x.Extract(t.Context(), []Input{{Text: "he pays 2,300 a month for rent now", Referent: res[1].Referent}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res[0].Facts) == 0 || res[0].Facts[0].Subject != "tomek" {
+		t.Errorf("next call: facts %+v, want tomek's (the referent given)", res[0].Facts)
+	}
+}

@@ -335,6 +335,14 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 			}
 			inner := ts[i+1:]
 			if len(inner) >= 2 {
+				// "rafa's gp says he's not lactose intolerant": he is rafa.
+				if w := strings.TrimSuffix(ts[0].low, "'s"); w != ts[0].low && i == 2 {
+					if rel := relations[w]; rel != "" {
+						p.last = rel
+					} else if isNameToken(ts, 0) {
+						p.last = Kebab(w)
+					}
+				}
 				s, r, ro := p.subject(inner, self)
 				return s, r, ro
 			}
@@ -391,8 +399,35 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 		p.last = name
 		return name, ts[j:], ""
 	}
+	if slices.ContainsFunc(ts, func(t token) bool { return firstPerson[t.low] || t.low == "my" || t.low == "our" }) {
+		return self, ts, ""
+	}
+	// No first person and no subject up front: a possessive of a known person states
+	// that person's fact ("they've revised zara's average to 62", "correction on mum's
+	// room"), and an object pronoun refers to the last person named ("they've put him
+	// on metformin", "best number for her is the reception").
+	for i, t := range ts {
+		w := strings.TrimSuffix(strings.TrimSuffix(t.low, "'s"), "’s")
+		if w == t.low || i+1 >= len(ts) {
+			continue
+		}
+		if rel := relations[w]; rel != "" && roles[w] == "" {
+			p.last = rel
+			return rel, ts[i+1:], ""
+		}
+		if Kebab(w) == p.last && p.last != "" || isNameToken(ts, i) {
+			p.last = Kebab(w)
+			return p.last, ts[i+1:], ""
+		}
+	}
+	if p.last != "" && slices.ContainsFunc(ts, func(t token) bool { return objectPronouns[t.low] }) {
+		return p.last, ts, ""
+	}
 	return self, ts, ""
 }
+
+// objectPronouns refer to a third person named before, wherever they stand.
+var objectPronouns = map[string]bool{"him": true, "her": true, "his": true, "he": true, "she": true, "he's": true, "she's": true}
 
 func isCapitalised(t token) bool {
 	r := []rune(t.orig)

@@ -371,3 +371,35 @@ func TestUncertainFactsMakeNoGroup(t *testing.T) {
 		t.Errorf("FactMin 1.5: err %v, want it named", err)
 	}
 }
+
+// referentExtractor names each memory's text as its referent and records the referent
+// each call's first input was given.
+type referentExtractor struct{ given []string }
+
+func (r *referentExtractor) Extract(_ context.Context, in []facts.Input) ([]facts.Result, error) {
+	r.given = append(r.given, in[0].Referent)
+	out := make([]facts.Result, len(in))
+	for i, x := range in {
+		out[i] = facts.Result{Source: "fake", Referent: x.Text}
+	}
+	return out, nil
+}
+
+// Whom the last memory referred to reaches the next extraction call (the next chunk, the
+// next Add), so that "he" in a later memory still means the person named before.
+func TestReferentAcrossChunks(t *testing.T) {
+	x := &referentExtractor{}
+	o := newTestOverlay(t, func(c *Config) { c.Facts, c.EmbedChunk = x, 2 })
+	for _, batch := range [][]string{{"a", "b", "c"}, {"d"}} {
+		var in []Input
+		for _, s := range batch {
+			in = append(in, Input{Content: s})
+		}
+		if _, err := o.Add(t.Context(), "ana", in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"", "b", "c"}; !slices.Equal(x.given, want) {
+		t.Errorf("first inputs' referents %q, want %q", x.given, want)
+	}
+}

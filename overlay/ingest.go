@@ -615,7 +615,8 @@ func RecordFacts(r store.Record) []facts.Fact {
 // vectors (vecs) so that it does not embed them again. An extractor failure stores
 // the memories without facts (the traces say why) rather than losing them.
 func (o *Overlay) extract(ctx context.Context, user string, inputs []Input, vecs [][]float32) ([]facts.Result, error) {
-	slots := o.recentSlots(user).list()
+	recent := o.recentSlots(user)
+	slots := recent.list()
 	in := make([]facts.Input, len(inputs))
 	for i, x := range inputs {
 		at := x.EventTime
@@ -624,6 +625,8 @@ func (o *Overlay) extract(ctx context.Context, user string, inputs []Input, vecs
 		}
 		in[i] = facts.Input{Text: x.Content, Time: at, Slots: slots, Vector: vecs[i]}
 	}
+	// Whom the last memory's pronouns referred to carries over to this chunk.
+	in[0].Referent = recent.referent()
 	rs, err := o.cfg.Facts.Extract(ctx, in)
 	why := ""
 	switch {
@@ -635,6 +638,7 @@ func (o *Overlay) extract(ctx context.Context, user string, inputs []Input, vecs
 	case len(rs) != len(in):
 		why = fmt.Sprintf("the extractor returned %d results for %d memories", len(rs), len(in))
 	default:
+		recent.setReferent(rs[len(rs)-1].Referent)
 		return rs, nil
 	}
 	out := make([]facts.Result, len(in))
@@ -656,10 +660,23 @@ func (o *Overlay) noteSlot(user, slot string) {
 }
 
 // recentSlots keeps a user's most recent slot keys (at most maxRecentSlots), which the
-// fact extractor is shown. It is safe for concurrent use.
+// fact extractor is shown, and whom the user's last memory referred to. It is safe for concurrent use.
 type recentSlots struct {
 	mu   sync.Mutex
 	keys []string // oldest first
+	ref  string   // the last extraction's facts.Result.Referent
+}
+
+func (r *recentSlots) referent() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ref
+}
+
+func (r *recentSlots) setReferent(ref string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ref = ref
 }
 
 const maxRecentSlots = 64
