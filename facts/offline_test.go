@@ -336,7 +336,7 @@ func TestPronounsAndPossessives(t *testing.T) {
 		{"", "they finally bumped ollie's salary to 41k", "ollie"},
 		{"", "update on dad's knee: the surgery is booked for may", "dad"},
 		{"", "nadia's landlord says she can stay until august", "nadia"},
-		{"kasia", "I told her my new number", "user"},        // first person: the user's clause
+		{"kasia", "I told her my new number", "user"},             // first person: the user's clause
 		{"", "the clinic moved him to the thursday slot", "user"}, // nobody named before
 	}
 	for _, tt := range tests {
