@@ -197,13 +197,13 @@ func RunCases(ctx context.Context, c *Corpus, split string, env Env, ablations [
 		}
 	}
 	// Variants that differ only at query time share one replay.
-	replays := map[[4]bool]memory{}
+	replays := map[replayKey]memory{}
 	for _, v := range append([]Variant{HostOnly, Overlay}, ablations...) {
 		if v.needsLLM() && env.LLM == nil {
 			rep.Skipped = append(rep.Skipped, v.Name+": needs an LLM endpoint")
 			continue
 		}
-		key := [4]bool{v.HostOnly, v.GateOff, v.JudgeOff, v.FactsOff}
+		key := v.replayKey()
 		mem, replayed := replays[key]
 		if !replayed {
 			var err error

@@ -230,7 +230,7 @@ func RunLTP(ctx context.Context, l *LTP, env Env, ablations []Variant, traces io
 		bank   LTPBank
 		roles  map[string]bool // unit → role credited
 	}
-	replays := map[[4]bool]*replay{}
+	replays := map[replayKey]*replay{}
 	for _, v := range variants {
 		res := LTPResult{Variant: v}
 		if v.needsLLM() && env.LLM == nil {
@@ -238,7 +238,7 @@ func RunLTP(ctx context.Context, l *LTP, env Env, ablations []Variant, traces io
 			rep.Results = append(rep.Results, res)
 			continue
 		}
-		key := [4]bool{v.HostOnly, v.GateOff, v.JudgeOff, v.FactsOff}
+		key := v.replayKey()
 		rp := replays[key]
 		if rp == nil {
 			mem, err := newMemory(env, v)
@@ -347,7 +347,7 @@ func RunLTP(ctx context.Context, l *LTP, env Env, ablations []Variant, traces io
 		// A replay no later variant shares is freed now.
 		last := true
 		for _, w := range variants[slices.Index(variants, v)+1:] {
-			if [4]bool{w.HostOnly, w.GateOff, w.JudgeOff, w.FactsOff} == key {
+			if w.replayKey() == key {
 				last = false
 			}
 		}

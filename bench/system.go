@@ -153,12 +153,23 @@ type Variant struct {
 	LabelsOff bool `json:"labels_off,omitempty"`
 	// FactsOff runs the overlay without Env.Facts.
 	FactsOff bool `json:"facts_off,omitempty"`
+	// AllFacts lets facts of any confidence make version groups (overlay.Config.FactMin
+	// at its least).
+	AllFacts bool `json:"all_facts,omitempty"`
 	// Controller is the retrieve controller mode ("" is off).
 	Controller retrieval.ControllerMode `json:"controller,omitempty"`
 	// Order and Labels are the pool's pre-rank and the packet's label rule ("": the
 	// defaults).
 	Order  retrieval.Order     `json:"order,omitempty"`
 	Labels retrieval.LabelRule `json:"labels,omitempty"`
+}
+
+// replayKey is what a replay depends on: variants with one key share it and differ only
+// at query time.
+type replayKey struct{ hostOnly, gateOff, judgeOff, factsOff, allFacts bool }
+
+func (v Variant) replayKey() replayKey {
+	return replayKey{v.HostOnly, v.GateOff, v.JudgeOff, v.FactsOff, v.AllFacts}
 }
 
 // The two systems every benchmark compares.
@@ -172,6 +183,7 @@ const (
 	AblationGateOff          = "gate-off"
 	AblationJudgeOff         = "judge-off"
 	AblationFactsOff         = "facts-off"
+	AblationFactMinOff       = "fact-min-off"
 	AblationLabelsOff        = "labels-off"
 	AblationTierFirst        = "tier-first"
 	AblationPaperLabels      = "paper-labels"
@@ -183,7 +195,7 @@ const (
 
 // Ablations lists the ablation names in table order.
 func Ablations() []string {
-	return []string{AblationGateOff, AblationJudgeOff, AblationFactsOff, AblationLabelsOff, AblationTierFirst, AblationPaperLabels, AblationSlotLabels,
+	return []string{AblationGateOff, AblationJudgeOff, AblationFactsOff, AblationFactMinOff, AblationLabelsOff, AblationTierFirst, AblationPaperLabels, AblationSlotLabels,
 		AblationControllerOff, AblationControllerShadow, AblationControllerOnline}
 }
 
@@ -223,6 +235,8 @@ func ParseAblations(s string) ([]Variant, error) {
 			v.JudgeOff = true
 		case AblationFactsOff:
 			v.FactsOff = true
+		case AblationFactMinOff:
+			v.AllFacts = true
 		case AblationLabelsOff:
 			v.LabelsOff = true
 		case AblationTierFirst:
@@ -425,6 +439,9 @@ func newOverlayMemory(env Env, v Variant) (*overlayMemory, error) {
 	if v.FactsOff {
 		cfg.Facts = nil
 	}
+	if v.AllFacts {
+		cfg.FactMin = allFacts
+	}
 	if v.GateOff {
 		cfg.Heads = nil
 	}
@@ -434,6 +451,9 @@ func newOverlayMemory(env Env, v Variant) (*overlayMemory, error) {
 	}
 	return &overlayMemory{env: env, ov: ov, st: st, mem: map[string]string{}, rec: map[string]string{}, trans: map[string][2]string{}}, nil
 }
+
+// allFacts is the FactMin of the fact-min-off ablation: every fact counts.
+const allFacts = 1e-9
 
 // ingestChunk is how many memories one Add call gets: the overlay embeds them in one
 // batch, and a cancelled run stops between chunks.
