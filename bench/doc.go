@@ -158,7 +158,8 @@
 // scenario's state memories (pairs that share a slot by the extractor against pairs that
 // share one by the annotation; attribute names are open, so groupings are compared, not
 // names). With Env.Facts the overlay's version groups follow facts, and RunCases shows
-// the Judge each pair's facts as the overlay does; the facts-off ablation runs without.
+// the Judge each pair's facts as the overlay does; the facts-off ablation runs without,
+// and fact-min-off lets facts of any confidence make version groups.
 //
 // # Determinism and concurrency
 //

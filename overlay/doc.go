@@ -40,7 +40,11 @@
 // attribute ("user/home", "mobile-team/project"), and "<subject>/<attribute>/<value>"
 // for each value of a multi-valued one ("user/pet/miso", "theo/hobby/yoga"), whose
 // values have histories of their own (facts.Fact.Group, facts.SingleValued). It takes
-// the fact's event time when the text states one ("back in March"). Then:
+// the fact's event time when the text states one ("back in March"). Only facts at least
+// as confident as Config.FactMin count (facts.Fact.Confidence; the offline extractor's
+// facts read by meaning score below it when they are chat that resembles a state):
+// a memory with none is stored as one that states no fact. Whom a memory's pronouns
+// refer to carries from one extraction chunk to the next (facts.Input.Referent). Then:
 //
 //   - the slot's current members are candidates whether the host found them or not
 //     (read by key, never a scan), and are audited without the gate;
