@@ -403,3 +403,22 @@ func TestReferentAcrossChunks(t *testing.T) {
 		t.Errorf("first inputs' referents %q, want %q", x.given, want)
 	}
 }
+
+// A memory with two values of one single-valued slot is stored, and the trace says so.
+func TestTwoValuesInOneMemory(t *testing.T) {
+	x := &mapExtractor{facts: map[string][]facts.Fact{
+		"I live in Porto. I live in Lisbon.": {fact("user", "home", "Porto"), fact("user", "home", "Lisbon")},
+		"we have a cat and a dog":            {fact("user", "pet", "cat"), fact("user", "pet", "dog")},
+	}}
+	o := newTestOverlay(t, func(c *Config) { c.Facts = x })
+	trs, err := o.Add(t.Context(), "ana", []Input{{Content: "I live in Porto. I live in Lisbon."}, {Content: "we have a cat and a dog"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(trs[0].FactNote, `two values of user/home in one memory ("Porto" and "Lisbon")`) || trs[0].Slot != "user/home" {
+		t.Errorf("note %q, slot %q: want the two values named and the memory in user/home", trs[0].FactNote, trs[0].Slot)
+	}
+	if strings.Contains(trs[1].FactNote, "two values") {
+		t.Errorf("pets are many-valued, yet the note says %q", trs[1].FactNote)
+	}
+}
