@@ -23,6 +23,7 @@ import (
 	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/overlay/store/storetest"
 	"github.com/atma-dev/atma/sentry"
 )
 
@@ -464,7 +465,7 @@ func supersede(ctx context.Context, tx store.Tx, pl *planned) (*store.Record, er
 			}
 		}
 	}
-	if err := store.Supersede(ctx, tx, old.ID, nw.ID); err != nil {
+	if err := storetest.Supersede(ctx, tx, old.ID, nw.ID); err != nil {
 		return nil, err
 	}
 	if pl.op != opTransition {

@@ -234,9 +234,10 @@ func TestAdoptSlot(t *testing.T) {
 	}
 }
 
-// Version groups by fact do not depend on arrival order: for random streams of moves,
-// job changes, restatements, pets taken in and given away, reported in any order, the
-// final statuses are those of the same stream reported in time order — on both stores.
+// Version groups by fact do not depend on arrival order or on deletions: for random
+// streams of moves, job changes, restatements, pets taken in and given away, reported in
+// any order with some memories deleted on the way, the final statuses are those of the
+// remaining memories reported in time order — on both stores.
 func TestVersionGroupsArrivalOrder(t *testing.T) {
 	stores := bothStores()
 	cities := []string{"Lisbon", "Porto", "Faro", "Braga"}
@@ -268,8 +269,20 @@ func TestVersionGroupsArrivalOrder(t *testing.T) {
 		}
 		shuffled := slices.Clone(stream)
 		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		// Up to two memories are deleted, each at a random point after it arrived.
+		deleteAfter := map[int][]string{} // arrival index → texts deleted after it
+		deleted := map[string]bool{}
+		for range rng.IntN(3) {
+			k := rng.IntN(len(shuffled))
+			if text := shuffled[k].Content; !deleted[text] {
+				deleted[text] = true
+				at := k + rng.IntN(len(shuffled)-k)
+				deleteAfter[at] = append(deleteAfter[at], text)
+			}
+		}
+		kept := slices.DeleteFunc(slices.Clone(stream), func(m Input) bool { return deleted[m.Content] })
 		for name, open := range stores {
-			final := func(in []Input) map[string]store.Status {
+			final := func(in []Input, deletes map[int][]string) map[string]store.Status {
 				st, h := open(t)
 				o, err := New(Config{Store: st, Host: h, Embedder: overlaytest.BagEmbedder{}, Facts: x})
 				if err != nil {
@@ -277,22 +290,33 @@ func TestVersionGroupsArrivalOrder(t *testing.T) {
 				}
 				// One memory an Add, as a user reports them.
 				var trs []IngestTrace
-				for _, m := range in {
+				ids := map[string]string{}
+				for i, m := range in {
 					tr, err := o.Add(t.Context(), "eve", []Input{m})
 					if err != nil {
 						t.Fatalf("seed %d %s: %v", seed, name, err)
 					}
+					ids[m.Content] = tr[0].RecordID
 					trs = append(trs, tr...)
+					for _, text := range deletes[i] {
+						if err := o.Delete(t.Context(), "eve", ids[text]); err != nil {
+							t.Fatalf("seed %d %s: delete %q: %v", seed, name, text, err)
+						}
+					}
 				}
 				if v, err := store.Check(t.Context(), st, "eve"); err != nil || len(v) != 0 {
 					t.Errorf("seed %d %s: invariants %v %v", seed, name, v, err)
 				}
+				trs = slices.DeleteFunc(trs, func(tr IngestTrace) bool { return deleted[tr.Content] })
 				return statuses(t, o, "eve", trs)
 			}
-			want, got := final(stream), final(shuffled)
+			want, got := final(kept, nil), final(shuffled, deleteAfter)
+			if len(got) != len(want) {
+				t.Errorf("seed %d %s: %d memories left, want %d", seed, name, len(got), len(want))
+			}
 			for text, st := range want {
 				if got[text] != st {
-					t.Errorf("seed %d %s: %q is %s in arrival order, %s in time order", seed, name, text, got[text], st)
+					t.Errorf("seed %d %s: %q is %s in arrival order with deletions %v, %s in time order without them", seed, name, text, got[text], deleteAfter, st)
 				}
 			}
 		}

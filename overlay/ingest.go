@@ -419,185 +419,54 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 	return out, nil
 }
 
-// commit writes the new record and applies the verdicts in tx.
+// commit plans what the verdicts change (planCommit) and writes the plan in tx.
 func (o *Overlay) commit(ctx context.Context, tx store.Tx, rec *store.Record, cands []store.Record, verdicts []*judge.Verdict, tr *IngestTrace) error {
-	// Links first (scoped exceptions, coexistence), so that the reconciliation of a
-	// supersession sees them and keeps what the Judge joined to the new memory current;
-	// then transitions before supersessions: the first decides the new record's slot.
-	order := make([]int, 0, len(cands))
-	for i, v := range verdicts {
-		if v != nil {
-			order = append(order, i)
-		}
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return actionRank(verdicts[a].Action) - actionRank(verdicts[b].Action) })
-
-	if !o.cfg.NoCommit {
-		for _, i := range order {
-			v := verdicts[i]
-			if v.Status == judge.StatusConflict && v.ClarificationNeeded && (v.Action == judge.ActionKeep || v.ConflictType == judge.TypeImplicitViolation) {
-				rec.Status = store.StatusUnknown
-				if rec.Meta == nil {
-					rec.Meta = map[string]string{}
-				}
-				rec.Meta["clarification"] = v.ClarificationQuestion
-				rec.Meta["conflicts_with"] = cands[i].ID
-				tr.Commits = append(tr.Commits, CommitTrace{Action: judge.ActionKeep, Old: cands[i].ID, New: rec.ID, Note: "implicit conflict: the new memory waits for clarification (status unknown): " + v.ClarificationQuestion})
-			}
-		}
-	}
-	if err := tx.Put(ctx, *rec); err != nil {
+	groups, err := planGroups(ctx, tx, *rec, cands, verdicts)
+	if err != nil {
 		return err
 	}
-	if o.cfg.NoCommit {
-		return nil
+	pl, err := planCommit(planInput{Record: *rec, Candidates: cands, Verdicts: verdicts, Groups: groups,
+		Facts: o.cfg.Facts != nil, NoCommit: o.cfg.NoCommit, NewID: func() string { return store.NewID(tx.Now()) }})
+	if err != nil {
+		return err
 	}
-	for _, i := range order {
-		if err := o.apply(ctx, tx, rec, cands[i], verdicts[i], tr); err != nil {
-			return err
-		}
+	if err := applyPlan(ctx, tx, pl); err != nil {
+		return err
 	}
-	if o.cfg.Facts != nil && rec.Slot != "" {
-		// The version group's time line decides, after the Judge's links: the newest
-		// version of a single-valued slot is current unless a link joins another to it,
-		// and a version reported late stays history behind a newer one.
-		if err := store.Reconcile(ctx, tx, rec.Slot); err != nil {
-			return err
-		}
-	}
+	tr.Commits = pl.Commits
+	*rec = pl.Record
 	if r, err := tx.Get(ctx, rec.ID); err == nil {
 		rec.Status = r.Status
 	}
 	return nil
 }
 
-func actionRank(a judge.Action) int {
-	switch a {
-	case judge.ActionScopedException:
-		return 0
-	case judge.ActionCoexist:
-		return 1
-	case judge.ActionTransition:
-		return 2
-	case judge.ActionSupersede:
-		return 3
+// planGroups reads the version groups a plan may merge or reconcile: the new record's
+// slot's and those of the candidates the Judge said to replace. Other verdicts only add
+// links, and need none.
+func planGroups(ctx context.Context, tx store.Tx, rec store.Record, cands []store.Record, verdicts []*judge.Verdict) (map[string][]store.Record, error) {
+	var slots []string
+	for i, v := range verdicts {
+		if v != nil && v.Status == judge.StatusConflict && (v.Action == judge.ActionSupersede || v.Action == judge.ActionTransition) {
+			slots = append(slots, cands[i].Slot)
+		}
 	}
-	return 4
-}
-
-// apply commits one verdict between candidate old and the new record.
-func (o *Overlay) apply(ctx context.Context, tx store.Tx, rec *store.Record, old store.Record, v *judge.Verdict, tr *IngestTrace) error {
-	if v.Status != judge.StatusConflict {
-		if v.Action == judge.ActionCoexist && v.Status == judge.StatusConsistent {
-			return o.link(ctx, tx, rec.ID, store.LinkCoexistsWith, old.ID, judge.ActionCoexist, tr)
-		}
-		return nil
+	if len(slots) == 0 {
+		return nil, nil
 	}
-	// Re-read: an earlier verdict of this ingest may have changed it.
-	old, err := tx.Get(ctx, old.ID)
-	if err != nil {
-		return err
-	}
-	switch v.Action {
-	case judge.ActionSupersede, judge.ActionTransition:
-		if old.Status == store.StatusSuperseded {
-			return nil
-		}
-		nw, err := tx.Get(ctx, rec.ID)
-		if err != nil {
-			return err
-		}
-		// Both become versions of one single-valued slot: the new record's (when an earlier
-		// verdict of this ingest gave it one), else the old record's, else a new one. A
-		// second slot met on the way is merged into it: they hold the same state.
-		slot := nw.Slot
-		if slot == "" {
-			slot = old.Slot
-		}
-		if slot == "" {
-			slot = "slot:" + old.ID
-		}
-		// Without facts every slot a supersession makes is single-valued; with them the
-		// new memory's attribute says (a pet given away leaves the other pets current).
-		single := o.cfg.Facts == nil || nw.SingleValued
-		if err := mergeSlot(ctx, tx, old, slot, single); err != nil {
-			return err
-		}
-		if err := mergeSlot(ctx, tx, nw, slot, single); err != nil {
-			return err
-		}
-		older, newer := old, nw
-		note := ""
-		if store.CompareVersions(nw, old) < 0 {
-			// A backfilled memory older than the current one: it is the history.
-			older, newer = nw, old
-			note = "the new memory is older than the record it conflicts with: it was stored as history"
-		}
-		if err := tx.Link(ctx, newer.ID, store.LinkSupersedes, older.ID); err != nil {
-			return err
-		}
-		// The time line of the whole slot decides the statuses (and valid_until): a newer
-		// version this ingest did not see stays current.
-		if err := store.Reconcile(ctx, tx, slot); err != nil {
-			return err
-		}
-		rec.Slot, rec.SingleValued = slot, single
-		ct := CommitTrace{Action: v.Action, Old: older.ID, New: newer.ID, Slot: slot, Note: note}
-		if v.Action == judge.ActionTransition {
-			summary := v.TransitionSummary
-			if summary == "" {
-				summary = fmt.Sprintf("changed from %q to %q", older.Content, newer.Content)
-			}
-			tid := store.NewID(tx.Now())
-			t := store.Record{ID: tid, Content: summary, EventTime: newer.Time(), SourcePos: newer.SourcePos, Status: store.StatusTransition,
-				Confidence: v.Confidence, Source: "overlay", Meta: map[string]string{"from": older.ID, "to": newer.ID}}
-			if err := tx.Put(ctx, t); err != nil {
-				return err
-			}
-			if err := store.Evolve(ctx, tx, older.ID, tid, newer.ID); err != nil {
-				return err
-			}
-			ct.Transition = tid
-		}
-		tr.Commits = append(tr.Commits, ct)
-		return nil
-	case judge.ActionScopedException:
-		return o.link(ctx, tx, rec.ID, store.LinkScopedException, old.ID, v.Action, tr)
-	case judge.ActionCoexist:
-		return o.link(ctx, tx, rec.ID, store.LinkCoexistsWith, old.ID, v.Action, tr)
-	}
-	return nil
-}
-
-// mergeSlot puts r, and every record of r's version group when r has another slot, into
-// slot, single-valued or not.
-func mergeSlot(ctx context.Context, tx store.Tx, r store.Record, slot string, single bool) error {
-	members := []store.Record{r}
-	if r.Slot != "" && r.Slot != slot {
-		g, err := tx.VersionGroup(ctx, r.Slot)
-		if err != nil {
-			return err
-		}
-		members = g
-	}
-	for _, m := range members {
-		if m.Slot == slot && m.SingleValued == single {
+	slots = append(slots, rec.Slot)
+	groups := map[string][]store.Record{}
+	for _, slot := range slots {
+		if _, ok := groups[slot]; ok || slot == "" {
 			continue
 		}
-		m.Slot, m.SingleValued = slot, single
-		if err := tx.Put(ctx, m); err != nil {
-			return err
+		g, err := store.StateGroup(ctx, tx, slot)
+		if err != nil {
+			return nil, fmt.Errorf("read version group %q: %w", slot, err)
 		}
+		groups[slot] = g
 	}
-	return nil
-}
-
-func (o *Overlay) link(ctx context.Context, tx store.Tx, from string, lt store.LinkType, to string, a judge.Action, tr *IngestTrace) error {
-	if err := tx.Link(ctx, from, lt, to); err != nil {
-		return err
-	}
-	tr.Commits = append(tr.Commits, CommitTrace{Action: a, Old: to, New: from})
-	return nil
+	return groups, nil
 }
 
 // MetaFacts is the record metadata key that holds the facts Config.Facts read from it,

@@ -41,7 +41,9 @@
 // exception to it, and the others are superseded. Since commits are checked against it,
 // a retrieval that missed the newest version can never make an older one look current:
 // the commit is refused, and Reconcile settles the group by time instead (statuses,
-// ValidUntil, supersedes links). Supersede and Evolve write the common commits.
+// ValidUntil, supersedes links). Evolve writes a transition record's links. Which
+// records replace which is not decided here: the overlay's commit planner decides it
+// and writes links, slot moves and transition records, then Reconcile.
 //
 // # Transactions and concurrency
 //

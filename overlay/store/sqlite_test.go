@@ -159,7 +159,7 @@ func TestCheckFindsCorruption(t *testing.T) {
 		}
 		return errors.Join(
 			tx.Put(ctx, day(1)), tx.Put(ctx, day(2)), tx.Put(ctx, day(3)),
-			store.Supersede(ctx, tx, "v1", "v2"), store.Supersede(ctx, tx, "v2", "v3"),
+			storetest.Supersede(ctx, tx, "v1", "v2"), storetest.Supersede(ctx, tx, "v2", "v3"),
 			tx.Put(ctx, store.Record{ID: "a", Content: "a"}), tx.Put(ctx, store.Record{ID: "b", Content: "b"}),
 			tx.Link(ctx, "a", store.LinkCoexistsWith, "b"),
 		)

@@ -148,7 +148,7 @@ func Reconcile(ctx context.Context, tx Tx, slot string) error {
 	if slot == "" {
 		return fmt.Errorf("reconcile: %w: empty slot", ErrInvalid)
 	}
-	g, err := stateGroup(ctx, tx, slot)
+	g, err := StateGroup(ctx, tx, slot)
 	if err != nil {
 		return fmt.Errorf("reconcile %q: %w", slot, err)
 	}
@@ -158,10 +158,11 @@ func Reconcile(ctx context.Context, tx Tx, slot string) error {
 	return nil
 }
 
-// stateGroup is tx.VersionGroup, without the embeddings where the store can leave them
-// out (SQLite): reconciling reads the whole group, and the embeddings were most of it.
-// reconcileGroup reads a record whole before it writes it.
-func stateGroup(ctx context.Context, tx Tx, slot string) ([]Record, error) {
+// StateGroup is tx.VersionGroup, oldest first, without the embeddings where the store
+// can leave them out (SQLite): reconciling and commit planning read whole groups, and the
+// embeddings were most of them. Write a record read here only after reading it whole
+// with tx.Get (reconcileGroup does).
+func StateGroup(ctx context.Context, tx Tx, slot string) ([]Record, error) {
 	if t, ok := tx.(*sqlTx); ok {
 		return versionGroup(ctx, t.q, stateCols, t.user, slot)
 	}
@@ -255,7 +256,7 @@ func reconcileGroup(ctx context.Context, tx Tx, g []Record) error {
 			next.ValidUntil = next.ValidFrom
 		}
 		if next.Status != r.Status || !next.ValidUntil.Equal(r.ValidUntil) {
-			// The group may have been read without embeddings (stateGroup): write the
+			// The group may have been read without embeddings (StateGroup): write the
 			// stored record with the new status and end.
 			full, err := tx.Get(ctx, r.ID)
 			if err != nil {
@@ -276,44 +277,6 @@ func validStart(r Record) time.Time {
 		return r.ValidFrom
 	}
 	return r.Time()
-}
-
-// Supersede records that newID replaces oldID, in tx: newID supersedes oldID (and the
-// reciprocal), oldID becomes superseded with ValidUntil set (newID's ValidFrom or Time,
-// when it had none) and newID becomes active. Nothing is deleted. In a single-valued
-// slot the commit fails with ErrConflict if the time line says otherwise (newID older
-// than oldID); Reconcile settles such a group by time.
-func Supersede(ctx context.Context, tx Tx, oldID, newID string) error {
-	if oldID == newID {
-		return fmt.Errorf("supersede %s: %w: a record cannot supersede itself", oldID, ErrInvalid)
-	}
-	old, err := tx.Get(ctx, oldID)
-	if err != nil {
-		return fmt.Errorf("supersede %s: %w", oldID, err)
-	}
-	nw, err := tx.Get(ctx, newID)
-	if err != nil {
-		return fmt.Errorf("supersede %s by %s: %w", oldID, newID, err)
-	}
-	if err := tx.Link(ctx, newID, LinkSupersedes, oldID); err != nil {
-		return fmt.Errorf("supersede %s by %s: %w", oldID, newID, err)
-	}
-	old.Status = StatusSuperseded
-	if old.ValidUntil.IsZero() {
-		old.ValidUntil = validStart(nw)
-		if old.ValidUntil.Before(old.ValidFrom) {
-			old.ValidUntil = old.ValidFrom
-		}
-	}
-	if err := tx.Put(ctx, old); err != nil {
-		return fmt.Errorf("supersede %s by %s: %w", oldID, newID, err)
-	}
-	if nw.Status != StatusActive {
-		if err := tx.SetStatus(ctx, newID, StatusActive); err != nil {
-			return fmt.Errorf("supersede %s by %s: %w", oldID, newID, err)
-		}
-	}
-	return nil
 }
 
 // Evolve records that transitionID is a change in progress from oldID to newID: it

@@ -1,0 +1,164 @@
+package overlay
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/overlay/store"
+)
+
+func planRecord(id, slot string, day int, st store.Status) store.Record {
+	return store.Record{ID: id, Content: id, Slot: slot, SingleValued: slot != "", EventTime: at(day), Status: st}
+}
+
+func conflict(a judge.Action) *judge.Verdict {
+	return &judge.Verdict{Status: judge.StatusConflict, ConflictType: judge.TypeTemporalUpdate, Action: a, Confidence: 0.9}
+}
+
+// counter names transition records t1, t2, … so that plans compare.
+func counter() func() string {
+	n := 0
+	return func() string { n++; return fmt.Sprintf("t%d", n) }
+}
+
+func TestPlanCommit(t *testing.T) {
+	home1 := planRecord("home1", "user/home", 1, store.StatusActive)
+	tests := []struct {
+		name string
+		in   planInput
+		want commitPlan
+	}{
+		{
+			name: "supersede in the memory's own group",
+			in: planInput{Record: planRecord("new", "user/home", 5, store.StatusActive), Candidates: []store.Record{home1},
+				Verdicts: []*judge.Verdict{conflict(judge.ActionSupersede)}, Groups: map[string][]store.Record{"user/home": {home1}}, Facts: true},
+			want: commitPlan{
+				Record:    planRecord("new", "user/home", 5, store.StatusActive),
+				Links:     []plannedLink{{From: "new", Type: store.LinkSupersedes, To: "home1"}},
+				Reconcile: []string{"user/home"},
+				Commits:   []CommitTrace{{Action: judge.ActionSupersede, Old: "home1", New: "new", Slot: "user/home"}},
+			},
+		},
+		{
+			name: "transition makes a transition record",
+			in: planInput{Record: planRecord("new", "user/home", 5, store.StatusActive), Candidates: []store.Record{home1},
+				Verdicts: []*judge.Verdict{{Status: judge.StatusConflict, Action: judge.ActionTransition, TransitionSummary: "home: A -> B", Confidence: 0.8}},
+				Groups:   map[string][]store.Record{"user/home": {home1}}, Facts: true},
+			want: commitPlan{
+				Record: planRecord("new", "user/home", 5, store.StatusActive),
+				Links:  []plannedLink{{From: "new", Type: store.LinkSupersedes, To: "home1"}},
+				Transitions: []plannedTransition{{Old: "home1", New: "new", Record: store.Record{ID: "t1", Content: "home: A -> B", EventTime: at(5),
+					Status: store.StatusTransition, Confidence: 0.8, Source: "overlay", Meta: map[string]string{"from": "home1", "to": "new"}}}},
+				Reconcile: []string{"user/home"},
+				Commits:   []CommitTrace{{Action: judge.ActionTransition, Old: "home1", New: "new", Slot: "user/home", Transition: "t1"}},
+			},
+		},
+		{
+			name: "a backfilled memory is the history",
+			in: planInput{Record: planRecord("old", "user/home", 0, store.StatusActive), Candidates: []store.Record{home1},
+				Verdicts: []*judge.Verdict{conflict(judge.ActionSupersede)}, Groups: map[string][]store.Record{"user/home": {home1}}, Facts: true},
+			want: commitPlan{
+				Record:    planRecord("old", "user/home", 0, store.StatusActive),
+				Links:     []plannedLink{{From: "home1", Type: store.LinkSupersedes, To: "old"}},
+				Reconcile: []string{"user/home"},
+				Commits: []CommitTrace{{Action: judge.ActionSupersede, Old: "old", New: "home1", Slot: "user/home",
+					Note: "the new memory is older than the record it conflicts with: it was stored as history"}},
+			},
+		},
+		{
+			name: "another group is merged into the memory's",
+			in: planInput{Record: planRecord("new", "user/home", 5, store.StatusActive),
+				Candidates: []store.Record{planRecord("flat2", "user/flat", 3, store.StatusActive)},
+				Verdicts:   []*judge.Verdict{conflict(judge.ActionSupersede)},
+				Groups: map[string][]store.Record{
+					"user/flat": {planRecord("flat1", "user/flat", 2, store.StatusSuperseded), planRecord("flat2", "user/flat", 3, store.StatusActive)},
+					"user/home": nil,
+				}, Facts: true},
+			want: commitPlan{
+				Record:    planRecord("new", "user/home", 5, store.StatusActive),
+				Moves:     []slotMove{{ID: "flat1", Slot: "user/home", Single: true}, {ID: "flat2", Slot: "user/home", Single: true}},
+				Links:     []plannedLink{{From: "new", Type: store.LinkSupersedes, To: "flat2"}},
+				Reconcile: []string{"user/home"},
+				Commits:   []CommitTrace{{Action: judge.ActionSupersede, Old: "flat2", New: "new", Slot: "user/home"}},
+			},
+		},
+		{
+			name: "a version the time line already replaced is not linked again",
+			in: planInput{Record: planRecord("new", "user/home", 5, store.StatusActive),
+				// home1 is older than home2: once new joins the group, the time line
+				// supersedes both, and the second verdict has nothing left to do.
+				Candidates: []store.Record{planRecord("home2", "user/home", 3, store.StatusActive), home1},
+				Verdicts:   []*judge.Verdict{conflict(judge.ActionSupersede), conflict(judge.ActionSupersede)},
+				Groups:     map[string][]store.Record{"user/home": {home1, planRecord("home2", "user/home", 3, store.StatusActive)}}, Facts: true},
+			want: commitPlan{
+				Record:    planRecord("new", "user/home", 5, store.StatusActive),
+				Links:     []plannedLink{{From: "new", Type: store.LinkSupersedes, To: "home2"}},
+				Reconcile: []string{"user/home"},
+				Commits:   []CommitTrace{{Action: judge.ActionSupersede, Old: "home2", New: "new", Slot: "user/home"}},
+			},
+		},
+		{
+			name: "links before supersessions",
+			in: planInput{Record: planRecord("new", "user/diet", 5, store.StatusActive),
+				Candidates: []store.Record{planRecord("d1", "user/diet", 1, store.StatusActive), planRecord("d2", "user/diet", 2, store.StatusActive)},
+				Verdicts:   []*judge.Verdict{conflict(judge.ActionSupersede), {Status: judge.StatusConflict, Action: judge.ActionScopedException}},
+				Groups:     map[string][]store.Record{"user/diet": {planRecord("d1", "user/diet", 1, store.StatusActive), planRecord("d2", "user/diet", 2, store.StatusActive)}}, Facts: true},
+			want: commitPlan{
+				Record: planRecord("new", "user/diet", 5, store.StatusActive),
+				Links: []plannedLink{{From: "new", Type: store.LinkScopedException, To: "d2"},
+					{From: "new", Type: store.LinkSupersedes, To: "d1"}},
+				Reconcile: []string{"user/diet"},
+				Commits: []CommitTrace{{Action: judge.ActionScopedException, Old: "d2", New: "new"},
+					{Action: judge.ActionSupersede, Old: "d1", New: "new", Slot: "user/diet"}},
+			},
+		},
+		{
+			name: "an implicit conflict waits for clarification",
+			in: planInput{Record: planRecord("new", "", 5, store.StatusActive), Candidates: []store.Record{home1},
+				Verdicts: []*judge.Verdict{{Status: judge.StatusConflict, ConflictType: judge.TypeImplicitViolation, Action: judge.ActionKeep,
+					ClarificationNeeded: true, ClarificationQuestion: "Still vegan?"}}},
+			want: commitPlan{
+				Record: func() store.Record {
+					r := planRecord("new", "", 5, store.StatusUnknown)
+					r.Meta = map[string]string{"clarification": "Still vegan?", "conflicts_with": "home1"}
+					return r
+				}(),
+				Commits: []CommitTrace{{Action: judge.ActionKeep, Old: "home1", New: "new", Note: "implicit conflict: the new memory waits for clarification (status unknown): Still vegan?"}},
+			},
+		},
+		{
+			name: "judge off writes the memory only",
+			in: planInput{Record: planRecord("new", "user/home", 5, store.StatusActive), Candidates: []store.Record{home1},
+				Verdicts: []*judge.Verdict{conflict(judge.ActionSupersede)}, Facts: true, NoCommit: true},
+			want: commitPlan{Record: planRecord("new", "user/home", 5, store.StatusActive)},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.in.NewID = counter()
+			before := fmt.Sprintf("%+v", tt.in)
+			got, err := planCommit(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, got, cmp.AllowUnexported(commitPlan{})); d != "" {
+				t.Errorf("plan (-want +got):\n%s", d)
+			}
+			if after := fmt.Sprintf("%+v", tt.in); after != before {
+				t.Errorf("planCommit changed its input:\n%s\n%s", before, after)
+			}
+			// Pure: the same input, the same plan.
+			tt.in.NewID = counter()
+			again, err := planCommit(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(got, again); d != "" {
+				t.Errorf("a second plan differs:\n%s", d)
+			}
+		})
+	}
+}
