@@ -17,7 +17,10 @@
 //  3. Judge: routed pairs only. The configured auditor is the LLM judge when an endpoint
 //     is configured — it falls back to the rule auditor on errors and garbage, and says
 //     why — or the rule auditor.
-//  4. Commit, in one store transaction: supersede (old → superseded with valid_until,
+//  4. Commit, in one store transaction. One pure planner (planCommit) turns the new
+//     record, its candidates, their version groups and the verdicts into a plan — slot
+//     moves, links, transition records, the slots to reconcile — and applyPlan writes
+//     it; nothing else decides a supersession. The plan: supersede (old → superseded with valid_until,
 //     new → active, reciprocal links, a shared single-valued slot), transition (the same
 //     plus a transition record that evolves from the old state to the new one), coexist,
 //     scoped exception, or keep. Links (scoped exceptions, coexistence) are applied

@@ -1,7 +1,9 @@
 package overlay
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -158,6 +160,45 @@ func TestPlanCommit(t *testing.T) {
 			}
 			if d := cmp.Diff(got, again); d != "" {
 				t.Errorf("a second plan differs:\n%s", d)
+			}
+		})
+	}
+}
+
+// A plan that would break an invariant is refused whole: the error names the invariant
+// and the records, and nothing of it is written — on both stores.
+func TestApplyPlanRefusesBrokenInvariant(t *testing.T) {
+	for name, open := range bothStores() {
+		t.Run(name, func(t *testing.T) {
+			st, _ := open(t)
+			ctx := t.Context()
+			home1 := planRecord("home1", "user/home", 1, store.StatusActive)
+			if err := st.Tx(ctx, "ana", func(tx store.Tx) error { return tx.Put(ctx, home1) }); err != nil {
+				t.Fatal(err)
+			}
+			// A supersession without the reconciliation that settles it: home1 would stay
+			// active although superseded_by the new record.
+			pl := commitPlan{
+				Record: planRecord("new", "", 5, store.StatusActive),
+				Links:  []plannedLink{{From: "new", Type: store.LinkSupersedes, To: "home1"}},
+			}
+			err := st.Tx(ctx, "ana", func(tx store.Tx) error { return applyPlan(ctx, tx, pl) })
+			var ve *store.ViolationError
+			if !errors.Is(err, store.ErrConflict) || !errors.As(err, &ve) {
+				t.Fatalf("err %v, want a refused commit naming its violations", err)
+			}
+			named := false
+			for _, v := range ve.Violations {
+				named = named || v.Kind == store.KindNotSuperseded && v.ID == "home1"
+			}
+			if !named || !strings.Contains(err.Error(), "home1") {
+				t.Errorf("violations %v: want %s for home1", ve.Violations, store.KindNotSuperseded)
+			}
+			if _, err := st.Get(ctx, "ana", "new"); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("the refused plan's record: %v, want not found", err)
+			}
+			if r, err := st.Get(ctx, "ana", "home1"); err != nil || len(r.Links) != 0 || r.Status != store.StatusActive {
+				t.Errorf("home1 after the refused plan: %+v %v, want it unchanged", r, err)
 			}
 		})
 	}
