@@ -369,3 +369,23 @@ func TestReferentCarries(t *testing.T) {
 		t.Errorf("next call: facts %+v, want tomek's (the referent given)", res[0].Facts)
 	}
 }
+
+// After a verb of starting or stopping, the value is its object, so that starting and
+// stopping the same thing land in one version group (sentences written for this test).
+func TestValueAfterChangeVerb(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"trying magnesium tablets before bed", "magnesium tablets"},
+		{"stopped the magnesium, no difference at all", "magnesium"},
+		{"cancelled audible, never had time to listen", "audible"},
+	} {
+		toks := tokenize(tt.text)
+		if got := value(attribute{name: "supplement", kind: kindThing}, toks, toks, ""); got != tt.want {
+			t.Errorf("%q: value %q, want %q", tt.text, got, tt.want)
+		}
+	}
+	// "quit my job": the object only names the attribute; the clause's words stand.
+	toks := tokenize("quit my job at the bakery")
+	if got := value(attribute{name: "job", kind: kindThing}, toks, toks, ""); got == "job" {
+		t.Errorf("quit my job: value %q names only the attribute", got)
+	}
+}

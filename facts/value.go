@@ -65,6 +65,10 @@ var anchors = map[string]bool{
 	"for": false, "with": true, "at": true, "in": true, "switched": true, "takes": true, "take": true, "support": true, "supports": true, "watch": true,
 	"drive": true, "drives": true, "driving": true, "love": true, "loves": true, "like": true, "likes": true, "hate": true, "stand": true, "of": true,
 	"prefer": true, "using": true, "use": true, "through": true, "now": true, "adopted": true, "booked": true, "picked": true, "started": true,
+	// Verbs of starting and stopping: the value is what follows ("stopped the melatonin",
+	// "trying melatonin", "cancelled google one"); the change itself is the fact's polarity.
+	"trying": true, "tried": true, "stopped": true, "quit": true, "cancelled": true, "canceled": true, "dropped": true, "ditched": true,
+	"sold": true, "rehomed": true, "began": true, "taking": true, "took": true, "upgraded": true, "downgraded": true, "swapped": true,
 }
 
 // value picks the value of attr from the clause tokens ts (the words after the
@@ -132,7 +136,9 @@ func value(attr attribute, ts, all []token, role string) string {
 	}
 	for i, t := range ts {
 		if anchors[t.low] || strings.HasSuffix(t.low, "'s") && i == 0 {
-			if v := phrase(ts[i+1:]); v != "" {
+			// "quit my job": what follows the verb only names the attribute, and the
+			// clause's own words say more.
+			if v := phrase(ts[i+1:]); v != "" && !namesAttribute(Fact{Attribute: attr.name, Value: v}) {
 				return v
 			}
 		}
