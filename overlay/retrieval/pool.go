@@ -156,9 +156,11 @@ func (p Pool) Select(final []Candidate, st ControllerStatus) []Candidate {
 // records beside the seed they come from and never moves an unrelated record. Directly
 // before a seed go: the live (active) successor of a superseded seed, unless the mode
 // is historical or transition; an active seed's older states, when the mode is
-// historical; its transition records, when the mode is transition. The seed's other relation hops
-// follow it. At most MaxAdjacent (2) hops, the nearest, stand next to a seed, those
-// before it first; the others come after all seeds, then the semantic hops. A record reached more than once
+// historical; its transition records, when the mode is transition. The seed's other
+// relation hops follow it directly when the packet must carry both states (View.Unsure or
+// a transition query), else after all seeds. At most MaxAdjacent (2) hops, the nearest,
+// stand next to a seed, those before it first; the others come after all seeds, then the
+// semantic hops. A record reached more than once
 // stands where it comes first, so a later seed that is the successor of a better one
 // moves up to it. Top is the first K of Ranked: every seed of the host's top K is in
 // it, or the packet is full of better seeds and the states placed next to them.
@@ -259,14 +261,14 @@ func BuildPool(ctx context.Context, g Graph, p Profile, seeds []Candidate, cfg C
 		ranked := PreRank(b.pool, v)
 		return Pool{View: v, K: cfg.k(), Order: OrderTierFirst, Ranked: ranked, Top: topK(ranked, cfg.k(), v.bothStates())}, nil
 	}
-	ranked := b.anchored(nSeeds)
+	ranked := b.anchored(nSeeds, v.bothStates())
 	return Pool{View: v, K: cfg.k(), Order: OrderAnchored, Ranked: ranked, Top: slices.Clone(ranked[:min(cfg.k(), len(ranked))])}, nil
 }
 
 // anchored is the pool in the anchored pre-rank: seed by seed in the host's order, the
 // hops placed before the seed, the seed, the hops placed after it; then the semantic
 // hops. A record reached more than once stands where it comes first.
-func (b *poolBuilder) anchored(nSeeds int) []Candidate {
+func (b *poolBuilder) anchored(nSeeds int, both bool) []Candidate {
 	out := make([]Candidate, 0, len(b.pool))
 	done := make([]bool, len(b.pool))
 	emit := func(j int) {
@@ -289,6 +291,10 @@ func (b *poolBuilder) anchored(nSeeds int) []Candidate {
 		nBefore := len(near)
 		for _, j := range b.after[i] {
 			if !done[j] && !slices.Contains(near, j) {
+				if !both {
+					later = append(later, j)
+					continue
+				}
 				near = append(near, j)
 			}
 		}
