@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/atma-dev/atma/data"
+	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store"
 )
@@ -269,6 +270,15 @@ func RunLTP(ctx context.Context, l *LTP, env Env, ablations []Variant, traces io
 				if err != nil {
 					return nil, fmt.Errorf("run ltp: %s: %w", v.Name, err)
 				}
+				if enc != nil && !v.HostOnly {
+					ut, err := traceUnit(ctx, mem, v.Name, u, role)
+					if err != nil {
+						return nil, fmt.Errorf("run ltp: %s: %w", v.Name, err)
+					}
+					if err := enc.Encode(ut); err != nil {
+						return nil, fmt.Errorf("write ltp trace: %w", err)
+					}
+				}
 				rp.bank.Coexist.Add(co)
 				rp.bank.Role.Add(role)
 				rp.roles[u.ID] = role
@@ -387,6 +397,44 @@ func countCommits(b *LTPBank, commits []commitRef, l *LTP) {
 			b.TurnCommits++
 		}
 	}
+}
+
+// LTPUnitTrace is the bank's outcome for one unit after a replay: a line of the JSONL
+// trace, where a missed state change is read (which facts each cue gave, which slot it
+// joined, which status it ended with).
+type LTPUnitTrace struct {
+	Variant  string        `json:"variant"`
+	Unit     string        `json:"unit"`
+	Category data.Category `json:"category"`
+	Slot     string        `json:"slot"`
+	// Cues are cue1 then cue2.
+	Cues []LTPCueTrace `json:"cues"`
+	Role bool          `json:"role"`
+}
+
+// LTPCueTrace is one cue memory's bank entry.
+type LTPCueTrace struct {
+	Memory string   `json:"memory"`
+	Text   string   `json:"text"`
+	Facts  []string `json:"facts,omitempty"`
+	Slot   string   `json:"slot,omitempty"`
+	Status string   `json:"status"`
+}
+
+func traceUnit(ctx context.Context, mem memory, variant string, u Unit, role bool) (LTPUnitTrace, error) {
+	ut := LTPUnitTrace{Variant: variant, Unit: u.ID, Category: u.Category, Slot: u.Slot, Role: role}
+	for _, id := range []string{u.Cue1, u.Cue2} {
+		r, ok, err := mem.record(ctx, u.Profile, id)
+		if err != nil {
+			return ut, err
+		}
+		ct := LTPCueTrace{Memory: id, Status: "missing"}
+		if ok {
+			ct.Text, ct.Facts, ct.Slot, ct.Status = r.Content, factStrings(overlay.RecordFacts(r)), r.Slot, string(r.Status)
+		}
+		ut.Cues = append(ut.Cues, ct)
+	}
+	return ut, nil
 }
 
 // bankRole reads a unit's two cue memories from the bank: whether both are stored, and

@@ -251,8 +251,23 @@ func TestRunLTPWithoutLLM(t *testing.T) {
 			ran++
 		}
 	}
-	if n := countLines(t, traces.Bytes()); n != ran*len(l.Probes) {
-		t.Errorf("%d trace lines, want %d", n, ran*len(l.Probes))
+	// One line a probe and variant, and one a unit for each overlay replay.
+	units := 0
+	for line := range bytes.Lines(traces.Bytes()) {
+		if !bytes.Contains(line, []byte(`"cues":`)) {
+			continue
+		}
+		var ut LTPUnitTrace
+		if err := json.Unmarshal(line, &ut); err != nil {
+			t.Fatal(err)
+		}
+		if len(ut.Cues) != 2 || ut.Unit == "" || ut.Cues[0].Text == "" || ut.Cues[1].Status == "" {
+			t.Errorf("unit trace %+v", ut)
+		}
+		units++
+	}
+	if n := countLines(t, traces.Bytes()); n != ran*len(l.Probes)+units || units == 0 || units%len(l.Units) != 0 {
+		t.Errorf("%d trace lines with %d unit lines, want %d probe lines and whole replays of %d units", n, units, ran*len(l.Probes), len(l.Units))
 	}
 	// Each text was embedded once although five replays and three bank variants read it.
 	if distinct := rep.Events + len(l.Probes); emb.texts > distinct {

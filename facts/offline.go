@@ -360,7 +360,9 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		}
 		// "Marble went to live with a neighbor": a pet's name as the subject is a fact of
 		// the pet's owner, resolved after the memory's other clauses.
-		if subj != p.self && len(rest) > 0 && len(rest) < len(c.toks) && !slices.Contains(knownSubjects, subj) && petGone.MatchString(join(rest)) && isCapitalised(c.toks[len(c.toks)-len(rest)-1]) {
+		// The name must be the whole subject phrase: "my roommate Theo moved to Leeds" is a
+		// person's move.
+		if subj != p.self && len(rest) > 0 && len(skipFillers(c.toks))-len(rest) == 1 && !slices.Contains(knownSubjects, subj) && petGone.MatchString(join(rest)) && isCapitalised(c.toks[len(c.toks)-len(rest)-1]) {
 			gone = append(gone, Fact{Attribute: "pet", Value: c.toks[len(c.toks)-len(rest)-1].orig, Negated: true, EventTime: eventTime(c.text, in.Time)})
 			continue
 		}
@@ -398,7 +400,9 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		nf := clauseWeight*maxDot(c.vec, nonFact) + memoryWeight*maxDot(mem, nonFact)
 		// "only watches horror movies once a month": an activity under a condition is a
 		// state of that activity, however chatty it reads.
-		if act := activity(rest); act != "" && onlyScope(c.text) != "" && (bestS < o.cfg.MinScore || bestS < nf+o.cfg.Margin) {
+		act := activity(rest)
+		scoped := act != "" && onlyScope(c.text) != ""
+		if scoped && (bestS < o.cfg.MinScore || bestS < nf+o.cfg.Margin) {
 			for _, ai := range order {
 				if activityAttrs[attributes[ai].name] {
 					if scores[ai] >= o.cfg.MinScore-0.1 {
@@ -468,6 +472,10 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		}
 		f := Fact{Subject: subj, Attribute: name, Value: v, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time),
 			Confidence: confidence(attrScore)}
+		if scoped && activityAttrs[name] {
+			// An activity under a condition is read from the clause's form: certain.
+			f.Confidence = 0
+		}
 		fs := []Fact{f}
 		if name == "pet" {
 			if pets := petNames(c.toks); len(pets) > 0 {

@@ -389,3 +389,24 @@ func TestValueAfterChangeVerb(t *testing.T) {
 		t.Errorf("quit my job: value %q names only the attribute", got)
 	}
 }
+
+// Forms written for this test: a couple named as "A and B have been together", and a
+// person (not a pet) who moved.
+func TestPartnersPeopleAndScopedActivities(t *testing.T) {
+	x := newTestOffline(t, &bagEmbedder{})
+	res, err := x.Extract(t.Context(), []Input{
+		{Text: "My uncle and Henrike have been together for years."},
+		{Text: "My flatmate Rosa moved to Leeds last month."},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res[0].Facts, func(f Fact) bool { return f.Slot() == "uncle/partner" && f.Value == "Henrike" && !f.Negated }) {
+		t.Errorf("couple: facts %+v (why %q), want uncle/partner = Henrike", res[0].Facts, res[0].Why)
+	}
+	for _, f := range res[1].Facts {
+		if f.Attribute == "pet" {
+			t.Errorf("a person's move read as a pet's: %+v", f)
+		}
+	}
+}

@@ -142,6 +142,14 @@ func placeRun(ts []token) string {
 // partnerName returns the partner a clause names: "is with Clementine now", "now I am
 // seeing Marguerite", "is dating Ambrose", "got engaged to Rosalind".
 func partnerName(ts []token) string {
+	// "my dad and Leopold have been together for a while", "I and Sam got married".
+	if len(ts) > 2 && ts[0].low == "and" && isCapitalised(ts[1]) && !notName(ts[1].low) {
+		for _, t := range ts[2:min(len(ts), 8)] {
+			if t.low == "together" || t.low == "married" || t.low == "engaged" || t.low == "dating" || t.low == "couple" {
+				return nameRun(ts[1:2])
+			}
+		}
+	}
 	for i := 0; i+1 < len(ts); i++ {
 		w := ts[i].low
 		n := ts[i+1]
