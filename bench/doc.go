@@ -143,7 +143,9 @@
 // overlay's replay (CaseMemoryTrace: annotated facts, extracted facts, slot, status,
 // links), which is where a bank failure is read. RunLoCoMo's trace likewise has one
 // line per supersede or transition commit (LoCoMoCommit), with both turns and their
-// facts: LoCoMo annotates no state changes, so these are the commits to read.
+// facts: LoCoMo annotates no state changes, so these are the commits to read. RunLTP's
+// has one line per unit and overlay replay (LTPUnitTrace: both cues' facts, slots and
+// statuses, and whether the bank's role was credited).
 //
 // Values are matched by their words (holdsKey). Corpus.Pairs derives the Sentry and
 // Judge pairs from the annotations — each relation, and for each state memory its
