@@ -608,6 +608,11 @@ func embedText(c clause, self string, ppl *people) string {
 // activityAttrs are attributes whose value is an activity (see activity).
 var activityAttrs = map[string]bool{"hobby": true, "exercise": true, "food": true, "drink": true, "watches": true}
 
+// Activity reports whether attr's values are activities ("chess", "road cycling"): the
+// offline extractor may name one activity's attribute differently from one memory to the
+// next (a hobby, an exercise, a thing watched), while the activity is one state.
+func Activity(attr string) bool { return activityAttrs[Kebab(attr)] }
+
 // ruleFacts are the facts of a clause whose form decides its attribute (rules.go): a job
 // title, a home, a partner, named pets.
 func ruleFacts(c clause, in Input) []Fact {

@@ -446,3 +446,29 @@ func TestTwoValuesInOneMemory(t *testing.T) {
 		t.Errorf("pets are many-valued, yet the note says %q", trs[1].FactNote)
 	}
 }
+
+// One activity named under two activity attributes is one history.
+func TestActivityGroupJoined(t *testing.T) {
+	x := &mapExtractor{facts: map[string][]facts.Fact{
+		"my aunt plays chess every day":           {fact("aunt", "hobby", "chess")},
+		"my aunt only plays chess at weekends":    {{Subject: "aunt", Attribute: "watches", Value: "chess", Scope: "at weekends"}},
+		"my uncle watches chess on tv":            {fact("uncle", "watches", "chess")},
+		"my aunt is allergic to cats, like chess": {fact("aunt", "allergy", "chess")},
+	}}
+	o := newTestOverlay(t, func(c *Config) { c.Facts = x })
+	trs, err := o.Add(t.Context(), "fay", []Input{
+		{Content: "my aunt plays chess every day", EventTime: at(1)},
+		{Content: "my uncle watches chess on tv", EventTime: at(2)},
+		{Content: "my aunt is allergic to cats, like chess", EventTime: at(3)},
+		{Content: "my aunt only plays chess at weekends", EventTime: at(4)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trs[3].Slot != "aunt/hobby/chess" {
+		t.Errorf("the aunt's chess as watched: slot %q, want her hobby's group", trs[3].Slot)
+	}
+	if trs[1].Slot != "uncle/watches/chess" || trs[2].Slot != "aunt/allergy/chess" {
+		t.Errorf("another subject or a non-activity attribute joined: %q, %q", trs[1].Slot, trs[2].Slot)
+	}
+}

@@ -649,7 +649,9 @@ func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, 
 
 // joinValueGroups gives a fact of a multi-valued attribute the value of a candidate's
 // group of the same slot whose value names the same thing ("paints watercolors" and
-// "watercolors"), so that the two statements share that value's history.
+// "watercolors"), so that the two statements share that value's history. An activity
+// joins the same subject's group of the same activity under another activity attribute
+// too ("chess" as a hobby, then as something watched: facts.Activity).
 func joinValueGroups(fs []facts.Fact, cands []store.Record) []facts.Fact {
 	out := slices.Clone(fs)
 	for i, f := range out {
@@ -659,8 +661,9 @@ func joinValueGroups(fs []facts.Fact, cands []store.Record) []facts.Fact {
 	search:
 		for _, c := range cands {
 			for _, cf := range RecordFacts(c) {
-				if c.Slot == cf.Group() && cf.Slot() == f.Slot() && cf.Group() != f.Group() && facts.SameValue(cf.Value, f.Value) {
-					out[i].Value = cf.Value
+				same := cf.Slot() == f.Slot() || cf.Subject == f.Subject && facts.Activity(cf.Attribute) && facts.Activity(f.Attribute) && !facts.SingleValued(cf.Attribute)
+				if c.Slot == cf.Group() && same && cf.Group() != f.Group() && facts.SameValue(cf.Value, f.Value) {
+					out[i].Attribute, out[i].Value = cf.Attribute, cf.Value
 					break search
 				}
 			}
