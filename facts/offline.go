@@ -366,7 +366,8 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			gone = append(gone, Fact{Attribute: "pet", Value: c.toks[len(c.toks)-len(rest)-1].orig, Negated: true, EventTime: eventTime(c.text, in.Time)})
 			continue
 		}
-		if rf := ruleFacts(c, in); len(rf) > 0 {
+		knownPet := slices.ContainsFunc(known, func(s slotSeen) bool { return s.subject == subj && s.attribute == "pet" })
+		if rf := ruleFacts(c, in, knownPet); len(rf) > 0 {
 			for _, f := range rf {
 				if !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() && strings.EqualFold(g.Value, f.Value) }) {
 					facts = append(facts, f)
@@ -614,8 +615,9 @@ var activityAttrs = map[string]bool{"hobby": true, "exercise": true, "food": tru
 func Activity(attr string) bool { return activityAttrs[Kebab(attr)] }
 
 // ruleFacts are the facts of a clause whose form decides its attribute (rules.go): a job
-// title, a home, a partner, named pets.
-func ruleFacts(c clause, in Input) []Fact {
+// title, a home, a partner, named pets — and, when the subject is known to have pets
+// (knownPet), a name given up ("no longer has Maple").
+func ruleFacts(c clause, in Input, knownPet bool) []Fact {
 	base := Fact{Subject: c.subj, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time)}
 	if c.role != "" {
 		return nil
@@ -635,7 +637,7 @@ func ruleFacts(c clause, in Input) []Fact {
 		f.Attribute, f.Value = "partner", v
 		return []Fact{f}
 	}
-	if hasNamedPet(c.toks) {
+	if hasNamedPet(c.toks) || knownPet && petLoss.MatchString(c.text) {
 		var out []Fact
 		for _, pn := range petNames(c.toks) {
 			f := base

@@ -410,3 +410,34 @@ func TestPartnersPeopleAndScopedActivities(t *testing.T) {
 		}
 	}
 }
+
+// A pet given up by name alone ("no longer has Ziggy") is read when the subject is known
+// to have pets: earlier in the call, or from the slots given (sentences written for this
+// test).
+func TestPetGivenUpByName(t *testing.T) {
+	x := newTestOffline(t, &bagEmbedder{})
+	gone := func(r Result) bool {
+		return slices.ContainsFunc(r.Facts, func(f Fact) bool { return f.Attribute == "pet" && f.Value == "Ziggy" && f.Negated })
+	}
+	res, err := x.Extract(t.Context(), []Input{{Text: "My nephew has a gecko called Ziggy."}, {Text: "My nephew no longer has Ziggy."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !gone(res[1]) {
+		t.Errorf("same call: facts %+v, want Ziggy given up", res[1].Facts)
+	}
+	res, err = x.Extract(t.Context(), []Input{{Text: "My nephew no longer has Ziggy.", Slots: []string{"nephew/pet"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !gone(res[0]) {
+		t.Errorf("slots given: facts %+v, want Ziggy given up", res[0].Facts)
+	}
+	res, err = x.Extract(t.Context(), []Input{{Text: "My nephew no longer has Ziggy."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gone(res[0]) {
+		t.Errorf("no pets known: %+v, want no pet read from a bare name", res[0].Facts)
+	}
+}
