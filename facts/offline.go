@@ -354,6 +354,11 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			if sc := scope(c.text); sc != "" {
 				if last := &facts[len(facts)-1]; last.Scope == "" {
 					last.Scope = sc
+					if activityAttrs[last.Attribute] {
+						// "still goes kayaking, but only in the summer": an activity under
+						// a condition, read by form.
+						last.Confidence = 0
+					}
 				}
 				continue
 			}

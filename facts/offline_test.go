@@ -441,3 +441,17 @@ func TestPetGivenUpByName(t *testing.T) {
 		t.Errorf("no pets known: %+v, want no pet read from a bare name", res[0].Facts)
 	}
 }
+
+// A time frame before the subject is no subject (sentences written for this test).
+func TestTimeFrameBeforeSubject(t *testing.T) {
+	var p people
+	for _, tt := range []struct{ text, want string }{
+		{"these days my cousin only swims on fridays", "cousin"},
+		{"nowadays my brother cycles to work", "brother"},
+		{"this year my aunt teaches piano", "aunt"},
+	} {
+		if subj, _, _ := p.subject(tokenize(tt.text), "user"); subj != tt.want {
+			t.Errorf("%q: subject %q, want %q", tt.text, subj, tt.want)
+		}
+	}
+}

@@ -181,10 +181,22 @@ var fillers = map[string]bool{
 	"you": true, "guess": true, "what": true, "quick": true, "context": true, "oops": true, "apparently": true, "basically": true, "ah": true,
 }
 
+// timeLeads open a clause with when it holds, before the subject.
+var timeLeads = map[string]bool{"nowadays": true, "lately": true, "recently": true, "currently": true}
+
 func skipFillers(ts []token) []token {
-	for len(ts) > 0 && fillers[ts[0].low] {
-		// "i forgot to say" / "oh i forgot to tell you": drop the whole aside.
-		ts = ts[1:]
+	for len(ts) > 0 {
+		switch {
+		case fillers[ts[0].low] || timeLeads[ts[0].low]:
+			// "i forgot to say" / "oh i forgot to tell you": drop the whole aside.
+			ts = ts[1:]
+			continue
+		case len(ts) > 1 && (ts[0].low == "these" || ts[0].low == "this") && (ts[1].low == "days" || ts[1].low == "year" || ts[1].low == "week" || ts[1].low == "month"):
+			// "these days my dad only dances salsa": the time frame is no subject.
+			ts = ts[2:]
+			continue
+		}
+		break
 	}
 	if len(ts) >= 3 && (ts[0].low == "i" || ts[0].low == "oh") && (ts[1].low == "forgot" || ts[1].low == "meant") {
 		return skipFillers(ts[2:])
