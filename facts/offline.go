@@ -404,15 +404,16 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		slices.SortStableFunc(order, func(a, b int) int { return cmpDesc(scores[a], scores[b]) })
 		best, bestS := order[0], scores[order[0]]
 		nf := clauseWeight*maxDot(c.vec, nonFact) + memoryWeight*maxDot(mem, nonFact)
-		// "only watches horror movies once a month": an activity under a condition is a
-		// state of that activity, however chatty it reads.
+		// "only watches horror movies once a month", "loves to do yoga": an activity
+		// under a condition or framed by a liking is a state of that activity, however
+		// chatty it reads, and its attribute is the best activity attribute.
 		act := activity(rest)
-		scoped := act != "" && onlyScope(c.text) != ""
-		if scoped && (bestS < o.cfg.MinScore || bestS < nf+o.cfg.Margin) {
+		scoped := act != "" && (onlyScope(c.text) != "" || likeFramed(rest))
+		if scoped {
 			for _, ai := range order {
 				if activityAttrs[attributes[ai].name] {
 					if scores[ai] >= o.cfg.MinScore-0.1 {
-						best, bestS, nf = ai, o.cfg.MinScore, -1
+						best, bestS, nf = ai, max(scores[ai], o.cfg.MinScore), -1
 						order = append([]int{ai}, order...)
 					}
 					break
@@ -613,6 +614,16 @@ func embedText(c clause, self string, ppl *people) string {
 
 // activityAttrs are attributes whose value is an activity (see activity).
 var activityAttrs = map[string]bool{"hobby": true, "exercise": true, "food": true, "drink": true, "watches": true}
+
+// likeFramed reports whether the words after a subject open with a liking verb, past
+// the activity adverbs: "really likes to listen to opera", "loves to do yoga".
+func likeFramed(rest []token) bool {
+	i := 0
+	for i < len(rest) && activityAdverbs[rest[i].low] {
+		i++
+	}
+	return i < len(rest) && likeVerbs[rest[i].low]
+}
 
 // Activity reports whether attr's values are activities ("chess", "road cycling"): the
 // offline extractor may name one activity's attribute differently from one memory to the

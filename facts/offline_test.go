@@ -455,3 +455,19 @@ func TestTimeFrameBeforeSubject(t *testing.T) {
 		}
 	}
 }
+
+func TestLikeFramed(t *testing.T) {
+	for _, tt := range []struct {
+		rest string
+		want bool
+	}{
+		{"really loves to go bouldering on weekends", true},
+		{"still enjoys baking sourdough", true},
+		{"went bouldering yesterday", false},
+		{"is a baker at the corner shop", false},
+	} {
+		if got := likeFramed(tokenize(tt.rest)); got != tt.want {
+			t.Errorf("likeFramed(%q) = %v, want %v", tt.rest, got, tt.want)
+		}
+	}
+}
