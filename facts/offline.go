@@ -347,6 +347,11 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 	}
 	bestWhy, bestScore := "", -1.0
 	chat := false
+	// A memory that names a kind of pet anywhere talks about pets: "no longer has Maple;
+	// now she has a budgie called Kiwi".
+	petTalk := slices.ContainsFunc(p.clauses, func(c clause) bool {
+		return slices.ContainsFunc(c.toks, func(t token) bool { return petWords[t.low] })
+	})
 	for _, c := range p.clauses {
 		subj, rest, role := c.subj, c.rest, c.role
 		// "…, but only twice a year now": the condition of the clause before.
@@ -371,7 +376,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			gone = append(gone, Fact{Attribute: "pet", Value: c.toks[len(c.toks)-len(rest)-1].orig, Negated: true, EventTime: eventTime(c.text, in.Time)})
 			continue
 		}
-		knownPet := slices.ContainsFunc(known, func(s slotSeen) bool { return s.subject == subj && s.attribute == "pet" })
+		knownPet := petTalk || slices.ContainsFunc(known, func(s slotSeen) bool { return s.subject == subj && s.attribute == "pet" })
 		if rf := ruleFacts(c, in, knownPet); len(rf) > 0 {
 			for _, f := range rf {
 				if !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() && strings.EqualFold(g.Value, f.Value) }) {
@@ -631,8 +636,8 @@ func likeFramed(rest []token) bool {
 func Activity(attr string) bool { return activityAttrs[Kebab(attr)] }
 
 // ruleFacts are the facts of a clause whose form decides its attribute (rules.go): a job
-// title, a home, a partner, named pets — and, when the subject is known to have pets
-// (knownPet), a name given up ("no longer has Maple").
+// title, a home, a partner, named pets — and, when the subject is known to have pets or
+// the memory talks about pets (knownPet), a name given up ("no longer has Maple").
 func ruleFacts(c clause, in Input, knownPet bool) []Fact {
 	base := Fact{Subject: c.subj, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time)}
 	if c.role != "" {

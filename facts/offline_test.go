@@ -412,8 +412,8 @@ func TestPartnersPeopleAndScopedActivities(t *testing.T) {
 }
 
 // A pet given up by name alone ("no longer has Ziggy") is read when the subject is known
-// to have pets: earlier in the call, or from the slots given (sentences written for this
-// test).
+// to have pets — earlier in the call, or from the slots given — or the memory names a kind
+// of pet (sentences written for this test).
 func TestPetGivenUpByName(t *testing.T) {
 	x := newTestOffline(t, &bagEmbedder{})
 	gone := func(r Result) bool {
@@ -433,12 +433,15 @@ func TestPetGivenUpByName(t *testing.T) {
 	if !gone(res[0]) {
 		t.Errorf("slots given: facts %+v, want Ziggy given up", res[0].Facts)
 	}
-	res, err = x.Extract(t.Context(), []Input{{Text: "My nephew no longer has Ziggy."}})
+	res, err = x.Extract(t.Context(), []Input{{Text: "My nephew no longer has Ziggy; now he has a parrot called Mango."}, {Text: "My nephew no longer has Ziggy."}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gone(res[0]) {
-		t.Errorf("no pets known: %+v, want no pet read from a bare name", res[0].Facts)
+	if !gone(res[0]) {
+		t.Errorf("a memory about pets: facts %+v, want Ziggy given up", res[0].Facts)
+	}
+	if res, err = x.Extract(t.Context(), []Input{{Text: "My nephew no longer has Ziggy."}}); err != nil || gone(res[0]) {
+		t.Errorf("no pets known: %+v %v, want no pet read from a bare name", res[0].Facts, err)
 	}
 }
 
