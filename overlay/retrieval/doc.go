@@ -38,7 +38,9 @@
 // pre-ranks them in the paper's stable order (OrderAnchored): the seeds keep the host's
 // order, and state only adds records next to the seed they come from — a superseded
 // seed's live successor directly before it (unless the query asks for the past or the
-// change), an active seed's older states directly before it for a historical query, a
+// change), a newer scoped exception of an active seed directly before it for a current
+// query ("only on rainy Sundays now" before "four times a week"), an active seed's older
+// states directly before it for a historical query, a
 // seed's transition record directly before it for a change query; the other hops stand
 // directly after it only when the packet must carry both states (a change query or an
 // unsure profile), else after all seeds — and the semantic hops come last. (Placing the

@@ -155,7 +155,8 @@ func (p Pool) Select(final []Candidate, st ControllerStatus) []Candidate {
 // seeds in the host's order, each with its relation hops next to it — state only adds
 // records beside the seed they come from and never moves an unrelated record. Directly
 // before a seed go: the live (active) successor of a superseded seed, unless the mode
-// is historical or transition; an active seed's older states, when the mode is
+// is historical or transition; an active seed's newer, active scoped exceptions, when the
+// mode is current (and neighbour hops are on); an active seed's older states, when the mode is
 // historical; its transition records, when the mode is transition. The seed's other
 // relation hops follow it directly when the packet must carry both states (View.Unsure or
 // a transition query), else after all seeds. At most MaxAdjacent (2) hops, the nearest,
@@ -212,6 +213,20 @@ func BuildPool(ctx context.Context, g Graph, p Profile, seeds []Candidate, cfg C
 			place := func(Candidate) bool { return first }
 			if err := b.walk(seed, i, []LinkType{LinkSupersedes, LinkEvolvesFrom}, SourcePredecessor, false, place); err != nil {
 				return Pool{}, err
+			}
+		}
+		if v.Mode == ModeCurrent && seed.Status == StatusActive && b.cfg.maxNeighbours() > 0 {
+			// "only on rainy Sundays now" after "four times a week": a newer scoped
+			// exception is what holds now within its scope, so it goes directly before
+			// the rule it narrows.
+			for _, l := range sortedLinks(seed.Links, LinkScopedException) {
+				r, ok, err := b.get(l.To)
+				if err != nil {
+					return Pool{}, err
+				}
+				if ok && r.Status == StatusActive && r.EventTime.After(seed.EventTime) {
+					b.place(i, b.add(r, SourceNeighbour, seed.SeedRank), true)
+				}
 			}
 		}
 		for _, l := range sortedLinks(seed.Links, LinkEvolvesFrom, LinkEvolvesTo) {

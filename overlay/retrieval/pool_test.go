@@ -63,13 +63,18 @@ func TestBuildPool(t *testing.T) {
 			sources: map[string]Source{"j2": SourceSuccessor, "h2": SourceNeighbour, "d1": SourceNeighbour},
 		},
 		{
-			name: "scoped exceptions come as neighbours", profile: currentSure, seeds: seeds("d1"),
+			name: "a newer scoped exception goes before the rule it narrows for a current question", profile: currentSure, seeds: seeds("d1"),
+			ranked: []string{"d2", "d1"}, top: []string{"d2", "d1"},
+			tierRanked: []string{"d1", "d2"}, tierTop: []string{"d1", "d2"}, sources: map[string]Source{"d2": SourceNeighbour},
+		},
+		{
+			name: "scoped exceptions come as neighbours otherwise", profile: historicalSure, seeds: seeds("d1"),
 			ranked: []string{"d1", "d2"}, top: []string{"d1", "d2"},
 			tierRanked: []string{"d1", "d2"}, tierTop: []string{"d1", "d2"}, sources: map[string]Source{"d2": SourceNeighbour},
 		},
 		{
 			name: "unsure query carries both states (tier-first: by replacing a seed; anchored: next to their seed, as room allows)", profile: currentUnsure, seeds: seeds("h1", "d1", "c2"), cfg: Config{K: 3},
-			ranked: []string{"h1", "d1", "c2", "c1", "t1", "h2", "j2", "d2"}, top: []string{"h1", "d1", "c2"},
+			ranked: []string{"h1", "d2", "d1", "c2", "c1", "t1", "h2", "j2"}, top: []string{"h1", "d2", "d1"},
 			tierRanked: []string{"h1", "h2", "j2", "d1", "d2", "c2", "t1", "c1"}, tierTop: []string{"h1", "h2", "c1"},
 		},
 		{
@@ -78,8 +83,8 @@ func TestBuildPool(t *testing.T) {
 			tierRanked: []string{"c2", "t1", "h1", "h2", "d1", "j2"}, tierTop: []string{"c2", "t1"},
 		},
 		{
-			name: "confident query keeps the first k", profile: currentSure, seeds: seeds("h1", "d1", "c2"), cfg: Config{K: 3},
-			ranked: []string{"h1", "d1", "c2", "t1", "h2", "j2", "d2"}, top: []string{"h1", "d1", "c2"},
+			name: "confident query keeps the first k (d1's newer scoped exception d2 before it)", profile: currentSure, seeds: seeds("h1", "d1", "c2"), cfg: Config{K: 3},
+			ranked: []string{"h1", "d2", "d1", "c2", "t1", "h2", "j2"}, top: []string{"h1", "d2", "d1"},
 			tierRanked: []string{"h1", "h2", "j2", "d1", "d2", "c2", "t1"}, tierTop: []string{"h1", "h2", "j2"},
 		},
 		{
