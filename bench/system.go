@@ -34,6 +34,8 @@ type Env struct {
 	// without, as before version groups by fact). Build it on Embedder when that is a
 	// CachedEmbedder, so that both embed each text once.
 	Facts facts.Extractor
+	// FactMin is overlay.Config.FactMin (0: its default).
+	FactMin float64
 	// LLM answers questions from the packets, grades answers (judge score) and runs the
 	// retrieve controller. Nil: QA accuracy and judge score are "n/a" and the controller
 	// ablations are skipped.
@@ -434,7 +436,7 @@ func newOverlayMemory(env Env, v Variant) (*overlayMemory, error) {
 	cfg := overlay.Config{
 		Store: st, Host: h, Embedder: env.Embedder, Heads: env.Heads, Thresholds: env.Thresholds,
 		Auditor: env.Auditor, NoCommit: v.JudgeOff, Answerer: env.LLM, Controller: env.LLM,
-		Logger: env.Logger, Facts: env.Facts,
+		Logger: env.Logger, Facts: env.Facts, FactMin: env.FactMin,
 	}
 	if v.FactsOff {
 		cfg.Facts = nil

@@ -106,7 +106,7 @@ func (f *Factory) benchEnv(ctx context.Context, o *benchOptions) (bench.Env, fun
 	if err != nil {
 		return bench.Env{}, nil, errors.Join(err, enc.Destroy())
 	}
-	env.Facts = x
+	env.Facts, env.FactMin = x, o.FactMin
 	f.Logger.Info("bench models", "backbone", enc.Manifest().ID, "judge", a.Name, "facts", xname, "gate", env.Heads != nil, "llm", c != nil)
 	return env, enc.Destroy, nil
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"math"
+
 	"github.com/spf13/pflag"
 
 	"github.com/atma-dev/atma/facts"
@@ -17,14 +19,19 @@ const (
 
 // factsOptions choose the fact extractor of the overlay.
 type factsOptions struct {
-	Facts string
+	Facts   string
+	FactMin float64
 }
 
 func (o *factsOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Facts, "facts", factsAuto, "fact extractor: auto (the LLM when an endpoint is configured, else offline), offline, llm or off (sentences judged as they are)")
+	fs.Float64Var(&o.FactMin, "fact-min", 0, "least confidence of a fact that puts its memory in a version group, in [0, 1] (0: the default, 0.52; facts read by meaning below it stay in the trace only)")
 }
 
 func (o *factsOptions) validate() error {
+	if math.IsNaN(o.FactMin) || o.FactMin < 0 || o.FactMin > 1 {
+		return usagef("--fact-min must be in [0, 1], got %v", o.FactMin)
+	}
 	switch o.Facts {
 	case factsAuto, factsOffline, factsLLM, factsOff:
 		return nil

@@ -131,7 +131,7 @@ func (f *Factory) openOverlay(ctx context.Context, o *overlayOptions, models boo
 			env.Close()
 			return nil, err
 		}
-		cfg.Facts = x
+		cfg.Facts, cfg.FactMin = x, o.FactMin
 		f.Logger.Debug("overlay models", "judge", a.Name, "facts", name)
 	}
 	if env.ov, err = overlay.New(cfg); err != nil {
