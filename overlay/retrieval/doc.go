@@ -40,7 +40,7 @@
 // seed's live successor directly before it (unless the query asks for the past or the
 // change), a newer scoped exception of an active seed directly before it for a current
 // query ("only on rainy Sundays now" before "four times a week"), an active seed's older
-// states directly before it for a historical query, a
+// states directly before it for a historical or a change query (old, change, new), a
 // seed's transition record directly before it for a change query; the other hops stand
 // directly after it only when the packet must carry both states (a change query or an
 // unsure profile), else after all seeds — and the semantic hops come last. (Placing the

@@ -154,17 +154,19 @@ func (p Pool) Select(final []Candidate, st ControllerStatus) []Candidate {
 // Ranked is the pool in the paper's stable pre-rank (OrderAnchored, the default): the
 // seeds in the host's order, each with its relation hops next to it — state only adds
 // records beside the seed they come from and never moves an unrelated record. Directly
-// before a seed go: the live (active) successor of a superseded seed, unless the mode
-// is historical or transition; an active seed's newer, active scoped exceptions, when the
-// mode is current (and neighbour hops are on); an active seed's older states, when the mode is
-// historical; its transition records, when the mode is transition. The seed's other
-// relation hops follow it directly when the packet must carry both states (View.Unsure or
-// a transition query), else after all seeds. At most MaxAdjacent (2) hops, the nearest,
+// before a seed go: the live (active) successor of a superseded seed, unless the mode is
+// historical or transition; an active seed's newer, active scoped exceptions, when the
+// mode is current (and neighbour hops are on); an active seed's older states, when the
+// mode is historical or transition (for a change: the old state, the change, the new
+// one); its transition records, when the mode is transition. The seed's other relation
+// hops follow it directly when the packet must carry both states (View.Unsure or a
+// transition query), else after all seeds. At most MaxAdjacent (2) hops, the nearest,
 // stand next to a seed, those before it first; the others come after all seeds, then the
-// semantic hops. A record reached more than once
-// stands where it comes first, so a later seed that is the successor of a better one
-// moves up to it. Top is the first K of Ranked: every seed of the host's top K is in
-// it, or the packet is full of better seeds and the states placed next to them.
+// semantic hops. A record placed before a seed ranks with it (SeedRank), and a record
+// reached more than once stands where it comes first, so a later seed that is the
+// successor of a better one moves up to it. Top is the first K of Ranked: every seed of
+// the host's top K is in it, or the packet is full of better seeds and the states placed
+// next to them.
 //
 // With OrderTierFirst, Ranked is PreRank of the pool (state fit first), and when the
 // view is unsure or the mode is transition and Top lacks an active or a superseded
@@ -208,8 +210,8 @@ func BuildPool(ctx context.Context, g Graph, p Profile, seeds []Candidate, cfg C
 			}
 		}
 		if v.Predecessors {
-			// For the past, an active seed's older states go directly before it.
-			first := v.Mode == ModeHistorical && seed.Status == StatusActive
+			// For the past or a change, an active seed's older states go directly before it.
+			first := (v.Mode == ModeHistorical || v.Mode == ModeTransition) && seed.Status == StatusActive
 			place := func(Candidate) bool { return first }
 			if err := b.walk(seed, i, []LinkType{LinkSupersedes, LinkEvolvesFrom}, SourcePredecessor, false, place); err != nil {
 				return Pool{}, err
@@ -225,7 +227,12 @@ func BuildPool(ctx context.Context, g Graph, p Profile, seeds []Candidate, cfg C
 					return Pool{}, err
 				}
 				if ok && r.Status == StatusActive && r.EventTime.After(seed.EventTime) {
-					b.place(i, b.add(r, SourceNeighbour, seed.SeedRank), true)
+					j := b.add(r, SourceNeighbour, seed.SeedRank)
+					if j >= 0 {
+						// It stands for the seed, so it ranks with it (as a successor does).
+						b.pool[j].SeedRank = min(b.pool[j].SeedRank, seed.SeedRank)
+					}
+					b.place(i, j, true)
 				}
 			}
 		}

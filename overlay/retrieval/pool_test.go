@@ -93,6 +93,11 @@ func TestBuildPool(t *testing.T) {
 			tierRanked: []string{"c2", "c1", "t1", "h1", "h2", "j2", "d1", "d2"}, tierTop: []string{"c2", "c1"},
 		},
 		{
+			name: "change query: an active seed's older state and its transition record go before it", profile: transitionSure, seeds: seeds("c2"), cfg: Config{K: 3},
+			ranked: []string{"c1", "t1", "c2"}, top: []string{"c1", "t1", "c2"},
+			tierRanked: []string{"t1", "c2", "c1"}, tierTop: []string{"t1", "c2", "c1"},
+		},
+		{
 			name: "transition query never drops its first record to make room", profile: transitionSure, seeds: seeds("t1"), cfg: Config{K: 2},
 			ranked: []string{"t1", "c2", "c1"}, top: []string{"t1", "c2"},
 			tierRanked: []string{"t1", "c2", "c1"}, tierTop: []string{"t1", "c2"},
