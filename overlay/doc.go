@@ -63,6 +63,10 @@
 //     final statuses do not depend on the order the memories arrive in
 //     (TestVersionGroupsArrivalOrder).
 //
+// A bank written before facts (or with them off) is regrouped by Reindex: records
+// without facts get them, and those in no slot or a "slot:<id>" group join their fact's
+// group, whose time line then settles statuses.
+//
 // The trace shows the facts, who read them and why there were none, the slot, and why
 // a candidate was not compared. An extractor that fails stores the memories without
 // facts and says why; nothing is lost.

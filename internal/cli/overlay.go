@@ -181,7 +181,7 @@ func newCmdOverlay(f *Factory) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdOverlayAdd(f), newCmdOverlayQuery(f), newCmdOverlayShow(f), newCmdOverlayTrace(f), newCmdOverlayCheck(f), newCmdOverlayServe(f))
+	cmd.AddCommand(newCmdOverlayAdd(f), newCmdOverlayQuery(f), newCmdOverlayShow(f), newCmdOverlayTrace(f), newCmdOverlayCheck(f), newCmdOverlayReindex(f), newCmdOverlayServe(f))
 	return cmd
 }
 
@@ -488,6 +488,44 @@ func newCmdOverlayTrace(f *Factory) *cobra.Command {
 }
 
 // --- check ---
+
+func newCmdOverlayReindex(f *Factory) *cobra.Command {
+	opts := &overlayOptions{}
+	cmd := &cobra.Command{
+		Use:   "reindex --user U",
+		Short: "Read the facts of records that have none and regroup them by fact",
+		Long: `Read the facts of every record that has none — a bank written before version groups
+followed facts, or with --facts off — and put each into its fact's version group (user/home,
+sister/job), in place of no slot or a slot:<id> group; then the time line of each touched
+group settles statuses, so an old state no longer stays current beside a newer one. One
+transaction a user: a result that would break an invariant writes nothing. Running it again
+changes nothing.`,
+		Example: "  atma overlay reindex --user alice\n  atma overlay reindex --user alice --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Facts == factsOff {
+				return usagef("reindex reads facts: --facts off leaves nothing to do")
+			}
+			env, err := f.openOverlay(cmd.Context(), opts, true)
+			if err != nil {
+				return err
+			}
+			defer env.Close()
+			rep, err := env.ov.Reindex(cmd.Context(), opts.User)
+			if err != nil {
+				return err
+			}
+			if opts.JSON {
+				return json.NewEncoder(f.IO.Out).Encode(rep)
+			}
+			fmt.Fprintf(f.IO.Out, "%s: %d records, %d without facts read, %d got facts, %d moved to fact groups, %d groups reconciled\n",
+				rep.User, rep.Records, rep.Read, rep.WithFacts, rep.Moved, len(rep.Slots))
+			return nil
+		},
+	}
+	opts.addFlags(cmd.Flags(), true)
+	return cmd
+}
 
 func newCmdOverlayCheck(f *Factory) *cobra.Command {
 	opts := &overlayOptions{}

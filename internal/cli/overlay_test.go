@@ -39,6 +39,15 @@ func TestOverlayCommands(t *testing.T) {
 	if code, out, errOut := run(t, "atma", env, "", "overlay", "check"); code != 0 || !strings.Contains(out, "alice: 0 violations") {
 		t.Errorf("check: exit %d: %s %s", code, out, errOut)
 	}
+	// The bank's memories have facts already: reindex reads none, and check still passes.
+	code, out, errOut = run(t, "atma", env, "", append([]string{"overlay", "reindex", "--json"}, common...)...)
+	var rep overlay.ReindexReport
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.User != "alice" || rep.Records < 2 || rep.Moved != 0 {
+		t.Errorf("reindex: exit %d: %q %s", code, out, errOut)
+	}
+	if code, _, errOut := run(t, "atma", env, "", append([]string{"overlay", "reindex", "--facts", "off"}, common...)...); code != ExitUsage || !strings.Contains(errOut, "--facts off") {
+		t.Errorf("reindex --facts off: exit %d: %s", code, errOut)
+	}
 	// Bad input: nothing is written.
 	if code, _, errOut := run(t, "atma", env, "", append([]string{"overlay", "add", "bad \xff"}, common...)...); code != ExitUsage || !strings.Contains(errOut, "UTF-8") {
 		t.Errorf("bad UTF-8: exit %d: %s", code, errOut)
