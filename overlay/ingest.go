@@ -425,11 +425,8 @@ func (o *Overlay) commit(ctx context.Context, tx store.Tx, rec *store.Record, ca
 	if err != nil {
 		return err
 	}
-	pl, err := planCommit(planInput{Record: *rec, Candidates: cands, Verdicts: verdicts, Groups: groups,
+	pl := planCommit(planInput{Record: *rec, Candidates: cands, Verdicts: verdicts, Groups: groups,
 		Facts: o.cfg.Facts != nil, NoCommit: o.cfg.NoCommit, NewID: func() string { return store.NewID(tx.Now()) }})
-	if err != nil {
-		return err
-	}
 	if err := applyPlan(ctx, tx, pl); err != nil {
 		return err
 	}

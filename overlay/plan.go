@@ -95,7 +95,7 @@ type planner struct {
 
 // planCommit decides what an ingest writes. It is pure: it reads nothing but in and
 // gives the same plan for the same input.
-func planCommit(in planInput) (commitPlan, error) {
+func planCommit(in planInput) commitPlan {
 	p := &planner{in: in, view: map[string]store.Record{}}
 	for _, g := range in.Groups {
 		for _, r := range g {
@@ -132,9 +132,7 @@ func planCommit(in planInput) (commitPlan, error) {
 	p.view[rec.ID] = rec
 	if !in.NoCommit {
 		for _, i := range order {
-			if err := p.verdict(in.Candidates[i].ID, in.Verdicts[i]); err != nil {
-				return commitPlan{}, err
-			}
+			p.verdict(in.Candidates[i].ID, in.Verdicts[i])
 		}
 		if in.Facts && p.view[rec.ID].Slot != "" {
 			// The version group's time line decides, after the Judge's links: the newest
@@ -147,24 +145,24 @@ func planCommit(in planInput) (commitPlan, error) {
 	// Reconcile settles the rest) and no links (Put ignores them; Links hold them).
 	p.plan.Record = p.view[rec.ID]
 	p.plan.Record.Status, p.plan.Record.Links = rec.Status, rec.Links
-	return p.plan, nil
+	return p.plan
 }
 
 // verdict plans one verdict between candidate old and the new record.
-func (p *planner) verdict(oldID string, v *judge.Verdict) error {
+func (p *planner) verdict(oldID string, v *judge.Verdict) {
 	newID := p.in.Record.ID
 	if v.Status != judge.StatusConflict {
 		if v.Action == judge.ActionCoexist && v.Status == judge.StatusConsistent {
 			p.link(newID, store.LinkCoexistsWith, oldID, judge.ActionCoexist)
 		}
-		return nil
+		return
 	}
 	switch v.Action {
 	case judge.ActionSupersede, judge.ActionTransition:
 		old, nw := p.view[oldID], p.view[newID]
 		if old.Status == store.StatusSuperseded {
 			// An earlier verdict of this ingest (or the time line) already replaced it.
-			return nil
+			return
 		}
 		// Both become versions of one slot: the new record's (when its facts or an
 		// earlier verdict gave it one), else the old record's, else a new one. A second
@@ -209,7 +207,6 @@ func (p *planner) verdict(oldID string, v *judge.Verdict) error {
 	case judge.ActionCoexist:
 		p.link(newID, store.LinkCoexistsWith, oldID, v.Action)
 	}
-	return nil
 }
 
 // merge puts r, and every record of r's version group when r has another slot, into
