@@ -352,8 +352,19 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 	petTalk := slices.ContainsFunc(p.clauses, func(c clause) bool {
 		return slices.ContainsFunc(c.toks, func(t token) bool { return petWords[t.low] })
 	})
+	unresolved := ""
 	for _, c := range p.clauses {
 		subj, rest, role := c.subj, c.rest, c.role
+		if subj == "" {
+			unresolved = c.text
+			for _, t := range c.toks {
+				if pronouns[t.low] {
+					unresolved = t.orig
+					break
+				}
+			}
+			continue
+		}
 		// "…, but only twice a year now": the condition of the clause before.
 		if ft := skipFillers(c.toks); len(ft) > 0 && ft[0].low == "only" && len(facts) > 0 {
 			if sc := scope(c.text); sc != "" {
@@ -524,6 +535,8 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 	switch {
 	case len(p.clauses) == 0:
 		return nil, "no clause with content"
+	case unresolved != "" && bestWhy == "":
+		return nil, fmt.Sprintf("subject not resolved: %q refers to nobody named before", unresolved)
 	case chat:
 		return nil, "small talk or a one-off event: " + bestWhy
 	case bestWhy != "":

@@ -474,3 +474,25 @@ func TestLikeFramed(t *testing.T) {
 		}
 	}
 }
+
+// A pronoun that refers to nobody named before leaves its clause without a subject: no
+// fact, and Why says so; a reported speaker is the referent when there is no other
+// (sentences written for this test).
+func TestUnresolvedPronoun(t *testing.T) {
+	x := newTestOffline(t, &bagEmbedder{})
+	res, err := x.Extract(t.Context(), []Input{{Text: "he moved to Gdansk last month"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res[0].Facts) != 0 || !strings.Contains(res[0].Why, `subject not resolved: "he"`) {
+		t.Errorf("facts %+v why %q, want none and the unresolved pronoun named", res[0].Facts, res[0].Why)
+	}
+	var p people
+	if subj, _, _ := p.subject(tokenize("kasia said she'd book the train"), "user"); subj != "kasia" {
+		t.Errorf("reported speech: subject %q, want kasia", subj)
+	}
+	p = people{last: "dad"}
+	if subj, _, _ := p.subject(tokenize("mum says he's off sugar now"), "user"); subj != "dad" {
+		t.Errorf("reported speech about the one named before: subject %q, want dad", subj)
+	}
+}

@@ -347,11 +347,13 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 			}
 			inner := ts[i+1:]
 			if len(inner) >= 2 {
-				// "rafa's gp says he's not lactose intolerant": he is rafa.
-				if w := strings.TrimSuffix(ts[0].low, "'s"); w != ts[0].low && i == 2 {
+				// "rafa's gp says he's not lactose intolerant": he is rafa; "tomás said he'd
+				// sort it out": he is tomás, when nobody else was named before ("mum says
+				// he's cut out bread" is about the one named before).
+				if w := strings.TrimSuffix(ts[0].low, "'s"); w != ts[0].low && i == 2 || i == 1 && p.last == "" {
 					if rel := relations[w]; rel != "" {
 						p.last = rel
-					} else if isNameToken(ts, 0) {
+					} else if isNameToken(ts, 0) || i == 1 && isWord(w) && !notName(w) {
 						p.last = Kebab(w)
 					}
 				}
@@ -381,7 +383,9 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 		if p.last != "" {
 			return p.last, ts[1:], ""
 		}
-		return self, ts[1:], ""
+		// "he moved to Leeds" with nobody named before: whose move it is cannot be told,
+		// and it is not the speaker's.
+		return "", ts[1:], ""
 	}
 	if rel, ok := relations[strings.TrimSuffix(w0, "'s")]; ok && w0 != "team" {
 		if _, isRole := roles[strings.TrimSuffix(w0, "'s")]; isRole {

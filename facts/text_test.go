@@ -21,7 +21,7 @@ func TestSubject(t *testing.T) {
 		{"role is the user's", "my boss is a guy called Ferdinand", "user", "", "user", "manager"},
 		{"new role", "new landlady is Mrs Achebe from downstairs", "user", "", "user", "landlord"},
 		{"pronoun", "she's switched to the night team", "user", "petra", "petra", ""},
-		{"pronoun without referent", "he said yes", "user", "", "user", ""},
+		{"pronoun without referent: unresolved, not the speaker", "he said yes", "user", "", "", ""},
 		{"described group", "the design team is moving to figma", "user", "", "design-team", ""},
 		{"project", "the project got paused until spring", "user", "", "project", ""},
 		{"reported speech", "my aunt says dad's back on the night bus", "user", "", "dad", ""},
