@@ -291,6 +291,7 @@ func TestEmptyValue(t *testing.T) {
 	}
 }
 
+// A value that only names an attribute is no value.
 func TestNamesAttribute(t *testing.T) {
 	for _, tt := range []struct {
 		f    Fact
@@ -301,6 +302,11 @@ func TestNamesAttribute(t *testing.T) {
 		{Fact{Attribute: "phone-number", Value: "number"}, true},
 		{Fact{Attribute: "job", Value: "baker"}, false},
 		{Fact{Attribute: "drink", Value: "drink coffee"}, false},
+		// Another attribute's name is no value either: "My job: pharmacist" read as an
+		// employer "job".
+		{Fact{Attribute: "employer", Value: "job"}, true},
+		{Fact{Attribute: "employer", Value: "the job"}, true},
+		{Fact{Attribute: "employer", Value: "job centre"}, false},
 	} {
 		if got := namesAttribute(tt.f); got != tt.want {
 			t.Errorf("namesAttribute(%s = %q) = %v, want %v", tt.f.Attribute, tt.f.Value, got, tt.want)

@@ -393,12 +393,13 @@ func emptyValue(v string) bool {
 	return true
 }
 
-// namesAttribute reports a value that only names its own attribute ("My job: …" read as
-// job = "job", "it's my drink now" as drink = "drink").
+// namesAttribute reports a value that only names its own attribute or another of the
+// table ("My job: …" read as job = "job" or employer = "job", "it's my drink now" as
+// drink = "drink").
 func namesAttribute(f Fact) bool {
 	attr := strings.Fields(strings.ReplaceAll(Kebab(f.Attribute), "-", " "))
 	for _, w := range strings.FieldsFunc(strings.ToLower(f.Value), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if !emptyWords[w] && !slices.Contains(attr, w) && !slices.Contains(attr, strings.TrimSuffix(w, "s")) {
+		if _, other := attributeByName(strings.TrimSuffix(w, "s")); !emptyWords[w] && !slices.Contains(attr, w) && !slices.Contains(attr, strings.TrimSuffix(w, "s")) && !other {
 			return false
 		}
 	}
