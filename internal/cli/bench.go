@@ -170,17 +170,24 @@ func traceFile(o *benchOptions) (*os.File, error) {
 	return os.Create(filepath.Join(o.Out, "traces.jsonl"))
 }
 
-// runWithTraces runs fn with the trace file (nil writer without --out) and closes it.
-func runWithTraces(o *benchOptions, fn func(io.Writer) error) error {
+// runBench opens the benchmark's models (benchEnv) and the trace file (a nil writer
+// without --out), runs fn with them, and closes both.
+func runBench[R any](ctx context.Context, f *Factory, o *benchOptions, fn func(env bench.Env, traces io.Writer) (R, error)) (R, error) {
+	var rep R
+	env, closeEnv, err := f.benchEnv(ctx, o)
+	if err != nil {
+		return rep, err
+	}
+	defer closeEnv()
 	tf, err := traceFile(o)
 	if err != nil {
-		return err
+		return rep, err
 	}
 	if tf == nil {
-		return fn(nil)
+		return fn(env, nil)
 	}
-	err = fn(tf)
-	return errors.Join(err, tf.Close())
+	rep, err = fn(env, tf)
+	return rep, errors.Join(err, tf.Close())
 }
 
 // --- ltp ---
@@ -276,16 +283,8 @@ func benchLTPRun(ctx context.Context, f *Factory, o *benchLTPOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
-	env, closeEnv, err := f.benchEnv(ctx, &o.benchOptions)
-	if err != nil {
-		return err
-	}
-	defer closeEnv()
-	var rep *bench.LTPReport
-	err = runWithTraces(&o.benchOptions, func(w io.Writer) error {
-		var err error
-		rep, err = bench.RunLTP(ctx, l, env, ablations, w)
-		return err
+	rep, err := runBench(ctx, f, &o.benchOptions, func(env bench.Env, traces io.Writer) (*bench.LTPReport, error) {
+		return bench.RunLTP(ctx, l, env, ablations, traces)
 	})
 	if err != nil {
 		return err
@@ -363,16 +362,8 @@ func benchLoCoMoRun(ctx context.Context, f *Factory, o *benchLoCoMoOptions) erro
 	for _, p := range probs {
 		f.Logger.Warn("locomo reference skipped", "problem", p.String())
 	}
-	env, closeEnv, err := f.benchEnv(ctx, &o.benchOptions)
-	if err != nil {
-		return err
-	}
-	defer closeEnv()
-	var rep *bench.LoCoMoReport
-	err = runWithTraces(&o.benchOptions, func(w io.Writer) error {
-		var err error
-		rep, err = bench.RunLoCoMo(ctx, convs, probs, env, w)
-		return err
+	rep, err := runBench(ctx, f, &o.benchOptions, func(env bench.Env, traces io.Writer) (*bench.LoCoMoReport, error) {
+		return bench.RunLoCoMo(ctx, convs, probs, env, traces)
 	})
 	if err != nil {
 		return err
@@ -431,16 +422,8 @@ func benchTEMRun(ctx context.Context, f *Factory, o *benchTEMOptions) error {
 	if err != nil {
 		return err
 	}
-	env, closeEnv, err := f.benchEnv(ctx, &o.benchOptions)
-	if err != nil {
-		return err
-	}
-	defer closeEnv()
-	var rep *bench.TEMReport
-	err = runWithTraces(&o.benchOptions, func(w io.Writer) error {
-		var err error
-		rep, err = bench.RunTEM(ctx, t, env, w)
-		return err
+	rep, err := runBench(ctx, f, &o.benchOptions, func(env bench.Env, traces io.Writer) (*bench.TEMReport, error) {
+		return bench.RunTEM(ctx, t, env, traces)
 	})
 	if err != nil {
 		return err
@@ -530,16 +513,8 @@ func benchCasesRun(ctx context.Context, f *Factory, o *benchCasesOptions) error 
 	if err != nil {
 		return usageError{err}
 	}
-	env, closeEnv, err := f.benchEnv(ctx, &o.benchOptions)
-	if err != nil {
-		return err
-	}
-	defer closeEnv()
-	var rep *bench.CasesReport
-	err = runWithTraces(&o.benchOptions, func(w io.Writer) error {
-		var err error
-		rep, err = bench.RunCases(ctx, c, o.Split, env, ablations, w)
-		return err
+	rep, err := runBench(ctx, f, &o.benchOptions, func(env bench.Env, traces io.Writer) (*bench.CasesReport, error) {
+		return bench.RunCases(ctx, c, o.Split, env, ablations, traces)
 	})
 	if err != nil {
 		return err
