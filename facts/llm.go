@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -48,14 +47,9 @@ type LLMConfig struct {
 // Validate reports every problem at once.
 func (c LLMConfig) Validate() error {
 	var errs []error
-	if c.MaxTokens < 0 {
-		errs = append(errs, fmt.Errorf("max tokens %d is negative", c.MaxTokens))
-	}
+	errs = append(errs, llm.CheckSampling("max tokens", c.MaxTokens, c.Temperature)...)
 	if c.MaxSlots < 0 {
 		errs = append(errs, fmt.Errorf("max slots %d is negative", c.MaxSlots))
-	}
-	if t := c.Temperature; t != nil && (math.IsNaN(*t) || math.IsInf(*t, 0) || *t < 0) {
-		errs = append(errs, fmt.Errorf("temperature %v is not a non-negative number", *t))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("llm extractor config: %w", err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"strings"
 	"time"
 
@@ -50,12 +49,7 @@ type LLMConfig struct {
 // Validate reports every problem with the configuration at once.
 func (c LLMConfig) Validate() error {
 	var errs []error
-	if c.MaxTokens < 0 {
-		errs = append(errs, fmt.Errorf("max tokens %d is negative", c.MaxTokens))
-	}
-	if t := c.Temperature; t != nil && (math.IsNaN(*t) || math.IsInf(*t, 0) || *t < 0) {
-		errs = append(errs, fmt.Errorf("temperature %v is not a non-negative number", *t))
-	}
+	errs = append(errs, llm.CheckSampling("max tokens", c.MaxTokens, c.Temperature)...)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("llm auditor config: %w", err)
 	}

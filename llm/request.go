@@ -54,6 +54,21 @@ type Request struct {
 
 var schemaName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
+// CheckSampling reports the problems of the sampling settings a caller's configuration
+// passes on to its requests (the LLM Judge's, the LLM fact extractor's): a negative token
+// bound, a temperature that is not a non-negative number. name is how the bound is
+// called in the messages ("max tokens" in a configuration, "max_tokens" on the wire).
+func CheckSampling(name string, maxTokens int, temperature *float64) []error {
+	var errs []error
+	if t := temperature; t != nil && (math.IsNaN(*t) || math.IsInf(*t, 0) || *t < 0) {
+		errs = append(errs, fmt.Errorf("temperature %v is not a non-negative number", *t))
+	}
+	if maxTokens < 0 {
+		errs = append(errs, fmt.Errorf("%s %d is negative", name, maxTokens))
+	}
+	return errs
+}
+
 // Validate reports every problem with r at once.
 func (r Request) Validate() error {
 	var errs []error
@@ -68,14 +83,9 @@ func (r Request) Validate() error {
 	if r.N < 0 {
 		errs = append(errs, fmt.Errorf("n %d is negative", r.N))
 	}
-	if t := r.Temperature; t != nil && (math.IsNaN(*t) || math.IsInf(*t, 0) || *t < 0) {
-		errs = append(errs, fmt.Errorf("temperature %v is not a non-negative number", *t))
-	}
+	errs = append(errs, CheckSampling("max_tokens", r.MaxTokens, r.Temperature)...)
 	if p := r.TopP; p != nil && (math.IsNaN(*p) || *p <= 0 || *p > 1) {
 		errs = append(errs, fmt.Errorf("top_p %v is outside (0, 1]", *p))
-	}
-	if r.MaxTokens < 0 {
-		errs = append(errs, fmt.Errorf("max_tokens %d is negative", r.MaxTokens))
 	}
 	if r.TopLogprobs < 0 {
 		errs = append(errs, fmt.Errorf("top_logprobs %d is negative", r.TopLogprobs))
