@@ -650,19 +650,26 @@ func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, 
 // joins the same subject's group of the same activity under another activity attribute
 // too ("chess" as a hobby, then as something watched: facts.Activity).
 func joinValueGroups(fs []facts.Fact, cands []store.Record) []facts.Fact {
+	// The candidates' groups of a multi-valued attribute, each by the fact that names
+	// it, decoded once.
+	var groups []facts.Fact
+	for _, c := range cands {
+		for _, cf := range RecordFacts(c) {
+			if c.Slot == cf.Group() && !facts.SingleValued(cf.Attribute) {
+				groups = append(groups, cf)
+			}
+		}
+	}
 	out := slices.Clone(fs)
 	for i, f := range out {
 		if facts.SingleValued(f.Attribute) {
 			continue
 		}
-	search:
-		for _, c := range cands {
-			for _, cf := range RecordFacts(c) {
-				same := cf.Slot() == f.Slot() || cf.Subject == f.Subject && facts.Activity(cf.Attribute) && facts.Activity(f.Attribute) && !facts.SingleValued(cf.Attribute)
-				if c.Slot == cf.Group() && same && cf.Group() != f.Group() && facts.SameValue(cf.Value, f.Value) {
-					out[i].Attribute, out[i].Value = cf.Attribute, cf.Value
-					break search
-				}
+		for _, g := range groups {
+			same := g.Slot() == f.Slot() || g.Subject == f.Subject && facts.Activity(g.Attribute) && facts.Activity(f.Attribute)
+			if same && g.Group() != f.Group() && facts.SameValue(g.Value, f.Value) {
+				out[i].Attribute, out[i].Value = g.Attribute, g.Value
+				break
 			}
 		}
 	}
