@@ -126,7 +126,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 		t0 = time.Now()
 		res := e.facts
 		tr.Facts, tr.FactSource, tr.FactNote = res.Facts, res.Source, res.Why
-		fs = slices.DeleteFunc(slices.Clone(res.Facts), func(f facts.Fact) bool { return !f.Certain(o.cfg.FactMin) })
+		fs = o.certain(res.Facts)
 		if n := len(res.Facts) - len(fs); n > 0 {
 			note := fmt.Sprintf("%d of %d facts below confidence %.2f: not used for version groups", n, len(res.Facts), o.cfg.FactMin)
 			tr.FactNote = strings.TrimPrefix(tr.FactNote+"; "+note, "; ")
@@ -152,15 +152,9 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 				// "Back in March I …": the version group orders by when it became true.
 				rec.EventTime = f.EventTime
 			}
-			b, err := json.Marshal(fs)
-			if err != nil {
-				return nil, fmt.Errorf("encode facts: %w", err)
+			if rec.Meta, err = withFacts(rec.Meta, fs); err != nil {
+				return nil, err
 			}
-			rec.Meta = maps.Clone(rec.Meta)
-			if rec.Meta == nil {
-				rec.Meta = map[string]string{}
-			}
-			rec.Meta[MetaFacts] = string(b)
 			tr.Slot = rec.Slot
 			if cands, err = o.withSlot(ctx, user, rec.Slot, cands, tr); err != nil {
 				return nil, err
@@ -469,6 +463,26 @@ func planGroups(ctx context.Context, tx store.Tx, rec store.Record, cands []stor
 // MetaFacts is the record metadata key that holds the facts Config.Facts read from it,
 // as a JSON array of facts.Fact.
 const MetaFacts = "facts"
+
+// withFacts returns a copy of meta that holds fs under MetaFacts.
+func withFacts(meta map[string]string, fs []facts.Fact) (map[string]string, error) {
+	b, err := json.Marshal(fs)
+	if err != nil {
+		return nil, fmt.Errorf("encode facts: %w", err)
+	}
+	meta = maps.Clone(meta)
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	meta[MetaFacts] = string(b)
+	return meta, nil
+}
+
+// certain returns the facts of fs sure enough to put a memory in a version group
+// (Config.FactMin), in a new slice.
+func (o *Overlay) certain(fs []facts.Fact) []facts.Fact {
+	return slices.DeleteFunc(slices.Clone(fs), func(f facts.Fact) bool { return !f.Certain(o.cfg.FactMin) })
+}
 
 // RecordFacts returns the facts stored with a record (none when it has none or they do
 // not decode).

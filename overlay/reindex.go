@@ -2,7 +2,6 @@ package overlay
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -93,7 +92,7 @@ func (o *Overlay) Reindex(ctx context.Context, user string) (ReindexReport, erro
 			return rep, fmt.Errorf("reindex: the extractor returned %d results for %d records", len(rs), len(in))
 		}
 		for i, res := range rs {
-			read[start+i] = slices.DeleteFunc(res.Facts, func(f facts.Fact) bool { return !f.Certain(o.cfg.FactMin) })
+			read[start+i] = o.certain(res.Facts)
 		}
 		referent = rs[len(rs)-1].Referent
 	}
@@ -108,15 +107,9 @@ func (o *Overlay) Reindex(ctx context.Context, user string) (ReindexReport, erro
 			if err != nil {
 				return err
 			}
-			b, err := json.Marshal(fs)
-			if err != nil {
-				return fmt.Errorf("encode facts: %w", err)
+			if r.Meta, err = withFacts(r.Meta, fs); err != nil {
+				return err
 			}
-			r.Meta = maps.Clone(r.Meta)
-			if r.Meta == nil {
-				r.Meta = map[string]string{}
-			}
-			r.Meta[MetaFacts] = string(b)
 			rep.WithFacts++
 			if r.Slot == "" || strings.HasPrefix(r.Slot, "slot:") {
 				if r.Slot != "" {
