@@ -227,12 +227,7 @@ func BuildPool(ctx context.Context, g Graph, p Profile, seeds []Candidate, cfg C
 					return Pool{}, err
 				}
 				if ok && r.Status == StatusActive && r.EventTime.After(seed.EventTime) {
-					j := b.add(r, SourceNeighbour, seed.SeedRank)
-					if j >= 0 {
-						// It stands for the seed, so it ranks with it (as a successor does).
-						b.pool[j].SeedRank = min(b.pool[j].SeedRank, seed.SeedRank)
-					}
-					b.place(i, j, true)
+					b.place(i, b.add(r, SourceNeighbour, seed.SeedRank), true)
 				}
 			}
 		}
@@ -361,12 +356,14 @@ type poolBuilder struct {
 }
 
 // place puts pool index j next to seed i: before it or after it (j < 0: the pool was
-// full, nothing to place).
+// full, nothing to place). A record placed before a seed stands for it, so it ranks
+// with it.
 func (b *poolBuilder) place(i, j int, before bool) {
 	switch {
 	case j < 0 || j == i:
 	case before:
 		b.before[i] = append(b.before[i], j)
+		b.pool[j].SeedRank = min(b.pool[j].SeedRank, b.pool[i].SeedRank)
 	default:
 		b.after[i] = append(b.after[i], j)
 	}
