@@ -636,10 +636,7 @@ var activityAttrs = map[string]bool{"hobby": true, "exercise": true, "food": tru
 // likeFramed reports whether the words after a subject open with a liking verb, past
 // the activity adverbs: "really likes to listen to opera", "loves to do yoga".
 func likeFramed(rest []token) bool {
-	i := 0
-	for i < len(rest) && activityAdverbs[rest[i].low] {
-		i++
-	}
+	i := skipAdverbs(rest)
 	return i < len(rest) && likeVerbs[rest[i].low]
 }
 

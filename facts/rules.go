@@ -241,6 +241,15 @@ func hasNamedPet(ts []token) bool {
 // lightVerbs carry no meaning of their own in an activity: "do yoga" is yoga.
 var lightVerbs = map[string]bool{"do": true, "go": true, "play": true, "practice": true, "practise": true, "make": true, "eat": true, "drink": true, "watch": true, "listen": true, "have": true, "take": true, "try": true}
 
+// skipAdverbs returns the index of the first word of rest past the activity adverbs.
+func skipAdverbs(rest []token) int {
+	i := 0
+	for i < len(rest) && activityAdverbs[rest[i].low] {
+		i++
+	}
+	return i
+}
+
 // activityAdverbs come between the subject and an activity's verb.
 var activityAdverbs = map[string]bool{"only": true, "still": true, "really": true, "also": true, "usually": true, "now": true, "sometimes": true, "mostly": true, "just": true, "always": true, "regularly": true, "occasionally": true, "rarely": true, "often": true, "absolutely": true, "actually": true, "totally": true}
 
@@ -256,10 +265,7 @@ var activityStops = map[string]bool{"every": true, "once": true, "twice": true, 
 // watercolors" are "paint watercolors". rest is the clause after its subject; "" when the
 // clause has no such form.
 func activity(rest []token) string {
-	i := 0
-	for i < len(rest) && activityAdverbs[rest[i].low] {
-		i++
-	}
+	i := skipAdverbs(rest)
 	framed := i > 0
 	if i < len(rest) && likeVerbs[rest[i].low] {
 		framed = true
