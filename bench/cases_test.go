@@ -314,30 +314,21 @@ func TestRunCases(t *testing.T) {
 	if j := rep.Judge; j.Name != "rule" || j.Verdict.N != 7 || j.Action.N != 7 || j.ByKind[PairRelation].N != 4 {
 		t.Errorf("judge %+v", j)
 	}
-	n, mems := 0, 0
-	for line := range bytes.Lines(traces.Bytes()) {
-		if bytes.Contains(line, []byte(`"memory":`)) {
-			// A bank line: one per memory of the overlay's replay.
-			var mt CaseMemoryTrace
-			if err := json.Unmarshal(line, &mt); err != nil {
-				t.Fatal(err)
-			}
-			if mt.System != Overlay.Name || mt.Status == "" || mt.Text == "" || (mt.Kind == KindState && len(mt.Want) == 0) {
-				t.Errorf("bank trace %+v", mt)
-			}
-			mems++
-			continue
+	// Bank lines: one per memory of the overlay's replay; probe lines: one per probe and
+	// system.
+	mts := traceLines[CaseMemoryTrace](t, traces.Bytes(), "memory")
+	for _, mt := range mts {
+		if mt.System != Overlay.Name || mt.Status == "" || mt.Text == "" || (mt.Kind == KindState && len(mt.Want) == 0) {
+			t.Errorf("bank trace %+v", mt)
 		}
-		var tr CaseTrace
-		if err := json.Unmarshal(line, &tr); err != nil {
-			t.Fatal(err)
-		}
+	}
+	trs := traceLines[CaseTrace](t, traces.Bytes(), "probe")
+	for _, tr := range trs {
 		if (tr.System == Overlay.Name) != (tr.Bank != nil) || (tr.System == Overlay.Name && len(tr.Statuses) == 0) {
 			t.Errorf("trace %+v", tr)
 		}
-		n++
 	}
-	if n != 10 || mems != 7 {
+	if n, mems := len(trs), len(mts); n != 10 || mems != 7 || countLines(t, traces.Bytes()) != n+mems {
 		t.Errorf("%d probe traces and %d bank traces, want 10 and 7", n, mems)
 	}
 	if rep.MemoryStatus.N == 0 {

@@ -180,6 +180,23 @@ func TestRateJSON(t *testing.T) {
 	}
 }
 
+// traceLines decodes the lines of a JSONL trace that have a field named field, as T.
+func traceLines[T any](t *testing.T, b []byte, field string) []T {
+	t.Helper()
+	var out []T
+	for line := range bytes.Lines(b) {
+		if !bytes.Contains(line, []byte(`"`+field+`":`)) {
+			continue
+		}
+		var v T
+		if err := json.Unmarshal(line, &v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
 func countLines(t *testing.T, b []byte) int {
 	t.Helper()
 	n := 0
@@ -252,20 +269,13 @@ func TestRunLTPWithoutLLM(t *testing.T) {
 		}
 	}
 	// One line a probe and variant, and one a unit for each overlay replay.
-	units := 0
-	for line := range bytes.Lines(traces.Bytes()) {
-		if !bytes.Contains(line, []byte(`"cues":`)) {
-			continue
-		}
-		var ut LTPUnitTrace
-		if err := json.Unmarshal(line, &ut); err != nil {
-			t.Fatal(err)
-		}
+	uts := traceLines[LTPUnitTrace](t, traces.Bytes(), "cues")
+	for _, ut := range uts {
 		if len(ut.Cues) != 2 || ut.Unit == "" || ut.Cues[0].Text == "" || ut.Cues[1].Status == "" {
 			t.Errorf("unit trace %+v", ut)
 		}
-		units++
 	}
+	units := len(uts)
 	if n := countLines(t, traces.Bytes()); n != ran*len(l.Probes)+units || units == 0 || units%len(l.Units) != 0 {
 		t.Errorf("%d trace lines with %d unit lines, want %d probe lines and whole replays of %d units", n, units, ran*len(l.Probes), len(l.Units))
 	}
@@ -367,20 +377,13 @@ func TestRunLoCoMo(t *testing.T) {
 		}
 	}
 	// One line a question and variant, then one a commit the overlay made.
-	commits := 0
-	for line := range bytes.Lines(traces.Bytes()) {
-		if !bytes.Contains(line, []byte(`"commit":`)) {
-			continue
-		}
-		var c LoCoMoCommit
-		if err := json.Unmarshal(line, &c); err != nil {
-			t.Fatal(err)
-		}
+	cs := traceLines[LoCoMoCommit](t, traces.Bytes(), "commit")
+	for _, c := range cs {
 		if c.Variant != Overlay.Name || c.Old == "" || c.New == "" || c.OldText == "" || c.NewText == "" {
 			t.Errorf("commit trace %+v", c)
 		}
-		commits++
 	}
+	commits := len(cs)
 	ov := rep.Results[1]
 	if n := countLines(t, traces.Bytes()); n != 36+commits || commits != ov.Commits {
 		t.Errorf("%d trace lines with %d commits (the report says %d), want 36 questions and the commits", n, commits, ov.Commits)
