@@ -23,8 +23,10 @@
 // appear; otherwise the larger count, else neutral. Guards handle negation ("I don't
 // live in Berlin anymore" is a current statement, "not before" is no history), scope
 // ("only on weekends", "at work"), people ("my former colleague"), times ("before
-// noon", "from 9 to 5") and context clauses ("my former colleague still lives in Paris
-// — where do I live?" counts only the question). See ProfileQuery for the rules.
+// noon", "from 9 to 5"), context clauses ("my former colleague still lives in Paris
+// — where do I live?" counts only the question) and anchors (the change in "before I
+// switched to cortado" is the later state the question is measured from, not what it
+// asks). See ProfileQuery for the rules.
 //
 //	p := retrieval.ProfileQuery("where did I live before?")
 //	// p.Mode == ModeHistorical, p.Confident, p.Hints == ["historical:did i live" "historical:before"]
@@ -41,7 +43,11 @@
 // change), a newer scoped exception of an active seed directly before it for a current
 // query ("only on rainy Sundays now" before "four times a week"), an active seed's older
 // states directly before it for a historical or a change query (old, change, new), a
-// seed's transition record directly before it for a change query; the other hops stand
+// seed's transition record directly before it for a change query, and, for a
+// historical query that names a later state ("what did I drink before I switched to
+// cortado?") or asks for the first ("my first job"), the state of the seed's slot it
+// asks for before all of these (the profile's Anchor and Earliest; TEM's key entity in
+// the first row, before latest 0.833 → 0.983, historical 0.492 → 0.958); the other hops stand
 // directly after it only when the packet must carry both states (a change query or an
 // unsure profile), else after all seeds — and the semantic hops come last. (Placing the
 // after-hops next to their seed for every query, as before, lost LTP evidence support

@@ -3,6 +3,7 @@ package retrieval
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -472,5 +473,59 @@ func TestBuildPoolMaxAdjacent(t *testing.T) {
 		if diff := cmp.Diff(tt.want, ids(pool.Ranked)); diff != "" {
 			t.Errorf("max adjacent %d (-want +got):\n%s", tt.adjacent, diff)
 		}
+	}
+}
+
+// TestBuildPoolOrderWithinSlot: a historical query that names a later state, or asks
+// for the first, gets that state of the seed's slot first, whichever of the slot's
+// states the host found.
+func TestBuildPoolOrderWithinSlot(t *testing.T) {
+	// drink: d1 cold brew → d2 matcha → d3 cortado → d4 kombucha (active), with a
+	// transition record between d3 and d4 and a record of another slot linked to d4.
+	g := NewMapGraph([]Candidate{
+		{ID: "d1", Content: "I always order cold brew.", Slot: "user/drink", Status: StatusSuperseded, EventTime: day("2022-01-01"), Links: links("superseded_by", "d2")},
+		{ID: "d2", Content: "I switched from cold brew to matcha latte.", Slot: "user/drink", Status: StatusSuperseded, EventTime: day("2022-03-01"), Links: links("supersedes", "d1", "superseded_by", "d3")},
+		{ID: "d3", Content: "These days my go-to drink is cortado.", Slot: "user/drink", Status: StatusSuperseded, EventTime: day("2022-05-01"), Links: links("supersedes", "d2", "superseded_by", "d4", "evolves_to", "t")},
+		{ID: "t", Content: "drink: cortado -> kombucha", Status: StatusTransition, EventTime: day("2022-07-01"), Links: links("evolves_from", "d3", "evolves_to", "d4")},
+		{ID: "d4", Content: "I switched from cortado to kombucha.", Slot: "user/drink", Status: StatusActive, EventTime: day("2022-07-01"), Links: links("supersedes", "d3", "evolves_from", "t", "supersedes", "x")},
+		{ID: "x", Content: "I drink cortado at work.", Slot: "user/work-drink", Status: StatusSuperseded, EventTime: day("2021-01-01"), Links: links("superseded_by", "d4")},
+		{ID: "other", Content: "The train was late.", Status: StatusActive},
+	}, nil)
+	tests := []struct {
+		query string
+		seeds []string
+		first []string // the head of Ranked
+	}{
+		{"what did I drink before I switched to cortado?", []string{"d3", "other"}, []string{"d2", "d3"}},
+		{"what did I drink before I switched to cortado?", []string{"d4", "other"}, []string{"d2", "d3", "d4"}},
+		{"what did I drink before I switched to cortado?", []string{"other", "d1"}, []string{"other", "d2", "d1"}},
+		{"what did I drink before I switched to matcha?", []string{"d4"}, []string{"d1"}},
+		{"what was my first go-to drink?", []string{"d3", "other"}, []string{"d1", "d3"}},
+		{"what was my first go-to drink?", []string{"d1", "other"}, []string{"d1"}},
+		// The anchor in the first state: nothing to go before it.
+		{"what did I drink before the cold brew?", []string{"d2", "other"}, []string{"d2", "other"}},
+		// No order asked: the historical rules alone.
+		{"what did I drink before?", []string{"d3", "other"}, []string{"d3", "other"}},
+		// A current query keeps the anchor out of it.
+		{"what do I drink now that I switched to kombucha?", []string{"d4", "other"}, []string{"d4", "other"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query+" "+strings.Join(tt.seeds, ","), func(t *testing.T) {
+			var ss []Candidate
+			for _, id := range tt.seeds {
+				ss = append(ss, Candidate{ID: id})
+			}
+			pool, err := BuildPool(t.Context(), g, ProfileQuery(tt.query), ss, Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ids(pool.Ranked)
+			if diff := cmp.Diff(tt.first, got[:min(len(tt.first), len(got))]); diff != "" {
+				t.Errorf("head of the pool (-want +got):\n%s\nwhole pool %v", diff, got)
+			}
+			if slices.Contains(got, "x") && slices.Index(got, "x") < len(tt.first) {
+				t.Errorf("a record of another slot was placed by the order: %v", got)
+			}
+		})
 	}
 }

@@ -52,10 +52,17 @@ type Profile struct {
 	// scope qualifier ("scope:on weekends"), which counts for no mode; guard notes a cue
 	// a guard set aside ("guard:negated before", "guard:person former colleague",
 	// "guard:context used to" for a cue in a clause that only sets the context of the
-	// question).
+	// question); anchor and earliest, last, record the order readings below.
 	Hints []string `json:"hints"`
 	// Confident: the mode rests on explicit wording (see ProfileQuery).
 	Confident bool `json:"confident"`
+	// Anchor holds the content words of a "before …" clause that names a later state
+	// ("what did I drink before I switched to cortado?" → [cortado]): the query asks for
+	// the state just before the one they name (see ProfileQuery).
+	Anchor []string `json:"anchor,omitempty"`
+	// Earliest: the query asks for the first state ("my first job", "originally",
+	// "when I first moved in").
+	Earliest bool `json:"earliest,omitempty"`
 }
 
 // Unsure reports whether retrieval should carry both the current and the historical
@@ -92,12 +99,26 @@ func (p Profile) Unsure() bool { return p.Mode == ModeNeutral || !p.Confident }
 //     not the user's past state;
 //   - scope: "only on weekends", "at work", "except …", "when travelling", "every
 //     day" are noted as scope hints, and cues inside them do not count;
-//   - nouns: "climate change", "night shift", "my switch" are no change.
+//   - nouns: "climate change", "night shift", "my switch" are no change;
+//   - anchors: a change cue after "before" names the later state the question is
+//     measured from ("what did I drink before I switched to cortado?" asks for the
+//     past), so it counts for no mode ("guard:anchor switched").
+//
+// Two readings order the states of one slot (BuildPool uses them for a historical
+// query). Anchor is the content words after an unguarded "before" in a counted clause
+// (function words and the verbs of change left out; "anchor:cortado" in Hints).
+// Earliest is set by "originally", "initially", "at first", "to begin with", "in the
+// beginning", "at the start", by an adverbial "first" ("which hotel did I book first",
+// "when I first moved in"), and by "my/the … first" or "original" outside a subordinate
+// clause ("my first job"; not "when the first place sold out"); "first name", "first
+// aid", "first floor", "first class", "the first of" are no order ("earliest:first" in
+// Hints).
 //
 // With H, C and X the historical, current and change counts: the mode is transition
 // when X > 0 and X ≥ H and X ≥ C (change wording dominates), or when H > 0 and C > 0
 // (both the old and the current state are asked about); otherwise historical when
-// H > 0, current when C > 0, and neutral when nothing counted. Confident means: for
+// H > 0, current when C > 0, historical (not confident) when only Earliest was read,
+// and neutral when nothing counted. Confident means: for
 // current and historical, at least one strong cue of that kind; for transition, a
 // strong change cue or strong cues of both the historical and the current kind; never
 // for neutral. Weak cues are those tense alone suggests.
@@ -133,9 +154,34 @@ func ProfileQuery(query string) Profile {
 	// A question without cues of its own ("I moved to Lisbon — when was that?") leans
 	// on its context, without confidence.
 	fromContext := !questionCues
+	anchorAt := make([]int, len(clauses))
+	var orderHints []string
+	for i, c := range clauses {
+		anchorAt[i] = -1
+		if !counted[i] && !fromContext {
+			continue
+		}
+		if j := slices.IndexFunc(matches[i], func(m match) bool { return m.kind == kindHistorical && m.text == "before" }); j >= 0 {
+			if ws := anchorWords(c, matches[i][j].end); len(ws) > 0 {
+				anchorAt[i] = matches[i][j].end
+				if p.Anchor == nil {
+					p.Anchor = ws
+				}
+			}
+		}
+		if cue := earliestCue(c); cue != "" && !p.Earliest {
+			p.Earliest = true
+			orderHints = append(orderHints, "earliest:"+cue)
+		}
+	}
+	if p.Anchor != nil {
+		orderHints = append(orderHints, "anchor:"+strings.Join(p.Anchor, " "))
+	}
 	for i := range clauses {
 		for _, m := range matches[i] {
 			switch {
+			case m.kind == kindChange && anchorAt[i] >= 0 && m.start >= anchorAt[i]:
+				add("guard:anchor " + m.text)
 			case m.kind == kindScope:
 				add("scope:" + m.text)
 			case m.kind == kindGuard:
@@ -151,6 +197,9 @@ func ProfileQuery(query string) Profile {
 		}
 	}
 
+	for _, h := range orderHints {
+		add(h)
+	}
 	h, cur, x := counts[kindHistorical], counts[kindCurrent], counts[kindChange]
 	p.Counts = Counts{Historical: h, Current: cur, Change: x}
 	switch {
@@ -166,6 +215,9 @@ func ProfileQuery(query string) Profile {
 	case cur > 0:
 		p.Mode = ModeCurrent
 		p.Confident = strong[kindCurrent]
+	case p.Earliest:
+		// "which hotel did I book first?": the first of several states is a past one.
+		p.Mode = ModeHistorical
 	}
 	return p
 }

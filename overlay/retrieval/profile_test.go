@@ -69,7 +69,7 @@ func TestProfileQuery(t *testing.T) {
 		{"What was my partner's name before we broke up?", hist, true, nil, nil},
 		{"Did I ever live in Berlin?", hist, false, []string{"historical:did i ever live"}, nil},
 		{"Who was my former boss?", hist, false, []string{"guard:person former boss"}, nil},
-		{"Where did I live before I moved to Lisbon?", hist, true, []string{"change:moved to"}, nil},
+		{"Where did I live before I moved to Lisbon?", hist, true, []string{"guard:anchor moved to", "anchor:lisbon"}, []string{"change:"}},
 		{"Before I moved, where did I live?", hist, true, []string{"historical:before"}, nil},
 
 		// Change and both states.
@@ -177,7 +177,7 @@ func checkProfileInvariants(t *testing.T, p Profile) {
 			n[kindCurrent]++
 		case "change":
 			n[kindChange]++
-		case "scope", "guard":
+		case "scope", "guard", "anchor", "earliest":
 		default:
 			t.Errorf("hint %q has an unknown kind", h)
 		}
@@ -267,5 +267,51 @@ func TestModeValid(t *testing.T) {
 		if m.Valid() {
 			t.Errorf("%q is valid", m)
 		}
+	}
+}
+
+func TestProfileOrder(t *testing.T) {
+	tests := []struct {
+		query    string
+		mode     Mode
+		anchor   []string
+		earliest bool
+	}{
+		{"what did I drink before I switched to cortado?", ModeHistorical, []string{"cortado"}, false},
+		{"What was my job right before I became a carpenter?", ModeHistorical, []string{"carpenter"}, false},
+		{"where did I live before I moved to Lisbon?", ModeHistorical, []string{"lisbon"}, false},
+		{"what camera did i have before i upgraded?", ModeHistorical, []string{"upgraded"}, false},
+		{"before the promotion, what was my title?", ModeHistorical, []string{"promotion"}, false},
+		{"where did I live before?", ModeHistorical, nil, false},
+		{"where did I live before and where do I live now?", ModeTransition, nil, false},
+		{"what did I eat before noon?", ModeHistorical, nil, false},
+		{"how did my diet change before the diagnosis?", ModeTransition, []string{"diagnosis"}, false},
+		{"What was my first job?", ModeHistorical, nil, true},
+		{"who was my very first boss?", ModeHistorical, nil, true},
+		{"what was the original deadline for the grant?", ModeHistorical, nil, true},
+		{"which hotel did i book first?", ModeHistorical, nil, true},
+		{"where were we originally going to land?", ModeHistorical, nil, true},
+		{"what day were the lessons when we first signed up?", ModeHistorical, nil, true},
+		{"where were we going to go when the first place sold out?", ModeHistorical, nil, false},
+		{"what's my first name?", ModeCurrent, nil, false},
+		{"where did I do first aid training?", ModeHistorical, nil, false},
+		{"who was my boss on the first of july?", ModeHistorical, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			p := ProfileQuery(tt.query)
+			if p.Mode != tt.mode {
+				t.Errorf("mode %s, want %s (hints %q)", p.Mode, tt.mode, p.Hints)
+			}
+			if diff := cmp.Diff(tt.anchor, p.Anchor); diff != "" {
+				t.Errorf("anchor (-want +got):\n%s", diff)
+			}
+			if p.Earliest != tt.earliest {
+				t.Errorf("earliest %t, want %t (hints %q)", p.Earliest, tt.earliest, p.Hints)
+			}
+			if p.Anchor != nil && !slices.Contains(p.Hints, "anchor:"+strings.Join(p.Anchor, " ")) {
+				t.Errorf("hints %q lack the anchor", p.Hints)
+			}
+		})
 	}
 }

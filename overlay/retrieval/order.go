@@ -1,0 +1,152 @@
+package retrieval
+
+import (
+	"cmp"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Order within a slot: which of a slot's states a historical query asks for. A query
+// that names a later state ("before I switched to cortado") asks for the state just
+// before it, one that asks for the first state ("my first job") for the oldest; the
+// host ranks every version of the slot alike, so the pool places the wanted one first
+// (BuildPool). The words are read by ProfileQuery; the slot's states are the records
+// linked to a seed by supersession.
+
+// anchorVerbs are the verbs of change in a "before …" clause: they say that the state
+// began, not which it is.
+var anchorVerbs = set("became", "become", "moved", "move", "switched", "switch", "changed", "change", "started", "start", "went", "got", "get", "made", "took", "turned", "did", "had", "we", "you", "our", "me", "us", "your", "her", "his", "their", "right", "just", "first", "finally", "actually")
+
+// anchorEnds end the "before …" clause inside a clause: "before and where do I live now".
+var anchorEnds = set("and", "or", "then", "what", "where", "who", "which", "when", "how", "why")
+
+// anchorWords returns the content words of clause c after offset (the end of "before")
+// up to the end of the "before …" clause, at most six; nil when there are none.
+func anchorWords(c clause, offset int) []string {
+	var out []string
+	for _, wd := range words(c.text[offset:]) {
+		if anchorEnds[wd] {
+			break
+		}
+		if len(wd) < 2 || functionWords[wd] || anchorVerbs[wd] {
+			continue
+		}
+		if out = append(out, wd); len(out) == 6 {
+			break
+		}
+	}
+	return out
+}
+
+var (
+	earliestPhrase = regexp.MustCompile(`\b(?:originally|initially|at first|to begin with|in the beginning|at the (?:start|beginning))\b`)
+	firstWord      = regexp.MustCompile(`\b(?:first|original)\b`)
+	determiners    = set("my", "our", "the", "his", "her", "their", "your", "a", "an", "very")
+	subordinators  = set("when", "after", "before", "while", "once", "since", "until", "till")
+	notOrder       = set("name", "names", "aid", "floor", "class", "of")
+)
+
+// earliestCue returns the words by which clause c asks for the first state, or "".
+func earliestCue(c clause) string {
+	if m := earliestPhrase.FindString(c.text); m != "" {
+		return m
+	}
+	sub := len(c.text) // where the first subordinate clause starts
+	for i, wd := range c.words {
+		if subordinators[wd.text] && (i > 0 || !c.question) {
+			sub = wd.start
+			break
+		}
+	}
+	for _, loc := range firstWord.FindAllStringIndex(c.text, -1) {
+		if notOrder[first(nextWords(c, loc[1], 1))] {
+			continue
+		}
+		pv := first(prevWords(c, loc[0], 1))
+		adjective := determiners[pv] || strings.HasSuffix(pv, "'s")
+		if text := c.text[loc[0]:loc[1]]; !adjective && text == "first" || adjective && loc[0] < sub {
+			return text
+		}
+	}
+	return ""
+}
+
+// maxSlotStates bounds the states of one slot read for an order.
+const maxSlotStates = 32
+
+// slotStates returns the states of seed's slot that supersession links reach from it
+// (the seed included; transition records and records of another slot left out), oldest
+// first by event time, then by link order.
+func (b *poolBuilder) slotStates(seed Candidate) ([]Candidate, error) {
+	type state struct {
+		c     Candidate
+		depth int // links from the seed: negative towards older states
+	}
+	out := []state{{seed, 0}}
+	seen := map[string]bool{seed.ID: true}
+	for k := 0; k < len(out) && len(out) < maxSlotStates; k++ {
+		for _, l := range sortedLinks(out[k].c.Links, LinkSupersedes, LinkSupersededBy) {
+			if seen[l.To] {
+				continue
+			}
+			seen[l.To] = true
+			r, ok, err := b.get(l.To)
+			if err != nil {
+				return nil, err
+			}
+			if !ok || r.Status == StatusTransition || r.Slot != seed.Slot {
+				continue
+			}
+			d := out[k].depth + 1
+			if l.Type == LinkSupersedes {
+				d = out[k].depth - 1
+			}
+			out = append(out, state{r, d})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b state) int {
+		return cmp.Or(a.c.EventTime.Compare(b.c.EventTime), cmp.Compare(a.depth, b.depth))
+	})
+	cs := make([]Candidate, len(out))
+	for i, s := range out {
+		cs[i] = s.c
+	}
+	return cs, nil
+}
+
+// wanted returns the state of a slot (oldest first) that p asks for: the one just
+// before the state that holds most of the anchor's words (the oldest on a tie), or the
+// first when p asks for the earliest; false when p names no order, or the anchor is in
+// no state or in the first.
+func wanted(states []Candidate, p Profile) (Candidate, bool) {
+	if len(p.Anchor) > 0 {
+		best, at := 0, -1
+		for i, s := range states {
+			if n := countWords(s.Content, p.Anchor); n > best {
+				best, at = n, i
+			}
+		}
+		if at > 0 {
+			return states[at-1], true
+		}
+		if at == 0 || !p.Earliest {
+			return Candidate{}, false
+		}
+	}
+	if p.Earliest && len(states) > 1 {
+		return states[0], true
+	}
+	return Candidate{}, false
+}
+
+func countWords(text string, ws []string) int {
+	have := set(words(text)...)
+	n := 0
+	for _, w := range ws {
+		if have[w] {
+			n++
+		}
+	}
+	return n
+}
