@@ -39,6 +39,17 @@
 //     Input.Slots, whose attribute words are embedded too — takes the fact when the
 //     clause is as close to it as to the best attribute, so unseen wording lands in the
 //     group it belongs to and keys given by another extractor are reused.
+//   - A value read by meaning must have the shape of its kind. The verbs that open a
+//     phrase are passed over ("got bumped to senior backend developer" → "senior
+//     backend developer"); a value with no content word, one that only names an
+//     attribute, and one shaped like a clause ("I'll reach my goals" → "reach",
+//     "getting ready", "Since", "something I've wanted", "prius broke down") is no value
+//     where the attribute wants a thing, a place, an organisation or a name; in text
+//     whose writer uses capitals, a place, organisation or name in lower case is none
+//     either ("home = bench"). A clause whose subject would be a verb ("Fixing cars is
+//     such an art", "Look at this") has none of its own. Long chat turns otherwise give
+//     each an attribute and a version group they do not have (LoCoMo's commits
+//     261 → 120 with these shapes, docs/benchmarks.md).
 //   - Negation ("sold", "no longer", "don't … anymore", "split up"), scope ("except on
 //     fridays", "only when I travel") and event time ("back in March", "since april",
 //     "from the 1st of july", "last month", resolved against Input.Time) are read from

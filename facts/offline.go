@@ -278,10 +278,13 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			known = append(known, s)
 		}
 		facts, why := o.extract(in[i], p, vecs[p.mem], protos, nonFact, known)
-		if kept := slices.DeleteFunc(slices.Clone(facts), func(f Fact) bool { return emptyValue(f.Value) || namesAttribute(f) }); len(kept) < len(facts) {
-			// A clause of chat ("It's been a busy week") matched an attribute with no value.
+		body, _ := splitSpeaker(in[i].Text, in[i].Speaker)
+		caps := cased(body)
+		if kept := slices.DeleteFunc(slices.Clone(facts), func(f Fact) bool { return emptyValue(f.Value) || namesAttribute(f) || shapeless(f, caps) }); len(kept) < len(facts) {
+			// A clause of chat ("It's been a busy week", "I'll reach my goals") matched an
+			// attribute with no value of its kind.
 			if len(kept) == 0 {
-				why = "no fact: every value found carries no content word or only names its attribute"
+				why = "no fact: every value found carries no content word, only names its attribute, or reads as a clause"
 			}
 			facts = kept
 		}

@@ -240,6 +240,9 @@ var modifiers = map[string]bool{"the": true, "a": true, "our": true, "my": true,
 // pronouns that refer back to a third party.
 var pronouns = map[string]bool{"he": true, "she": true, "he's": true, "she's": true, "his": true, "her": true, "him": true, "hes": true, "shes": true, "he'd": true, "she'd": true, "he'll": true, "she'll": true}
 
+// verbLikeNames are names that end like a verb form.
+var verbLikeNames = map[string]bool{"ahmed": true, "mohammed": true, "muhammed": true, "jared": true, "reed": true, "irving": true, "sterling": true, "king": true}
+
 // verbs that follow a subject; with words ending in -s or -ed, they tell a name from a
 // noun at the start of a clause.
 var subjectVerbs = map[string]bool{
@@ -289,6 +292,11 @@ func isNameToken(ts []token, i int) bool {
 		return false
 	}
 	if isMonthOrDay(w) {
+		return false
+	}
+	if i == 0 && verbForm(w) && !verbLikeNames[w] {
+		// "Fixing cars is such an art", "Excited to …", "Look at this": a verb opens the
+		// clause, whatever its capital says.
 		return false
 	}
 	r := []rune(t.orig)

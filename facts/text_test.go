@@ -158,6 +158,10 @@ func TestValue(t *testing.T) {
 		{"email", "email", "my email is kit@example.org now", "kit@example.org"},
 		{"address", "address", "we're at 12 mill road", "12 mill road"},
 		{"no number", "rent", "rent is a nightmare", ""},
+		// The verbs that open a phrase are not its value.
+		{"past the verb and particle", "job", "finally got bumped up to lead sound engineer yesterday", "lead sound engineer"},
+		{"past a light verb", "course", "she's off to do architecture in the autumn", "architecture"},
+		{"a verb with nothing after it", "course", "signing up", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -193,6 +197,98 @@ func TestSingleValued(t *testing.T) {
 	for attr, want := range map[string]bool{"home": true, "employer": true, "manager": true, "partner": true, "pet": false, "hobby": false, "language": false, "allergy": false, "subscription": false, "standup-time": true, "research-tool": false, "dog-pets": false} {
 		if got := SingleValued(attr); got != want {
 			t.Errorf("SingleValued(%q) = %v, want %v", attr, got, want)
+		}
+	}
+}
+
+// A value read by meaning that has the shape of a clause names no thing.
+func TestVerbal(t *testing.T) {
+	for _, tt := range []struct {
+		v    string
+		want bool
+	}{
+		{"canal boat", false},
+		{"lead sound engineer", false},
+		{"the Ashdown building", false},
+		{"wedding venue", false},
+		{"McGee's bar", false},
+		{"gluten-free", false},
+		{"anything", false},
+		{"advanced pottery course", false},
+		{"Since", true},
+		{"Thursday", true},
+		{"others", true},
+		{"hoping", true},
+		{"polished my bike", true},
+		{"cleaning it", true},
+		{"something I've wanted", true},
+		{"haven't started", true},
+		{"scooter broke down", true},
+		{"van parked", true},
+		{"bigger soon", true},
+		{"visit", true},
+	} {
+		if got := verbal(tt.v); got != tt.want {
+			t.Errorf("verbal(%q) = %v, want %v", tt.v, got, tt.want)
+		}
+	}
+}
+
+func TestShapeless(t *testing.T) {
+	for _, tt := range []struct {
+		f     Fact
+		cased bool
+		want  bool
+	}{
+		{Fact{Attribute: "project", Value: "polished my bike", Confidence: 0.6}, false, true},
+		// Read from the clause's form: its shape was checked by the rule.
+		{Fact{Attribute: "project", Value: "polished my bike"}, false, false},
+		// An activity is a verb phrase by nature.
+		{Fact{Attribute: "hobby", Value: "polishing old bikes", Confidence: 0.6}, false, false},
+		// A typed value is read by pattern.
+		{Fact{Attribute: "meeting-time", Value: "9:30", Confidence: 0.6}, true, false},
+		// In text with capitals, a place in lower case is no place; in lower-case chat it may be.
+		{Fact{Attribute: "home", Value: "sofa", Confidence: 0.6}, true, true},
+		{Fact{Attribute: "home", Value: "Tromsø", Confidence: 0.6}, true, false},
+		{Fact{Attribute: "home", Value: "tromsø", Confidence: 0.6}, false, false},
+		{Fact{Attribute: "car", Value: "estate car", Confidence: 0.6}, true, false},
+	} {
+		if got := shapeless(tt.f, tt.cased); got != tt.want {
+			t.Errorf("shapeless(%s = %q, cased %t) = %v, want %v", tt.f.Attribute, tt.f.Value, tt.cased, got, tt.want)
+		}
+	}
+}
+
+func TestCased(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"We finally moved. The new place in Tromsø is tiny!", true},
+		{"Honestly I think the bakery job suits me.", true},
+		{"so... I switched to the night bus", false},
+		{"i moved to tromsø last week", false},
+		{"Got the keys today. i can't believe it", false},
+		{"", false},
+	} {
+		if got := cased(tt.text); got != tt.want {
+			t.Errorf("cased(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+// A verb that opens a clause is no name, capital or not.
+func TestVerbOpensNoSubject(t *testing.T) {
+	var p people
+	for _, tt := range []struct{ text, want string }{
+		{"Repainting boats is my therapy", "user"},
+		{"Excited to see the new flat tomorrow", "user"},
+		{"Look at the view from my balcony", "user"},
+		{"Ahmed moved to Dundee", "ahmed"},
+		{"Odette works at the bakery", "odette"},
+	} {
+		if subj, _, _ := p.subject(tokenize(tt.text), "user"); subj != tt.want {
+			t.Errorf("%q: subject %q, want %q", tt.text, subj, tt.want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 var (
@@ -138,13 +139,55 @@ func value(attr attribute, ts, all []token, role string) string {
 		if anchors[t.low] || strings.HasSuffix(t.low, "'s") && i == 0 {
 			// "quit my job": what follows the verb only names the attribute, and the
 			// clause's own words say more.
-			if v := phrase(ts[i+1:]); v != "" && !namesAttribute(Fact{Attribute: attr.name, Value: v}) {
+			if v := thingPhrase(ts[i+1:]); v != "" && !namesAttribute(Fact{Attribute: attr.name, Value: v}) {
 				return v
 			}
 		}
 	}
+	return thingPhrase(ts)
+}
+
+// thingPhrase is phrase past the verbs that open ts: "do medicine" → "medicine", "got
+// bumped to senior backend developer" → "senior backend developer"; a verb with nothing
+// after it gives "" ("signing up").
+func thingPhrase(ts []token) string {
+	for range 3 {
+		for len(ts) > 0 && leadValue[ts[0].low] {
+			ts = ts[1:]
+		}
+		if len(ts) < 2 || !verbForm(ts[0].low) {
+			break
+		}
+		ts = ts[1:]
+		for len(ts) > 0 && particles[ts[0].low] {
+			ts = ts[1:]
+		}
+		if len(ts) == 0 {
+			return ""
+		}
+	}
 	return phrase(ts)
 }
+
+// verbForm reports a word that opens a verb phrase: an everyday verb, an auxiliary, or
+// a past or -ing form ("bumped", "signing") that names no thing.
+func verbForm(w string) bool {
+	switch {
+	case verbWords[w], auxiliaries[w]:
+		return true
+	case len(w) >= 5 && strings.HasSuffix(w, "ed"):
+		return true
+	case len(w) >= 5 && strings.HasSuffix(w, "ing") && !ingNouns[w]:
+		return true
+	}
+	return false
+}
+
+var (
+	auxiliaries = wordSet(`have has had be been being do does did can could will would should may might must gonna wanna`)
+	// particles follow a verb before its object: "bumped to", "signing up for".
+	particles = wordSet(`to for up into as on off out over with`)
+)
 
 // number picks the amount of a clause: one with a unit or a period ("25 a month") over
 // one with a currency sign over a bare one; never a year, a clock time or a date's day.
@@ -435,3 +478,135 @@ func valueWords(s string) []string {
 	}
 	return out
 }
+
+// verbal reports a value that reads as a clause or a verb phrase rather than as the
+// thing an attribute holds: "organized an online comp", "take them hiking", "writing
+// all", "Since", "Friday" (for a course), "others", "something I've wanted", "cars can
+// be tricky", "clearer soon", "prius broke down", "tow truck parked". A fact read by
+// meaning from chat takes whatever words follow its subject; these are the shapes of
+// such words that name no home, employer, project or car (typed values — numbers,
+// times, dates, days — are read by pattern and never come here).
+func verbal(v string) bool {
+	ws := strings.FieldsFunc(strings.ToLower(v), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’' && r != '-'
+	})
+	if len(ws) == 0 {
+		return false
+	}
+	w0 := ws[0]
+	objectNext := len(ws) == 1 || verbObjects[ws[1]]
+	switch {
+	case verbalOpeners[w0] || isMonthOrDay(w0) || verbWords[w0] || auxiliaries[w0]:
+		return true
+	case len(w0) >= 5 && strings.HasSuffix(w0, "ed") && objectNext:
+		return true // "decided", "organized an online comp"
+	case len(w0) >= 5 && strings.HasSuffix(w0, "ing") && !ingNouns[w0] && objectNext:
+		return true // "loving", "writing all", "take them" after "getting"
+	case len(ws) >= 2 && len(ws[len(ws)-1]) >= 5 && strings.HasSuffix(ws[len(ws)-1], "ed"):
+		return true // "laptop crashed", "tow truck parked"
+	}
+	for _, w := range ws {
+		if clauseWords[w] || contraction(w) {
+			return true
+		}
+	}
+	for _, w := range ws[1:] {
+		if finiteVerbs[w] || subjectVerbs[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// contraction reports a pronoun or verb contraction ("i've", "haven't", "won't"); a
+// possessive ("mcgee's") is none.
+func contraction(w string) bool {
+	w = strings.ReplaceAll(w, "’", "'")
+	i := strings.IndexByte(w, '\'')
+	return i >= 0 && w[i:] != "'s" && w[i:] != "'"
+}
+
+var (
+	// verbalOpeners open no value: times, discourse words and quantifiers.
+	verbalOpeners = wordSet(`since last next yesterday today tomorrow tonight soon recently lately finally eventually once
+		others other few several something someone anyone everyone somewhere anywhere
+		choice half one ones all both each either neither such than then because though although unless whether let`)
+	// verbWords are everyday verb forms; opening a value, they make it a clause.
+	verbWords = wordSet(`looking working doing going getting trying thinking feeling making having giving taking helping seeing saying
+		telling talking happening happened happen felt feel feels went got get gets made make makes took take takes gave give
+		gives came come comes keep keeps kept know knew knows want wants wanted need needs needed hope hopes love loves
+		appreciate appreciates support supports reach explore visit check find found saw see sees says said told
+		sounds sound seems seem looks look let remind reminds thought guess wish imagine miss`)
+	// finiteVerbs inside a value make it a clause ("city living makes", "the trip sounds
+	// fun"); unlike verbWords, none of them is also a noun.
+	finiteVerbs = wordSet(`makes gets went got made took takes gave gives came comes knows knew wants wanted needs needed
+		hopes loves sounds seems looks reminds thought said says told saw found felt feels kept keeps`)
+	// verbObjects follow a verb, not a noun: "decided to", "writing all", "driving me".
+	verbObjects = wordSet(`a an the my our his her their your some me them him us it this that all off up out down more to into forward`)
+	// clauseWords inside a value make it a clause: pronouns, modals, adverbs of time.
+	clauseWords = wordSet(`i me you him them us it we they she he can could will would should might must gonna wanna
+		soon often sometimes usually lately always never really`)
+	// ingNouns end in -ing and name things.
+	ingNouns = wordSet(`wedding building ring king thing spring evening morning clothing housing sibling painting meeting ceiling
+		string wing swing pudding darling sterling bedding railing dwelling lodging stuffing icing frosting filling landing
+		offspring shopping parking camping anything everything nothing`)
+)
+
+func wordSet(s string) map[string]bool {
+	m := make(map[string]bool)
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// shapeless reports a fact read by meaning whose value has the wrong shape for its
+// attribute: a clause (see verbal) where the attribute wants a thing, a place, an
+// organisation or a name; or, in text that writes names with capitals (cased), a
+// place, organisation or name in lower case ("home = bench", "office = couch").
+func shapeless(f Fact, cased bool) bool {
+	if f.Confidence == 0 || activityAttrs[Kebab(f.Attribute)] {
+		return false
+	}
+	a, ok := attributeByName(f.Attribute)
+	if !ok {
+		a.kind = kindThing
+	}
+	switch a.kind {
+	case kindPlace, kindOrg, kindPerson:
+		if r, _ := utf8.DecodeRuneInString(f.Value); cased && unicode.IsLower(r) {
+			return true
+		}
+	case kindThing:
+	default:
+		return false
+	}
+	return verbal(f.Value)
+}
+
+// cased reports text whose writer uses capitals: every sentence starts with a capital
+// and the pronoun "I", when there, is one. In such text a name in lower case is no
+// name; in text written in lower case ("so... I switched to glasgow") it may be.
+func cased(text string) bool {
+	lower := 0
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '’' }) {
+		if strings.SplitN(strings.ReplaceAll(w, "’", "'"), "'", 2)[0] == "i" {
+			lower++
+		}
+	}
+	if lower > 0 {
+		return false
+	}
+	starts := 0
+	for _, s := range sentenceStart.FindAllString(text, -1) {
+		r, _ := utf8.DecodeLastRuneInString(s)
+		if unicode.IsLower(r) {
+			return false
+		}
+		starts++
+	}
+	return starts > 0
+}
+
+// sentenceStart matches the first letter of each sentence.
+var sentenceStart = regexp.MustCompile(`(?:^|[.!?]\s+)[^\pL]*\pL`)
