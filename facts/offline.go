@@ -481,7 +481,14 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			if v != "" || scores[ai] < bestS-candidateSpread {
 				break
 			}
-			if v = strings.Trim(value(attributes[ai], rest, c.toks, role), " ,.'\""); v != "" && !strings.EqualFold(v, subj) {
+			if activityAttrs[attributes[ai].name] && act != "" {
+				// "only swims laps when friends visit": the activity is the value, whatever
+				// words stand before it.
+				v = act
+			} else {
+				v = strings.Trim(value(attributes[ai], rest, c.toks, role), " ,.'\"")
+			}
+			if v != "" && !strings.EqualFold(v, subj) {
 				attr, attrScore = attributes[ai], scores[ai]
 				break
 			}

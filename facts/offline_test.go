@@ -502,3 +502,37 @@ func TestUnresolvedPronoun(t *testing.T) {
 		t.Errorf("reported speech about the one named before: subject %q, want dad", subj)
 	}
 }
+
+// aliasEmbedder embeds each text that contains a key as the text the key maps to, and
+// the others as bagEmbedder does.
+type aliasEmbedder struct {
+	bagEmbedder
+	alias map[string]string
+}
+
+func (a *aliasEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	mapped := slices.Clone(texts)
+	for i, t := range texts {
+		for k, v := range a.alias {
+			if strings.Contains(t, k) {
+				mapped[i] = v
+			}
+		}
+	}
+	return a.bagEmbedder.Embed(ctx, mapped)
+}
+
+// A clause that reads as an exercise and states an activity after "only" has the
+// activity as its value, though no value phrase opens after the subject.
+func TestActivityIsTheValue(t *testing.T) {
+	emb := &aliasEmbedder{alias: map[string]string{"swims laps": "I go swimming three times a week"}}
+	res, err := newTestOffline(t, emb).Extract(t.Context(), []Input{{Text: "my sister only swims laps when friends visit"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res[0].Facts, func(f Fact) bool {
+		return f.Slot() == "sister/exercise" && f.Value == "swim laps" && f.Scope == "when friends visit"
+	}) {
+		t.Errorf("facts %+v (why %q), want sister/exercise = swim laps, when friends visit", res[0].Facts, res[0].Why)
+	}
+}

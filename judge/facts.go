@@ -9,6 +9,9 @@ import (
 
 // correctionCue marks a new input that corrects what was said rather than reporting a
 // change: "sorry, I meant 40", "wait no, the 16th", "typo: …".
+// presentCue marks a statement about how things are from now on.
+var presentCue = regexp.MustCompile(`(?i)\b(?:now|still|these days|nowadays|anymore|any more|no longer|at the moment|from now on)\b`)
+
 var correctionCue = regexp.MustCompile(`(?i)\b(sorry|i meant|meant to say|correction|typo|my mistake|my bad|i misspoke|misspoke|wait,? no|oops|i got that wrong|not \w+,? (?:but|it'?s))\b`)
 
 // sharedSlot returns the first pair of facts, one of old's and one of new's, of one
@@ -35,7 +38,8 @@ func sharedSlot(old, new []fx.Fact) (fx.Fact, fx.Fact, bool) {
 // decideFacts judges a pair whose records state facts of one slot: the rule auditor as a
 // judge over facts. Same value → a restatement (consistent, keep: the newer statement is
 // the current version); the new fact denies the old value → explicit negation; a value taken up
-// again → temporal update; a new scope → scoped exception; another value of a
+// again → temporal update; the same value under a new scope "now" → a change of the rule
+// (scope mismatch, supersede); a new scope → scoped exception; another value of a
 // single-valued attribute → temporal update (value discrepancy when the input corrects
 // itself); another value of a multi-valued one → coexistence.
 func decideFacts(old, new fx.Fact, newText string) (Steps, Verdict) {
@@ -54,6 +58,11 @@ func decideFacts(old, new fx.Fact, newText string) (Steps, Verdict) {
 		st, ct, act, why = StatusConflict, TypeExplicitNegation, ActionSupersede, "the new input says the value no longer holds"
 	case same && old.Negated && !new.Negated:
 		st, ct, act, why = StatusConflict, TypeTemporalUpdate, ActionTransition, "the value holds again after it was given up"
+	case same && new.Scope != "" && new.Scope != old.Scope && !new.Negated && presentCue.MatchString(newText):
+		// "Theo only does yoga on rainy Sundays now" after "four times a week": the same
+		// activity under a narrower scope from now on is a change of the rule itself,
+		// not an exception beside it.
+		st, ct, act, why = StatusConflict, TypeScopeMismatch, ActionSupersede, fmt.Sprintf("the same value now holds only %s", new.Scope)
 	case new.Scope != "" && new.Scope != old.Scope && !new.Negated:
 		st, ct, act, why = StatusConflict, TypeScopeMismatch, ActionScopedException, fmt.Sprintf("the new input holds only %s", new.Scope)
 	case new.Negated:

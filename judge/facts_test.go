@@ -32,6 +32,14 @@ func TestDecideFacts(t *testing.T) {
 			"caved and resubscribed to netflix", StatusConflict, TypeTemporalUpdate, ActionTransition, "subscription: Netflix -> Netflix"},
 		{"a scope", fx.Fact{Subject: "user", Attribute: "standup-time", Value: "9:30"}, fx.Fact{Subject: "user", Attribute: "standup-time", Value: "11", Scope: "on fridays"},
 			"on fridays standup is at 11", StatusConflict, TypeScopeMismatch, ActionScopedException, "standup-time: 9:30 -> 11"},
+		// The same activity under a narrower scope from now on changes the rule itself;
+		// without a word of the present it is an exception beside the rule.
+		{"narrowed from now on", fx.Fact{Subject: "marta", Attribute: "hobby", Value: "bake bread"}, fx.Fact{Subject: "marta", Attribute: "hobby", Value: "bake bread", Scope: "at christmas"},
+			"marta only bakes bread at christmas these days", StatusConflict, TypeScopeMismatch, ActionSupersede, "marta's hobby: bake bread -> bake bread"},
+		{"still, but narrowed", fx.Fact{Subject: "user", Attribute: "exercise", Value: "row"}, fx.Fact{Subject: "user", Attribute: "exercise", Value: "row", Scope: "when the river is calm"},
+			"I still row, but only when the river is calm", StatusConflict, TypeScopeMismatch, ActionSupersede, "exercise: row -> row"},
+		{"an exception of the same value", fx.Fact{Subject: "user", Attribute: "exercise", Value: "row"}, fx.Fact{Subject: "user", Attribute: "exercise", Value: "row", Scope: "on holiday"},
+			"on holiday I row only at dawn", StatusConflict, TypeScopeMismatch, ActionScopedException, "exercise: row -> row"},
 		{"someone else's", fx.Fact{Subject: "sister", Attribute: "home", Value: "Leeds"}, fx.Fact{Subject: "sister", Attribute: "home", Value: "York"},
 			"my sister moved to york", StatusConflict, TypeTemporalUpdate, ActionTransition, "sister's home: Leeds -> York"},
 	}
