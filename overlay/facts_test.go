@@ -199,21 +199,25 @@ func TestFactExtractorFails(t *testing.T) {
 	}
 }
 
-// A fact whose slot the user does not have takes a same-subject candidate's key when
-// Sentry puts the two memories on one topic; below Config.AdoptTop it keeps its own.
+// A fact read by meaning whose slot the user does not have takes a same-subject
+// candidate's key when Sentry puts the two memories on one topic; below Config.AdoptTop
+// it keeps its own, and so does a fact read from the clause's form (certain).
 func TestAdoptSlot(t *testing.T) {
-	x := &mapExtractor{facts: map[string][]facts.Fact{
-		"my gym costs 30 a month":          {fact("user", "gym", "30")},
-		"the gym costs 35 a month now ugh": {fact("user", "gym-fee", "35")},
-		"my sister's gym costs 20":         {fact("sister", "gym-fee", "20")},
-	}}
 	heads := sentry.NewHeads(overlaytest.BagDim, 16, 8, rand.New(rand.NewPCG(3, 4)))
 	for _, tt := range []struct {
-		name  string
-		adopt float64
-		slot  string
-	}{{"adopted", -1, "user/gym"}, {"kept", 1, "user/gym-fee"}} {
+		name       string
+		adopt      float64
+		confidence float64
+		slot       string
+	}{{"adopted", -1, 0.7, "user/gym"}, {"kept", 1, 0.7, "user/gym-fee"}, {"certain", -1, 0, "user/gym-fee"}} {
 		t.Run(tt.name, func(t *testing.T) {
+			fee := fact("user", "gym-fee", "35")
+			fee.Confidence = tt.confidence
+			x := &mapExtractor{facts: map[string][]facts.Fact{
+				"my gym costs 30 a month":          {fact("user", "gym", "30")},
+				"the gym costs 35 a month now ugh": {fee},
+				"my sister's gym costs 20":         {fact("sister", "gym-fee", "20")},
+			}}
 			o := newTestOverlay(t, func(c *Config) { c.Facts, c.Heads, c.AdoptTop = x, heads, tt.adopt })
 			trs, err := o.Add(t.Context(), "dee", []Input{
 				{Content: "my gym costs 30 a month", EventTime: at(1)},
@@ -328,14 +332,14 @@ func TestVersionGroupsArrivalOrder(t *testing.T) {
 func TestValueGroupJoined(t *testing.T) {
 	x := &mapExtractor{facts: map[string][]facts.Fact{
 		"Priya paints watercolors three times a week":  {fact("priya", "hobby", "paints watercolors")},
-		"Priya only paints watercolors on holiday now": {{Subject: "priya", Attribute: "hobby", Value: "watercolors", Scope: "on holiday"}},
+		"on holiday Priya paints watercolors only at dawn": {{Subject: "priya", Attribute: "hobby", Value: "watercolors", Scope: "on holiday"}},
 		"Priya also does pottery":                      {fact("priya", "hobby", "pottery")},
 	}}
 	o := newTestOverlay(t, func(c *Config) { c.Facts = x })
 	trs, err := o.Add(t.Context(), "fay", []Input{
 		{Content: "Priya paints watercolors three times a week", EventTime: at(1)},
 		{Content: "Priya also does pottery", EventTime: at(2)},
-		{Content: "Priya only paints watercolors on holiday now", EventTime: at(3)},
+		{Content: "on holiday Priya paints watercolors only at dawn", EventTime: at(3)},
 	})
 	if err != nil {
 		t.Fatal(err)

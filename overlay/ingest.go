@@ -625,15 +625,20 @@ func (o *Overlay) withSlot(ctx context.Context, user, slot string, cands []store
 // adoptSlots gives a fact whose slot the user does not have yet the key of a candidate's
 // slot of the same subject when Sentry's topic head puts the two memories on one topic
 // (a > Config.AdoptTop): the extractor named the attribute differently ("gym" and
-// "gym-fee", "home" and "lodging"), and the version group is what matters. Without heads
-// facts keep their keys.
+// "gym-fee", "home" and "lodging"), and the version group is what matters. Only a fact
+// read by meaning (Confidence > 0) is renamed: one read from the clause's form ("my
+// brother lives in Albuquerque") has its attribute for certain, however close the topic
+// head puts it to another of the subject's memories ("my brother and Seraphina have been
+// together"). Without heads facts keep their keys.
 func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, cands []store.Record, proj sentry.Projection) ([]facts.Fact, error) {
 	if o.cfg.Heads == nil || len(proj.Top) == 0 {
 		return fs, nil
 	}
 	out := slices.Clone(fs)
 	for i, f := range out {
-		if !facts.SingleValued(f.Attribute) || slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Group() }) {
+		if f.Confidence == 0 || !facts.SingleValued(f.Attribute) || slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Group() }) {
+			// A fact read from the clause's form ("lives in Albuquerque") has its
+			// attribute for certain; only one read by meaning may be named another way.
 			continue
 		}
 		if page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Slot: f.Group(), Limit: 1}); err != nil {
