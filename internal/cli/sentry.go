@@ -264,12 +264,24 @@ func writeSentrySummary(w io.Writer, sum *sentrySummary, asJSON bool) error {
 		fmt.Fprintf(w, "thresholds %-10s τ_top %.2f  τ_log %.2f  τ_gap %.2f\n", name, t.Top, t.Log, t.Gap)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "split\tthresholds\tpairs\tMSE top\tMSE logic\tAUC\tprecision\trecall\tF1\trouted\t")
+	fmt.Fprintln(tw, "split\tthresholds\tpairs\tMSE top\tMSE logic\tAUC\tsame-slot AUC\tslot AUC gap\tslot AUC 1−b\tprecision\trecall\tF1\trouted\t")
 	for _, r := range sum.Rows {
 		e := r.Eval
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.4f\t%.4f\t%s\t%.3f\t%.3f\t%.3f\t%.1f%%\t\n", r.Split, r.Thresholds, e.N, e.MSETop, e.MSELog, fmtMaybe(e.AUC), e.Precision, e.Recall, e.F1, 100*e.RoutingRate)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.4f\t%.4f\t%s\t%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t%.1f%%\t\n", r.Split, r.Thresholds, e.N, e.MSETop, e.MSELog, fmtMaybe(e.AUC),
+			fmtOpt(e.SameSlotAUC), fmtOpt(e.SlotAUC), fmtOpt(e.SlotAUCLogic), e.Precision, e.Recall, e.F1, 100*e.RoutingRate)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "AUC: conflicts by gap over all pairs; same-slot AUC: same slot by a; slot AUC: conflicting vs consistent statements of one slot, by gap and by 1 − b.")
+	return err
+}
+
+func fmtOpt(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmtMaybe(*v)
 }
 
 func fmtMaybe(v float64) string {
@@ -304,7 +316,7 @@ func (o *sentryCheckpointOptions) addFlags(fs *pflag.FlagSet, data bool) {
 		fs.StringVar(&o.Task, "task", "", "backbone task prefix for the texts (default: the backbone's)")
 		fs.BoolVar(&o.NoCache, "no-cache", false, "do not use the on-disk embedding cache")
 	}
-	fs.StringVarP(&o.Checkpoint, "checkpoint", "c", "checkpoints/sentry/"+sentry.BestFile, "Sentry checkpoint")
+	addSentryFlag(fs, &o.Checkpoint, "Sentry checkpoint (default: the backbone's default from `make models` in $ATMA_CACHE/models/sentry/<backbone>/, else checkpoints/sentry/)")
 	fs.BoolVar(&o.JSON, "json", false, "print JSON")
 }
 
@@ -312,6 +324,10 @@ func (f *Factory) loadSentry(ctx context.Context, o *sentryCheckpointOptions) (*
 	env, err := f.openSentryEnv(ctx, &o.runtimeOptions, &o.sentryDataOptions)
 	if err != nil {
 		return nil, nil, err
+	}
+	if o.Checkpoint = f.findSentry(o.Checkpoint, "", env.backbone.ID); o.Checkpoint == "" {
+		env.Close()
+		return nil, nil, fmt.Errorf("no Sentry checkpoint for backbone %s: run `make models` (the default) or `sentry train --out DIR`, or pass --sentry", env.backbone.ID)
 	}
 	c, err := sentry.LoadCheckpoint(o.Checkpoint, env.backbone)
 	if err != nil {
@@ -330,7 +346,7 @@ func newCmdSentryEval(f *Factory, runF func(context.Context, *sentryCheckpointOp
 with: MSE per head, ROC-AUC of conflict detection (scored by gap = a − b), gate precision,
 recall and F1 against "same slot and conflicting", and the routing rate — at the default and
 at the checkpoint's thresholds.`,
-		Example: `  sentry eval --checkpoint checkpoints/sentry/sentry_best.safetensors
+		Example: `  sentry eval --sentry checkpoints/sentry/sentry_best.safetensors
   sentry eval --data work/data --hold-out reported --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -374,7 +390,7 @@ func newCmdSentryCalibrate(f *Factory, runF func(context.Context, *sentryCalibra
 		Long: `Search τ_top, τ_log and τ_gap on the validation split for the lowest routing rate that
 still reaches the target conflict recall, and write them into the checkpoint's metadata
 (atomically; the weights are unchanged).`,
-		Example: `  sentry calibrate --checkpoint checkpoints/sentry/sentry_best.safetensors --target-recall 0.98`,
+		Example: `  sentry calibrate --sentry checkpoints/sentry/sentry_best.safetensors --target-recall 0.98`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if r := opts.Calibration.TargetRecall; r <= 0 || r > 1 {
@@ -431,18 +447,40 @@ type sentryGateOptions struct {
 	Thresholds sentry.Thresholds
 }
 
+// gateInput is one pair of `sentry gate`. Fields holds every field of a JSON line
+// (labels and the caller's own), kept for the output.
 type gateInput struct {
-	Old string `json:"old"`
-	New string `json:"new"`
+	Old, New string
+	// SameSlot and Conflict are the labels, when the line has them: same_slot (the two
+	// state one slot) and conflict (they do and disagree; true implies same slot).
+	SameSlot, Conflict *bool
+	Fields             map[string]json.RawMessage
 }
 
+// gateOutput is one scored pair of `sentry gate --json`: the input's fields, the scores
+// and the thresholds they were decided with.
 type gateOutput struct {
-	Old   string  `json:"old"`
-	New   string  `json:"new"`
-	A     float64 `json:"a"`
-	B     float64 `json:"b"`
-	Gap   float64 `json:"gap"`
-	Route bool    `json:"route"`
+	Old        string            `json:"old"`
+	New        string            `json:"new"`
+	A          float64           `json:"a"`
+	B          float64           `json:"b"`
+	Gap        float64           `json:"gap"`
+	Route      bool              `json:"route"`
+	Thresholds sentry.Thresholds `json:"thresholds"`
+}
+
+// gateMetrics is what `sentry gate` measures on labelled pairs: the same-slot AUC of a,
+// the conflict-vs-consistent AUC of the gap among same-slot pairs, conflict recall and
+// the routed shares at the thresholds used (nil where a class is missing).
+type gateMetrics struct {
+	Pairs           int               `json:"pairs"`
+	Labelled        int               `json:"labelled"`
+	SameSlotAUC     *float64          `json:"same_slot_auc"`
+	ConflictAUC     *float64          `json:"conflict_auc"`
+	ConflictRecall  *float64          `json:"conflict_recall"`
+	Routed          float64           `json:"routed"`
+	OtherSlotRouted *float64          `json:"other_slot_routed"`
+	Thresholds      sentry.Thresholds `json:"thresholds"`
 }
 
 func newCmdSentryGate(f *Factory, runF func(context.Context, *sentryGateOptions) error) *cobra.Command {
@@ -453,7 +491,11 @@ func newCmdSentryGate(f *Factory, runF func(context.Context, *sentryGateOptions)
 		Long: `Score pairs with the trained heads: a = topic similarity, b = logic similarity,
 gap = a − b; a pair is routed to the Judge when a > τ_top and (b < τ_log or gap > τ_gap).
 Input (--file or standard input), one pair per line: a JSON object {"old": …, "new": …}
-or the two texts separated by a tab. Thresholds come from the checkpoint unless given.`,
+or the two texts separated by a tab. Other fields of a JSON line are kept in the --json
+output; the labels "same_slot" and "conflict" (booleans; conflict implies same slot), when
+lines have them, are scored: same-slot AUC of a, conflict-vs-consistent AUC of the gap over
+the same-slot pairs, conflict recall and the routed shares (a last {"metrics": …} line with
+--json). Thresholds come from the checkpoint unless given; --json prints them on every line.`,
 		Example: `  printf 'I live in Berlin.\tI moved to Lisbon last month.\n' | sentry gate
   sentry gate --file pairs.jsonl --json --tau-top 0.55`,
 		Args: cobra.NoArgs,
@@ -481,9 +523,8 @@ func parseGateLines(lines []string) ([]gateInput, error) {
 		}
 		var p gateInput
 		if strings.HasPrefix(strings.TrimSpace(l), "{") {
-			dec := json.NewDecoder(strings.NewReader(l))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&p); err != nil {
+			var err error
+			if p, err = parseGateObject(l); err != nil {
 				problems = append(problems, fmt.Sprintf("line %d: %v", i+1, err))
 				continue
 			}
@@ -503,6 +544,98 @@ func parseGateLines(lines []string) ([]gateInput, error) {
 		return nil, fmt.Errorf("bad pairs input:\n  %s", strings.Join(problems, "\n  "))
 	}
 	return pairs, nil
+}
+
+// parseGateObject reads one JSON line: "old" and "new" strings, optional boolean labels
+// "same_slot" and "conflict", and any other fields, which are kept.
+func parseGateObject(l string) (gateInput, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(l), &fields); err != nil {
+		return gateInput{}, err
+	}
+	p := gateInput{Fields: fields}
+	for name, dst := range map[string]*string{"old": &p.Old, "new": &p.New} {
+		if raw, ok := fields[name]; ok {
+			if err := json.Unmarshal(raw, dst); err != nil {
+				return gateInput{}, fmt.Errorf("field %q: want a string", name)
+			}
+		}
+	}
+	for name, dst := range map[string]**bool{"same_slot": &p.SameSlot, "conflict": &p.Conflict} {
+		if raw, ok := fields[name]; ok && string(raw) != "null" {
+			var v bool
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return gateInput{}, fmt.Errorf("label %q: want true or false", name)
+			}
+			*dst = &v
+		}
+	}
+	return p, nil
+}
+
+// labels returns the pair's labels (same slot, conflict) and whether it has any.
+func (p gateInput) labels() (same, conflict, ok bool) {
+	if p.SameSlot == nil && p.Conflict == nil {
+		return false, false, false
+	}
+	conflict = p.Conflict != nil && *p.Conflict
+	same = conflict || p.SameSlot != nil && *p.SameSlot
+	return same, conflict, true
+}
+
+// measureGate scores the labelled pairs among ds (decisions, one per pair).
+func measureGate(pairs []gateInput, ds []sentry.Decision, th sentry.Thresholds) gateMetrics {
+	m := gateMetrics{Pairs: len(pairs), Thresholds: th}
+	var a, gap []float64
+	var same, conflict []bool
+	routed, conflicts, caught, others, otherRouted := 0, 0, 0, 0, 0
+	for i, p := range pairs {
+		d := ds[i]
+		if d.Route {
+			routed++
+		}
+		s, c, ok := p.labels()
+		if !ok {
+			continue
+		}
+		m.Labelled++
+		a, same = append(a, d.A), append(same, s)
+		switch {
+		case s:
+			gap, conflict = append(gap, d.Gap), append(conflict, c)
+		default:
+			others++
+			if d.Route {
+				otherRouted++
+			}
+		}
+		if c {
+			conflicts++
+			if d.Route {
+				caught++
+			}
+		}
+	}
+	opt := func(scores []float64, labels []bool) *float64 {
+		v, err := sentry.ROCAUC(scores, labels)
+		if err != nil {
+			return nil
+		}
+		return &v
+	}
+	share := func(n, of int) *float64 {
+		if of == 0 {
+			return nil
+		}
+		v := float64(n) / float64(of)
+		return &v
+	}
+	m.SameSlotAUC, m.ConflictAUC = opt(a, same), opt(gap, conflict)
+	m.ConflictRecall, m.OtherSlotRouted = share(caught, conflicts), share(otherRouted, others)
+	if len(pairs) > 0 {
+		m.Routed = float64(routed) / float64(len(pairs))
+	}
+	return m
 }
 
 func sentryGateRun(ctx context.Context, f *Factory, opts *sentryGateOptions, fl *pflag.FlagSet) error {
@@ -542,27 +675,56 @@ func sentryGateRun(ctx context.Context, f *Factory, opts *sentryGateOptions, fl 
 	}
 	proj := c.Heads.ProjectAll(embs)
 	gate := sentry.NewGate(th)
+	ds := make([]sentry.Decision, len(pairs))
+	for i := range pairs {
+		ds[i] = gate.Score(proj[2*i], proj[2*i+1])
+	}
+	m := measureGate(pairs, ds, th)
 	if opts.JSON {
 		je := json.NewEncoder(f.IO.Out)
 		for i, p := range pairs {
-			d := gate.Score(proj[2*i], proj[2*i+1])
-			if err := je.Encode(gateOutput{Old: p.Old, New: p.New, A: d.A, B: d.B, Gap: d.Gap, Route: d.Route}); err != nil {
+			if err := je.Encode(gateLine(p, ds[i], th)); err != nil {
 				return err
 			}
+		}
+		if m.Labelled > 0 {
+			return je.Encode(map[string]gateMetrics{"metrics": m})
 		}
 		return nil
 	}
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "A\tB\tGAP\tDECISION\tOLD → NEW\t(τ_top %.2f, τ_log %.2f, τ_gap %.2f)\n", th.Top, th.Log, th.Gap)
 	for i, p := range pairs {
-		d := gate.Score(proj[2*i], proj[2*i+1])
+		d := ds[i]
 		decision := "keep"
 		if d.Route {
 			decision = "judge"
 		}
 		fmt.Fprintf(tw, "%.3f\t%.3f\t%.3f\t%s\t%s → %s\t\n", d.A, d.B, d.Gap, decision, p.Old, p.New)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if m.Labelled == 0 {
+		return nil
+	}
+	_, err = fmt.Fprintf(f.IO.Out, "\n%d labelled pairs of %d: same-slot AUC (a) %s, conflict-vs-consistent AUC (gap, same-slot pairs) %s, conflict recall %s, routed %.1f%% of all pairs, %s of other-slot pairs\n",
+		m.Labelled, m.Pairs, fmtOpt(m.SameSlotAUC), fmtOpt(m.ConflictAUC), fmtOpt(m.ConflictRecall), 100*m.Routed, fmtOpt(m.OtherSlotRouted))
+	return err
+}
+
+// gateLine is one pair of `sentry gate --json`: the input line's own fields, then the
+// scores, the decision and the thresholds (which replace input fields of those names).
+func gateLine(p gateInput, d sentry.Decision, th sentry.Thresholds) map[string]any {
+	out := make(map[string]any, len(p.Fields)+7)
+	for k, v := range p.Fields {
+		out[k] = v
+	}
+	g := gateOutput{Old: p.Old, New: p.New, A: d.A, B: d.B, Gap: d.Gap, Route: d.Route, Thresholds: th}
+	for k, v := range map[string]any{"old": g.Old, "new": g.New, "a": g.A, "b": g.B, "gap": g.Gap, "route": g.Route, "thresholds": g.Thresholds} {
+		out[k] = v
+	}
+	return out
 }
 
 // --- export ---
@@ -583,11 +745,11 @@ func newCmdSentryExport(f *Factory, runF func(context.Context, *sentryExportOpti
 "topic" and "logic" [batch, out], L2-normalised, with the backbone and thresholds in the
 model metadata. The export is run through ONNX Runtime on random embeddings and compared with
 the Go forward pass; a difference above 1e-5 is an error.`,
-		Example: `  sentry export --checkpoint checkpoints/sentry/sentry_best.safetensors --out checkpoints/sentry/heads.onnx`,
+		Example: `  sentry export --sentry checkpoints/sentry/sentry_best.safetensors --out checkpoints/sentry/heads.onnx`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opts.Out == "" {
-				return usagef("--out is required")
+			if opts.Out == "" || opts.Checkpoint == "" {
+				return usagef("--sentry and --out are required")
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -621,7 +783,7 @@ the Go forward pass; a difference above 1e-5 is an error.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVarP(&opts.Checkpoint, "checkpoint", "c", "checkpoints/sentry/"+sentry.BestFile, "Sentry checkpoint")
+	addSentryFlag(cmd.Flags(), &opts.Checkpoint, "Sentry checkpoint (required)")
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "ONNX file to write")
 	cmd.Flags().StringVar(&opts.ORTLib, "ort-lib", "", "ONNX Runtime library for the verification")
 	cmd.Flags().BoolVar(&opts.NoVerify, "no-verify", false, "skip the ONNX Runtime check")

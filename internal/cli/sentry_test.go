@@ -36,11 +36,46 @@ func TestParseGateLines(t *testing.T) {
 	if err != nil || len(got) != 2 || got[0].New != "new" || got[1].Old != "a" {
 		t.Fatalf("%+v, %v", got, err)
 	}
-	_, err = parseGateLines([]string{"no tab here", `{"old":"a"}`, `{"old":"a","new":"b","x":1}`})
-	for _, w := range []string{"line 1", "line 2: both", "line 3"} {
+	_, err = parseGateLines([]string{"no tab here", `{"old":"a"}`, `{"old":1,"new":"b"}`, `{"old":"a","new":"b","conflict":"yes"}`})
+	for _, w := range []string{"line 1", "line 2: both", `line 3: field "old"`, `line 4: label "conflict"`} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v does not mention %q", err, w)
 		}
+	}
+	// Extra fields are kept, labels read.
+	got, err = parseGateLines([]string{`{"id":"p7","old":"a","new":"b","conflict":true,"note":{"k":1}}`})
+	if err != nil || len(got) != 1 || string(got[0].Fields["id"]) != `"p7"` || got[0].Conflict == nil || !*got[0].Conflict {
+		t.Fatalf("%+v, %v", got, err)
+	}
+	out := gateLine(got[0], sentry.Decision{A: 0.9, B: 0.1, Gap: 0.8, Route: true}, sentry.Thresholds{Top: 0.6, Log: 0.45, Gap: 0.15})
+	b, _ := json.Marshal(out)
+	for _, w := range []string{`"id":"p7"`, `"note":{"k":1}`, `"route":true`, `"thresholds":{`} {
+		if !strings.Contains(string(b), w) {
+			t.Errorf("gate line %s lacks %s", b, w)
+		}
+	}
+}
+
+func TestMeasureGate(t *testing.T) {
+	yes, no := true, false
+	pairs := []gateInput{
+		{Old: "a", New: "b", Conflict: &yes},                // same slot, conflict, routed
+		{Old: "a", New: "c", SameSlot: &yes, Conflict: &no}, // same slot, consistent
+		{Old: "a", New: "d", SameSlot: &no},                 // other slot, routed
+		{Old: "a", New: "e"},                                // unlabelled
+	}
+	ds := []sentry.Decision{{A: 0.9, Gap: 0.7, Route: true}, {A: 0.8, Gap: 0.1}, {A: 0.2, Gap: 0.1, Route: true}, {A: 0.5}}
+	m := measureGate(pairs, ds, sentry.Thresholds{})
+	if m.Pairs != 4 || m.Labelled != 3 || m.Routed != 0.5 {
+		t.Errorf("counts %+v", m)
+	}
+	for name, v := range map[string]*float64{"same-slot AUC": m.SameSlotAUC, "conflict AUC": m.ConflictAUC, "conflict recall": m.ConflictRecall, "other-slot routed": m.OtherSlotRouted} {
+		if v == nil || *v != 1 {
+			t.Errorf("%s = %v, want 1", name, v)
+		}
+	}
+	if m := measureGate(pairs[3:], ds[3:], sentry.Thresholds{}); m.Labelled != 0 || m.SameSlotAUC != nil || m.ConflictRecall != nil {
+		t.Errorf("unlabelled pairs measured: %+v", m)
 	}
 }
 
@@ -80,7 +115,15 @@ func TestSentryEndToEnd(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(stdout), &g) != nil || g.Old != "I live in Berlin." || g.A < -1.0001 || g.A > 1.0001 {
 		t.Errorf("gate: exit %d: %q %s", code, stdout, stderr)
 	}
-	if code, stdout, stderr := run(t, "sentry", env, "", "export", "-c", ck, "--out", filepath.Join(dir, "heads.onnx")); code != 0 || !strings.Contains(stdout, "verified") {
+	// A labelled file with fields of its own: kept on every line, then the metrics.
+	pairs := `{"id":"x1","old":"I live in Berlin.","new":"I moved to Lisbon.","conflict":true}` + "\n" +
+		`{"id":"x2","old":"I live in Berlin.","new":"My sister likes tea.","same_slot":false}` + "\n"
+	code, stdout, stderr = run(t, "sentry", env, pairs, "gate", "--sentry", ck, "--backbone", "test-tiny", "--json", "--no-cache")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != 0 || len(lines) != 3 || !strings.Contains(lines[0], `"id":"x1"`) || !strings.Contains(lines[1], `"thresholds"`) || !strings.HasPrefix(lines[2], `{"metrics":`) {
+		t.Errorf("labelled gate: exit %d: %q %s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := run(t, "sentry", env, "", "export", "--checkpoint", ck, "--out", filepath.Join(dir, "heads.onnx")); code != 0 || !strings.Contains(stdout, "verified") {
 		t.Errorf("export: exit %d: %s %s", code, stdout, stderr)
 	}
 	// A checkpoint from another backbone is refused with a clear error.
