@@ -100,5 +100,15 @@ func (o *Overlay) Check(ctx context.Context, user string) ([]store.Violation, er
 	return store.Check(ctx, o.cfg.Store, user)
 }
 
+// Integrity checks the bank's storage itself (store.Admin.Integrity): SQLite's
+// quick_check, or integrity_check when full. Problems make the bank refuse writes.
+func (o *Overlay) Integrity(ctx context.Context, full bool) ([]string, error) {
+	return o.cfg.Store.Integrity(ctx, full)
+}
+
+// Damaged returns the damage the store found so far (an error that is store.ErrDamaged),
+// or nil; a damaged bank refuses every write.
+func (o *Overlay) Damaged() error { return o.cfg.Store.Damaged() }
+
 // Users lists the users with records.
 func (o *Overlay) Users(ctx context.Context) ([]string, error) { return o.cfg.Store.Users(ctx) }

@@ -527,7 +527,9 @@ func newCmdOverlayCheck(f *Factory) *cobra.Command {
 		Long: `Check the bank's invariants: a single-valued slot never has two active records unless
 they coexist, every link has its reciprocal and stays within its user, superseded records
 stay retrievable with valid_until, transitions point at both states, and statuses follow
-their version groups. Exits 1 when anything is violated.`,
+their version groups. First it runs SQLite's full integrity check of the bank file
+(PRAGMA integrity_check); a damaged file is reported, and the invariants of what can still
+be read are checked after it. Exits 1 when anything is violated or damaged.`,
 		Example: "  atma overlay check\n  atma overlay check --user alice --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -536,9 +538,23 @@ their version groups. Exits 1 when anything is violated.`,
 				return err
 			}
 			defer env.Close()
+			damage, err := env.ov.Integrity(cmd.Context(), true)
+			if err != nil {
+				return err
+			}
+			if len(damage) > 0 && !opts.JSON {
+				fmt.Fprintf(f.IO.Out, "bank file: damaged (SQLite integrity_check):\n")
+				for _, d := range damage {
+					fmt.Fprintf(f.IO.Out, "  %s\n", d)
+				}
+				fmt.Fprintln(f.IO.Out, "  writes are refused; restore atma.db from a backup. The invariants of what can still be read follow.")
+			}
 			users := []string{opts.User}
 			if opts.User == "" {
 				if users, err = env.ov.Users(cmd.Context()); err != nil {
+					if len(damage) > 0 {
+						return fmt.Errorf("the bank file is damaged (%d problems) and its users cannot be listed: %w", len(damage), err)
+					}
 					return err
 				}
 			}
@@ -547,7 +563,14 @@ their version groups. Exits 1 when anything is violated.`,
 				Violations []store.Violation `json:"violations"`
 			}
 			var results []result
-			bad := 0
+			bad := len(damage)
+			if len(damage) > 0 {
+				r := result{User: ""}
+				for _, d := range damage {
+					r.Violations = append(r.Violations, store.Violation{Kind: store.KindDamagedFile, Detail: d})
+				}
+				results = append(results, r)
+			}
 			for _, u := range users {
 				v, err := env.ov.Check(cmd.Context(), u)
 				if err != nil {
@@ -562,11 +585,17 @@ their version groups. Exits 1 when anything is violated.`,
 				}
 			} else {
 				for _, r := range results {
+					if r.User == "" {
+						continue // the damage, printed above
+					}
 					fmt.Fprintf(f.IO.Out, "%s: %d violations\n", r.User, len(r.Violations))
 					for _, v := range r.Violations {
 						fmt.Fprintf(f.IO.Out, "  %s\n", v)
 					}
 				}
+			}
+			if len(damage) > 0 {
+				return fmt.Errorf("the bank file is damaged (%d problems); %d invariant violations", len(damage), bad-len(damage))
 			}
 			if bad > 0 {
 				return fmt.Errorf("%d invariant violations", bad)

@@ -2,10 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/atma-dev/atma/overlay"
+	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/overlay/store/storetest"
 )
 
 // TestOverlayCommands runs add, query, show, trace and check against a real SQLite bank
@@ -57,5 +61,39 @@ func TestOverlayCommands(t *testing.T) {
 	}
 	if code, _, _ := run(t, "atma", env, "", append([]string{"overlay", "query", "--top-k", "99", "q"}, common...)...); code != ExitUsage {
 		t.Errorf("top-k 99: exit %d", code)
+	}
+}
+
+// `overlay check` on a bank whose file is damaged on disk reports the damage (text and
+// JSON) and exits 1.
+func TestOverlayCheckDamagedFile(t *testing.T) {
+	dir := t.TempDir()
+	bank, err := overlay.OpenBank(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 400 {
+		id := fmt.Sprintf("r%03d", i)
+		if err := bank.Store.Tx(t.Context(), "alice", func(tx store.Tx) error {
+			return tx.Put(t.Context(), store.Record{ID: id, Content: strings.Repeat("the flat by the river in Lisbon has a view. ", 4) + id})
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := bank.Close(); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"ATMA_DATA": dir}
+	if code, out, errOut := run(t, "atma", env, "", "overlay", "check"); code != 0 || !strings.Contains(out, "alice: 0 violations") {
+		t.Fatalf("check of a sound bank: exit %d: %s %s", code, out, errOut)
+	}
+	storetest.DamageFile(t, filepath.Join(dir, overlay.DBFile), 6, 21, 61)
+	code, out, errOut := run(t, "atma", env, "", "overlay", "check")
+	if code != ExitFailure || !strings.Contains(out, "bank file: damaged") || !strings.Contains(errOut, "damaged") {
+		t.Errorf("check of a damaged bank: exit %d: %s %s", code, out, errOut)
+	}
+	code, out, _ = run(t, "atma", env, "", "overlay", "check", "--json")
+	if code != ExitFailure || !strings.Contains(out, `"damaged-file"`) {
+		t.Errorf("check --json of a damaged bank: exit %d: %s", code, out)
 	}
 }

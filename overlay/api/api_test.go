@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"github.com/atma-dev/atma/overlay/overlaytest"
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/overlay/store/storetest"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -643,5 +645,38 @@ func TestCheckBind(t *testing.T) {
 				t.Errorf("error %v is not ErrOpenBind", err)
 			}
 		})
+	}
+}
+
+// A bank whose file is damaged on disk: /healthz says so (503 bank_damaged), adds are
+// refused with the same code and nothing is written, reads of what is intact still work.
+func TestDamagedBank(t *testing.T) {
+	dir := t.TempDir()
+	bank, err := overlay.OpenBank(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 400 {
+		id := fmt.Sprintf("r%03d", i)
+		if err := bank.Store.Tx(t.Context(), "alice", func(tx store.Tx) error {
+			return tx.Put(t.Context(), store.Record{ID: id, Content: strings.Repeat("the flat by the river in Lisbon has a view. ", 4) + id})
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := bank.Close(); err != nil {
+		t.Fatal(err)
+	}
+	storetest.DamageFile(t, filepath.Join(dir, overlay.DBFile), 6, 21, 61)
+
+	e := newEnvAt(t, dir, nil, nil)
+	w := e.do(req{method: "GET", path: "/healthz", token: "-"})
+	if w.Code != http.StatusServiceUnavailable || errorOf(t, w).Code != CodeBankDamaged {
+		t.Errorf("healthz of a damaged bank: %d %s", w.Code, w.Body.String())
+	}
+	b, _ := json.Marshal(AddRequest{Memories: []Memory{{Content: "I moved to Porto."}}})
+	w = e.do(req{method: "POST", path: "/v1/users/alice/memories", body: string(b)})
+	if w.Code != http.StatusServiceUnavailable || errorOf(t, w).Code != CodeBankDamaged || !strings.Contains(errorOf(t, w).Message, "restore") {
+		t.Errorf("add to a damaged bank: %d %s", w.Code, w.Body.String())
 	}
 }

@@ -24,6 +24,7 @@ const (
 	CodeUnsupportedMediaType = "unsupported_media_type" // 415: the body is not application/json
 	CodeInternal             = "internal"               // 500
 	CodeUnavailable          = "unavailable"            // 503: too many requests in flight, or a deadline passed
+	CodeBankDamaged          = "bank_damaged"           // 503: the bank's file failed its integrity check; writes are refused
 )
 
 // ErrorResponse is the body of every error answer.
@@ -70,6 +71,8 @@ func classify(err error) *httpError {
 		return &httpError{status: http.StatusNotFound, code: CodeNotFound, err: err}
 	case errors.Is(err, store.ErrConflict):
 		return &httpError{status: http.StatusConflict, code: CodeConflict, err: err}
+	case errors.Is(err, store.ErrDamaged):
+		return &httpError{status: http.StatusServiceUnavailable, code: CodeBankDamaged, err: err}
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return &httpError{status: http.StatusServiceUnavailable, code: CodeUnavailable, err: err}
 	}

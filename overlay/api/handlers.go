@@ -18,6 +18,10 @@ import (
 const healthProbeUser = "atma-health-probe"
 
 func (s *server) health(w http.ResponseWriter, r *http.Request) error {
+	if err := s.ov.Damaged(); err != nil {
+		s.log.Error("health check: the bank is damaged", "err", err)
+		return &httpError{status: http.StatusServiceUnavailable, code: CodeBankDamaged, err: err}
+	}
 	if _, _, err := s.ov.List(r.Context(), healthProbeUser, store.Filter{Limit: 1}); err != nil {
 		s.log.Error("health check: the bank does not answer", "err", err)
 		return &httpError{status: http.StatusServiceUnavailable, code: CodeUnavailable, err: errors.New("the bank does not answer")}

@@ -36,7 +36,13 @@ type testEnv struct {
 // newEnv builds the API; mutate adjusts the overlay's config, apiCfg the API's.
 func newEnv(t testing.TB, mutate func(*overlay.Config), apiCfg func(*Config)) *testEnv {
 	t.Helper()
-	bank, err := overlay.OpenBank(context.Background(), t.TempDir())
+	return newEnvAt(t, t.TempDir(), mutate, apiCfg)
+}
+
+// newEnvAt is newEnv on the bank in data directory dir.
+func newEnvAt(t testing.TB, dir string, mutate func(*overlay.Config), apiCfg func(*Config)) *testEnv {
+	t.Helper()
+	bank, err := overlay.OpenBank(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,9 @@ const (
 	// KindStaleStatus: a status other than the one DeriveStatuses gives; an older
 	// version looking current is one of these.
 	KindStaleStatus ViolationKind = "stale-status"
+	// KindDamagedFile: the storage failed its own integrity check (Admin.Integrity); the
+	// record and user are empty, Detail is what SQLite reported.
+	KindDamagedFile ViolationKind = "damaged-file"
 	// KindMixedCardinality: members of one slot disagree on SingleValued.
 	KindMixedCardinality ViolationKind = "mixed-cardinality"
 )

@@ -199,6 +199,12 @@ func (m *Memory) Search(ctx context.Context, user, query string, k int) ([]TextH
 }
 
 // Users implements Admin.
+// Integrity implements Admin: memory has no storage to damage.
+func (m *Memory) Integrity(ctx context.Context, _ bool) ([]string, error) { return nil, ctx.Err() }
+
+// Damaged implements Admin: never.
+func (m *Memory) Damaged() error { return nil }
+
 func (m *Memory) Users(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("users: %w", err)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/atma-dev/atma/overlay/store/fts"
@@ -34,6 +35,58 @@ type SQLite struct {
 	sqlitedb.Handle
 	cfg   Config
 	locks sync.Map // user → *sync.Mutex
+	// damage is what made the store refuse writes (see Damaged); nil while sound.
+	damage atomic.Pointer[damageError]
+}
+
+// damageError is the store's ErrDamaged with what was found.
+type damageError struct{ problems []string }
+
+func (e *damageError) Error() string {
+	return fmt.Sprintf("%v: SQLite reports %s; nothing more is written to it: restore the file from a backup (`atma overlay check` lists the damage; what can still be read stays readable)",
+		ErrDamaged, strings.Join(e.problems, "; "))
+}
+
+func (e *damageError) Unwrap() error { return ErrDamaged }
+
+// Damaged implements Admin.
+func (s *SQLite) Damaged() error {
+	if d := s.damage.Load(); d != nil {
+		return d
+	}
+	return nil
+}
+
+// Integrity implements Admin.
+func (s *SQLite) Integrity(ctx context.Context, full bool) ([]string, error) {
+	problems, err := sqlitedb.Integrity(ctx, s.DB(), full)
+	if err != nil {
+		return nil, err
+	}
+	if len(problems) > 0 {
+		s.damage.CompareAndSwap(nil, &damageError{problems: problems})
+	}
+	return problems, nil
+}
+
+// noteDamage marks the store damaged when err says a page is malformed, and returns err
+// (as ErrDamaged then).
+func (s *SQLite) noteDamage(err error) error {
+	if err == nil || !sqlitedb.IsDamaged(err) {
+		return err
+	}
+	s.damage.CompareAndSwap(nil, &damageError{problems: []string{err.Error()}})
+	return fmt.Errorf("%w (%w)", s.Damaged(), err)
+}
+
+// opened runs the quick integrity check of a store just opened: damage found makes the
+// store refuse writes, it does not keep the bank from opening (check and show still
+// read what they can).
+func (s *SQLite) opened(ctx context.Context) (*SQLite, error) {
+	if _, err := s.Integrity(ctx, false); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 var _ Store = (*SQLite)(nil)
@@ -48,7 +101,11 @@ func OpenSQLite(ctx context.Context, path string, cfg Config) (*SQLite, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SQLite{Handle: h, cfg: cfg}, nil
+	s, err := (&SQLite{Handle: h, cfg: cfg}).opened(ctx)
+	if err != nil {
+		return nil, errors.Join(err, h.Close())
+	}
+	return s, nil
 }
 
 // NewSQLite uses db, opened with sqlitedb.Open and possibly shared with the host, and
@@ -61,7 +118,11 @@ func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*SQLite, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SQLite{Handle: h, cfg: cfg}, nil
+	s, err := (&SQLite{Handle: h, cfg: cfg}).opened(ctx)
+	if err != nil {
+		return nil, errors.Join(err, h.Close())
+	}
+	return s, nil
 }
 
 func (s *SQLite) lock(user string) *sync.Mutex {
@@ -169,7 +230,8 @@ func (s *SQLite) Get(ctx context.Context, user, id string) (Record, error) {
 	if err := ValidateUser(user); err != nil {
 		return Record{}, fmt.Errorf("get: %w", err)
 	}
-	return getRecord(ctx, s.Q(nil), recordCols, user, id)
+	r, err := getRecord(ctx, s.Q(nil), recordCols, user, id)
+	return r, s.noteDamage(err)
 }
 
 // GetMany implements Reader. It is one statement whatever the number of ids (they go in
@@ -197,7 +259,7 @@ func (s *SQLite) GetMany(ctx context.Context, user string, ids []string) ([]Reco
 	rs, err := queryRecords(ctx, s.Q(nil), `SELECT `+recordCols+` FROM json_each(?) j
 		CROSS JOIN records r ON r.user = ? AND r.id = j.value`, string(arr), user)
 	if err != nil {
-		return nil, fmt.Errorf("get many: %w", err)
+		return nil, s.noteDamage(fmt.Errorf("get many: %w", err))
 	}
 	slices.SortFunc(rs, func(a, b Record) int { return pos[a.ID] - pos[b.ID] })
 	return rs, nil
@@ -231,7 +293,7 @@ func (s *SQLite) List(ctx context.Context, user string, f Filter) ([]Record, str
 	}
 	rs, err := queryRecords(ctx, s.Q(nil), `SELECT `+recordCols+` FROM `+from+` WHERE `+strings.Join(where, " AND ")+` ORDER BY r.id LIMIT ?`, args...)
 	if err != nil {
-		return nil, "", fmt.Errorf("list: %w", err)
+		return nil, "", s.noteDamage(fmt.Errorf("list: %w", err))
 	}
 	next := ""
 	if len(rs) > limit {
@@ -246,7 +308,8 @@ func (s *SQLite) VersionGroup(ctx context.Context, user, slot string) ([]Record,
 	if err := ValidateUser(user); err != nil {
 		return nil, fmt.Errorf("version group: %w", err)
 	}
-	return versionGroup(ctx, s.Q(nil), recordCols, user, slot)
+	g, err := versionGroup(ctx, s.Q(nil), recordCols, user, slot)
+	return g, s.noteDamage(err)
 }
 
 // Search implements Searcher. BM25 statistics (document count, average length) span
@@ -313,6 +376,9 @@ func (s *SQLite) Tx(ctx context.Context, user string, fn func(Tx) error) error {
 	if err := ValidateUser(user); err != nil {
 		return fmt.Errorf("tx: %w", err)
 	}
+	if err := s.Damaged(); err != nil {
+		return fmt.Errorf("tx: %w", err)
+	}
 	mu := s.lock(user)
 	mu.Lock()
 	defer mu.Unlock()
@@ -331,14 +397,14 @@ func (s *SQLite) Tx(ctx context.Context, user string, fn func(Tx) error) error {
 	}()
 	tx := &sqlTx{q: s.Q(stx), raw: stx, user: user, now: s.cfg.now(), touched: newTouches()}
 	if err := fn(tx); err != nil {
-		return err
+		return s.noteDamage(err)
 	}
 	tx.done = true
 	if err := checkCommit(ctx, tx.view(), user, tx.touched); err != nil {
-		return err
+		return s.noteDamage(err)
 	}
 	if err := stx.Commit(); err != nil {
-		return fmt.Errorf("tx: commit: %w", err)
+		return s.noteDamage(fmt.Errorf("tx: commit: %w", err))
 	}
 	committed = true
 	return nil

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -200,5 +201,48 @@ func TestCheckFindsCorruption(t *testing.T) {
 		if !slices.Contains(got[k], id) {
 			t.Errorf("no %s violation on %s; got %v", k, id, vs)
 		}
+	}
+}
+
+// TestSQLiteDamagedFile damages pages of a bank file on disk: the store still opens (what
+// can be read stays readable), Damaged says so, every write is refused with ErrDamaged,
+// and the full integrity check lists the damage.
+func TestSQLiteDamagedFile(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "bank.db")
+	s, err := store.OpenSQLite(ctx, path, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 400 {
+		id := "r" + strconv.Itoa(i)
+		if err := s.Tx(ctx, "alice", func(tx store.Tx) error {
+			return tx.Put(ctx, store.Record{ID: id, Content: strings.Repeat("I moved to Lisbon and the flat has a view of the river. ", 4) + id})
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p, err := s.Integrity(ctx, true); err != nil || p != nil || s.Damaged() != nil {
+		t.Fatalf("a sound file: problems %v, %v, damaged %v", p, err, s.Damaged())
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	storetest.DamageFile(t, path, 6, 21, 61)
+
+	s, err = store.OpenSQLite(ctx, path, store.Config{})
+	if err != nil {
+		t.Fatalf("a damaged file does not open at all: %v", err)
+	}
+	defer s.Close()
+	if err := s.Damaged(); !errors.Is(err, store.ErrDamaged) {
+		t.Fatalf("Damaged() = %v after the quick check at open", err)
+	}
+	err = s.Tx(ctx, "alice", func(tx store.Tx) error { return tx.Put(ctx, store.Record{ID: "new", Content: "one more"}) })
+	if !errors.Is(err, store.ErrDamaged) || !strings.Contains(err.Error(), "restore") {
+		t.Errorf("a write to a damaged bank: %v", err)
+	}
+	if p, err := s.Integrity(ctx, true); err != nil || len(p) == 0 {
+		t.Errorf("full check of a damaged file: %v, %v", p, err)
 	}
 }

@@ -17,6 +17,10 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrInvalid: a malformed argument or record.
 	ErrInvalid = errors.New("invalid")
+	// ErrDamaged: the store's storage is damaged (an SQLite file that fails its integrity
+	// check, or in which a statement found a malformed page); writes are refused so that
+	// nothing more goes into it.
+	ErrDamaged = errors.New("the bank is damaged")
 )
 
 // Reader reads one user's records.
@@ -59,6 +63,14 @@ type Admin interface {
 	DeleteUser(ctx context.Context, user string) error
 	// Users lists the users that have records, sorted.
 	Users(ctx context.Context) ([]string, error)
+	// Integrity checks the storage itself (SQLite's quick_check, or integrity_check when
+	// full) and returns what it found wrong; nil when sound. Problems mark the store
+	// damaged.
+	Integrity(ctx context.Context, full bool) ([]string, error)
+	// Damaged returns the damage found so far — by Integrity (the SQLite store runs the
+	// quick check when it opens) or by a statement that read a malformed page — as an
+	// error that is ErrDamaged, or nil. A damaged store refuses every write with it.
+	Damaged() error
 }
 
 // Store is the bank: both implementations (SQLite, Memory) are safe for concurrent use.
