@@ -197,6 +197,33 @@ func sharedHost(st store.Store, h host.Host) txHost {
 // Store is the bank.
 func (o *Overlay) Store() store.Store { return o.cfg.Store }
 
+// SearchText finds user's records by the query's words alone: the host memory's own
+// text search (BM25 with each user's statistics on the built-in hosts; other users'
+// memories never change a score), its hits as the bank's records, best first, with the
+// host's BM25 score. Records the host does not hold (transition records) are not found.
+func (o *Overlay) SearchText(ctx context.Context, user, query string, k int) ([]store.TextHit, error) {
+	hits, err := o.cfg.Host.Search(ctx, user, query, nil, k)
+	if err != nil {
+		return nil, fmt.Errorf("search text: %w", err)
+	}
+	ids := make([]string, len(hits))
+	score := make(map[string]float64, len(hits))
+	for i, h := range hits {
+		ids[i], score[h.ID] = h.ID, h.BM25
+	}
+	recs, err := o.cfg.Store.GetMany(ctx, user, ids)
+	if err != nil {
+		return nil, fmt.Errorf("search text: %w", err)
+	}
+	out := make([]store.TextHit, 0, len(recs))
+	for _, r := range recs {
+		if s := score[r.ID]; s > 0 {
+			out = append(out, store.TextHit{Record: r, Score: s})
+		}
+	}
+	return out, nil
+}
+
 // Input is one new memory.
 type Input struct {
 	Content string `json:"content"`

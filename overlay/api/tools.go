@@ -241,7 +241,7 @@ var toolSpecs = []toolSpec{
 	},
 	{
 		name:        "memory_search_lexical",
-		description: "Find memories that contain the query's words (BM25 full-text search), whatever their status. Good for names, numbers and exact phrases.",
+		description: "Find memories that contain the query's words (BM25 full-text search over this user's memories, with this user's statistics), whatever their status. Good for names, numbers and exact phrases.",
 		params:      object(map[string]*Schema{"query": queryStr, "k": kSchema}, "query"),
 		args:        func() any { return &searchArgs{} },
 		run:         (*server).toolSearchLexical,
@@ -620,7 +620,7 @@ func (s *server) toolSearchLexical(ctx context.Context, user string, args []byte
 	if err != nil {
 		return nil, err
 	}
-	hits, err := s.ov.Store().Search(ctx, user, a.Query, k)
+	hits, err := s.ov.SearchText(ctx, user, a.Query, k)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,8 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -295,5 +297,31 @@ func TestToolCallForms(t *testing.T) {
 		if !strings.Contains(w.Body.String(), want) {
 			t.Errorf("metrics lack %s", want)
 		}
+	}
+}
+
+// Lexical search ranks with each user's own statistics: another user's memories that
+// share the query's words change neither the hits nor the scores of alice's search.
+func TestLexicalSearchPerUser(t *testing.T) {
+	e := newEnv(t, nil, nil)
+	e.add("alice", Memory{Content: "I moved to Lisbon last spring.", EventTime: at(1)}, Memory{Content: "My sister still lives in Porto.", EventTime: at(2)})
+	search := func() []toolHit {
+		var hits struct{ Hits []toolHit }
+		toolJSON(t, e.tool("alice", "memory_search_lexical", map[string]any{"query": "Lisbon", "k": 5}), &hits)
+		return hits.Hits
+	}
+	before := search()
+	if len(before) != 1 || !strings.Contains(before[0].Content, "Lisbon") {
+		t.Fatalf("alice's hits %+v", before)
+	}
+	var mems []Memory
+	for i := range 60 {
+		mems = append(mems, Memory{Content: fmt.Sprintf("Lisbon trip note %d: trams, tiles and Lisbon custard tarts.", i), EventTime: at(3)})
+	}
+	e.add("bob", mems[:30]...)
+	e.add("bob", mems[30:]...)
+	after := search()
+	if len(after) != 1 || after[0].ID != before[0].ID || math.Abs(after[0].Score-before[0].Score) > 1e-9 {
+		t.Errorf("alice's hits changed with bob's memories: %+v, before %+v", after, before)
 	}
 }

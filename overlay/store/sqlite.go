@@ -314,6 +314,8 @@ func (s *SQLite) VersionGroup(ctx context.Context, user, slot string) ([]Record,
 
 // Search implements Searcher. BM25 statistics (document count, average length) span
 // every user of the database, since all share one FTS5 table; hits are the user's only.
+// Whatever a user sees goes through the host's per-user index instead
+// (Overlay.SearchText, the agent tools' lexical search).
 func (s *SQLite) Search(ctx context.Context, user, query string, k int) ([]TextHit, error) {
 	if err := ValidateUser(user); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
