@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
@@ -244,6 +246,8 @@ func (in Input) Validate() error {
 		return fmt.Errorf("%w: content is %d bytes, more than %d; split it into several memories", ErrInvalidInput, len(in.Content), MaxContentBytes)
 	case !utf8.ValidString(in.Content):
 		return fmt.Errorf("%w: content is not valid UTF-8", ErrInvalidInput)
+	case strings.TrimFunc(in.Content, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) == "":
+		return fmt.Errorf("%w: content has no text (only spaces or control characters)", ErrInvalidInput)
 	}
 	return nil
 }

@@ -75,12 +75,23 @@ func (e *overlayEnv) Close() error {
 	return errors.Join(err, e.bank.Close())
 }
 
+// openExisting is openOverlay for a command that only reads (or regroups) a bank: a data
+// directory without one is an error, not a new empty bank (a mistyped --data-dir).
+func (f *Factory) openExisting(ctx context.Context, o *overlayOptions, models bool) (*overlayEnv, error) {
+	dir := f.dataDir(o)
+	if _, err := os.Stat(filepath.Join(dir, overlay.DBFile)); errors.Is(err, os.ErrNotExist) {
+		return nil, usagef("no bank in %s (no %s): check --data-dir or $ATMA_DATA; `atma overlay add` creates one", dir, overlay.DBFile)
+	}
+	return f.openOverlay(ctx, o, models)
+}
+
 // openOverlay opens the bank and, with models, the backbone, the Sentry checkpoint and
 // the Judge (the LLM endpoint when configured, else the rule auditor).
 func (f *Factory) openOverlay(ctx context.Context, o *overlayOptions, models bool) (*overlayEnv, error) {
 	if o.User == "" && models {
 		return nil, usagef("--user is required")
 	}
+	o.User = store.NormalizeUser(o.User)
 	if models {
 		if err := o.factsOptions.validate(); err != nil {
 			return nil, err
@@ -325,7 +336,7 @@ trace id printed last works with 'atma overlay trace'.`,
 			if err := q.Validate(); err != nil {
 				return usageError{err}
 			}
-			env, err := f.openOverlay(cmd.Context(), opts, true)
+			env, err := f.openExisting(cmd.Context(), opts, true)
 			if err != nil {
 				return err
 			}
@@ -385,7 +396,7 @@ func newCmdOverlayShow(f *Factory) *cobra.Command {
 			if opts.User == "" {
 				return usagef("--user is required")
 			}
-			env, err := f.openOverlay(cmd.Context(), opts, false)
+			env, err := f.openExisting(cmd.Context(), opts, false)
 			if err != nil {
 				return err
 			}
@@ -457,7 +468,7 @@ func newCmdOverlayTrace(f *Factory) *cobra.Command {
 			if opts.User == "" {
 				return usagef("--user is required")
 			}
-			env, err := f.openOverlay(cmd.Context(), opts, false)
+			env, err := f.openExisting(cmd.Context(), opts, false)
 			if err != nil {
 				return err
 			}
@@ -498,7 +509,7 @@ changes nothing.`,
 			if opts.Facts == factsOff {
 				return usagef("reindex reads facts: --facts off leaves nothing to do")
 			}
-			env, err := f.openOverlay(cmd.Context(), opts, true)
+			env, err := f.openExisting(cmd.Context(), opts, true)
 			if err != nil {
 				return err
 			}
@@ -533,7 +544,7 @@ be read are checked after it. Exits 1 when anything is violated or damaged.`,
 		Example: "  atma overlay check\n  atma overlay check --user alice --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, err := f.openOverlay(cmd.Context(), opts, false)
+			env, err := f.openExisting(cmd.Context(), opts, false)
 			if err != nil {
 				return err
 			}

@@ -49,7 +49,7 @@ func TestOverlayServeRefusesOpenNonLoopback(t *testing.T) {
 	}
 	// With ATMA_TOKEN the address passes; the bogus provider then fails the model
 	// loading, after the check.
-	err := executeServe(t, map[string]string{"ATMA_TOKEN": "tok"}, "--addr", "0.0.0.0:0", "--data-dir", t.TempDir(), "--provider", "abacus")
+	err := executeServe(t, map[string]string{"ATMA_TOKEN": "tok-0123456789abcdef"}, "--addr", "0.0.0.0:0", "--data-dir", t.TempDir(), "--provider", "abacus")
 	if err == nil || errors.Is(err, api.ErrOpenBind) || !strings.Contains(err.Error(), "abacus") {
 		t.Errorf("with a token from the environment: %v", err)
 	}
@@ -74,7 +74,7 @@ func TestOverlayServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
-	opts := &overlayServeOptions{Addr: "127.0.0.1:0", Token: "tok"}
+	opts := &overlayServeOptions{Addr: "127.0.0.1:0", Token: "tok-0123456789abcdef"}
 	opts.DataDir = dir
 	go func() { done <- overlayServeRun(ctx, f, opts, open, func(a net.Addr) { addrc <- a }) }()
 	var base string
@@ -107,10 +107,10 @@ func TestOverlayServe(t *testing.T) {
 	if code, _ := send("GET", "/v1/tools", "", ""); code != http.StatusUnauthorized {
 		t.Errorf("tools without a token: %d", code)
 	}
-	if code, body := send("POST", "/v1/users/alice/memories", "tok", `{"memories":[{"content":"I live in Berlin."}]}`); code != http.StatusOK {
+	if code, body := send("POST", "/v1/users/alice/memories", "tok-0123456789abcdef", `{"memories":[{"content":"I live in Berlin."}]}`); code != http.StatusOK {
 		t.Fatalf("add: %d %s", code, body)
 	}
-	code, body := send("GET", "/v1/users/alice/records", "tok", "")
+	code, body := send("GET", "/v1/users/alice/records", "tok-0123456789abcdef", "")
 	var list api.ListResponse
 	if code != http.StatusOK || json.Unmarshal([]byte(body), &list) != nil || len(list.Records) != 1 || list.Records[0].Content != "I live in Berlin." {
 		t.Errorf("list: %d %s", code, body)

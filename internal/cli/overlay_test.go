@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,5 +96,20 @@ func TestOverlayCheckDamagedFile(t *testing.T) {
 	code, out, _ = run(t, "atma", env, "", "overlay", "check", "--json")
 	if code != ExitFailure || !strings.Contains(out, `"damaged-file"`) {
 		t.Errorf("check --json of a damaged bank: exit %d: %s", code, out)
+	}
+}
+
+// A read-only command on a data directory without a bank refuses, and creates nothing.
+func TestOverlayMissingBank(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "typo")
+	env := map[string]string{"ATMA_DATA": dir}
+	for _, args := range [][]string{{"overlay", "check"}, {"overlay", "show", "-u", "alice"}, {"overlay", "trace", "-u", "alice", "t1"}} {
+		code, _, errOut := run(t, "atma", env, "", args...)
+		if code != ExitUsage || !strings.Contains(errOut, "no bank in "+dir) {
+			t.Errorf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("a read-only command created %s: %v", dir, err)
 	}
 }

@@ -42,6 +42,9 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// MinTokenBytes is the shortest bearer token Config accepts.
+const MinTokenBytes = 16
+
 // Validate reports every problem with c at once.
 func (c Config) Validate() error {
 	var errs []error
@@ -59,6 +62,9 @@ func (c Config) Validate() error {
 	}
 	if strings.ContainsFunc(c.Token, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		errs = append(errs, errors.New("token has spaces or control characters"))
+	}
+	if c.Token != "" && len(c.Token) < MinTokenBytes {
+		errs = append(errs, fmt.Errorf("token is %d bytes, fewer than %d: anyone who guesses it reads every user; make one with `openssl rand -hex 32`", len(c.Token), MinTokenBytes))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("api config: %w", err)

@@ -36,6 +36,7 @@ func TestConfigValidate(t *testing.T) {
 		{"no overlay", Config{}, []string{"overlay is required"}},
 		{"negatives", Config{Overlay: ov, MaxBodyBytes: -1, MaxBatch: -1, MaxInFlight: -1}, []string{"max body bytes", "max batch", "max in flight"}},
 		{"token with space", Config{Overlay: ov, Token: "a b"}, []string{"token"}},
+		{"short token", Config{Overlay: ov, Token: "x"}, []string{"fewer than 16"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -304,6 +305,12 @@ func TestErrors(t *testing.T) {
 		{"trailing data", req{method: "POST", path: "/v1/users/alice/memories", body: mem("x") + `{}`}, 400, CodeInvalidJSON, "after its first value"},
 		{"empty body", req{method: "POST", path: "/v1/users/alice/query", body: " "}, 400, CodeInvalidJSON, "empty"},
 		{"no memories", req{method: "POST", path: "/v1/users/alice/memories", body: `{"memories": []}`}, 400, CodeInvalidInput, "memories is empty"},
+		// Decoded strictly: names match exactly, once each; strings are valid UTF-8.
+		{"name in another case", req{method: "POST", path: "/v1/users/alice/memories", body: `{"memories": [{"Content": "x"}]}`}, 400, CodeUnknownField, `"Content"`},
+		{"name given twice", req{method: "POST", path: "/v1/users/alice/query", body: `{"query": "where?", "query": "what?"}`}, 400, CodeInvalidJSON, "given twice"},
+		{"invalid UTF-8", req{method: "POST", path: "/v1/users/alice/memories", body: "{\"memories\": [{\"content\": \"caf\xe9\"}]}"}, 400, CodeInvalidJSON, "UTF-8"},
+		{"blank content", req{method: "POST", path: "/v1/users/alice/memories", body: mem(" \t ")}, 400, CodeInvalidInput, "no text"},
+		{"NUL-only content", req{method: "POST", path: "/v1/users/alice/memories", body: mem("\u0000\u0000")}, 400, CodeInvalidInput, "no text"},
 		{"empty content", req{method: "POST", path: "/v1/users/alice/memories", body: mem("")}, 400, CodeInvalidInput, "content is empty"},
 		{"oversized content", req{method: "POST", path: "/v1/users/alice/memories", body: mem(strings.Repeat("x", overlay.MaxContentBytes+1))}, 400, CodeInvalidInput, "split it"},
 		{"event time out of range", req{method: "POST", path: "/v1/users/alice/memories", body: `{"memories":[{"content":"x","event_time":"3000-01-01T00:00:00Z"}]}`}, 400, CodeInvalidInput, "1678..2261"},
@@ -678,5 +685,16 @@ func TestDamagedBank(t *testing.T) {
 	w = e.do(req{method: "POST", path: "/v1/users/alice/memories", body: string(b)})
 	if w.Code != http.StatusServiceUnavailable || errorOf(t, w).Code != CodeBankDamaged || !strings.Contains(errorOf(t, w).Message, "restore") {
 		t.Errorf("add to a damaged bank: %d %s", w.Code, w.Body.String())
+	}
+}
+
+// The two Unicode spellings of a user id in the path are one user.
+func TestUserPathNFC(t *testing.T) {
+	e := newEnv(t, nil, nil)
+	e.add("Jose\u0301", Memory{Content: "I live in Braga.", EventTime: at(1)})
+	var page struct{ Records []Record }
+	e.call(req{method: "GET", path: "/v1/users/Jos%C3%A9/records"}, http.StatusOK, &page)
+	if len(page.Records) != 1 {
+		t.Errorf("the NFC spelling does not find the NFD spelling's records: %+v", page.Records)
 	}
 }

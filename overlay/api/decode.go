@@ -1,13 +1,16 @@
 package api
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/atma-dev/atma/overlay/store"
 )
@@ -28,53 +31,62 @@ func (s *server) decodeRequest(w http.ResponseWriter, r *http.Request, v any) er
 	return decodeBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), v)
 }
 
-// decodeBody decodes exactly one JSON value from body into v, refusing unknown fields.
+// decodeBody decodes exactly one JSON value from body into v, strictly: unknown fields,
+// a name given twice, a name in another case than the field's ("Content" for
+// "content"), invalid UTF-8 and anything after the value are refused. It uses
+// go-json-experiment/json (encoding/json/v2 as proposed), whose defaults are these
+// rules; encoding/json matches names case-insensitively, keeps the last of a repeated
+// name and replaces invalid UTF-8 with U+FFFD.
 func decodeBody(body io.Reader, v any) error {
-	dec := json.NewDecoder(body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	b, err := io.ReadAll(body)
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return err
 		}
-		return &httpError{status: http.StatusBadRequest, code: CodeInvalidJSON, err: errors.New("invalid JSON: the body has data after its first value")}
+		return &httpError{status: http.StatusBadRequest, code: CodeInvalidJSON, err: fmt.Errorf("invalid JSON: read the body: %w", err)}
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return &httpError{status: http.StatusBadRequest, code: CodeInvalidJSON, err: errors.New("invalid JSON: the body is empty; send a JSON object")}
+	}
+	if err := jsonv2.Unmarshal(b, v, jsonv2.RejectUnknownMembers(true)); err != nil {
+		return jsonError(err)
 	}
 	return nil
 }
 
-// decodeStrict decodes one JSON value from b into v, refusing unknown fields.
-func decodeStrict(b []byte, v any) error { return decodeBody(strings.NewReader(string(b)), v) }
+// decodeStrict decodes one JSON value from b into v as decodeBody does.
+func decodeStrict(b []byte, v any) error { return decodeBody(bytes.NewReader(b), v) }
 
-// jsonError turns a decoding error into a 400 (or leaves a size error for the 413).
+// jsonError turns a decoding error into a 400.
 func jsonError(err error) error {
 	var (
-		mbe  *http.MaxBytesError
-		syn  *json.SyntaxError
-		typ  *json.UnmarshalTypeError
+		sem  *jsonv2.SemanticError
+		syn  *jsontext.SyntacticError
 		code = CodeInvalidJSON
 		msg  string
 	)
 	switch {
-	case errors.As(err, &mbe):
-		return err
-	case errors.Is(err, io.EOF):
-		msg = "the body is empty; send a JSON object"
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		msg = "the JSON ends too early"
-	case errors.As(err, &syn):
-		msg = fmt.Sprintf("at byte %d: %v", syn.Offset, syn)
-	case errors.As(err, &typ):
-		field := typ.Field
+	case errors.As(err, &syn) && strings.Contains(syn.Error(), "after top-level value"):
+		msg = "the body has data after its first value"
+	case errors.As(err, &sem) && errors.Is(sem.Err, jsonv2.ErrUnknownName):
+		code = CodeUnknownField
+		msg = fmt.Sprintf("unknown field %q (names are matched exactly, case included)", sem.JSONPointer.LastToken())
+	case errors.As(err, &sem):
+		field := string(sem.JSONPointer)
 		if field == "" {
 			field = "the body"
 		}
-		msg = fmt.Sprintf("%s: want %s, got JSON %s", field, typ.Type, typ.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		code = CodeUnknownField
-		msg = strings.TrimPrefix(err.Error(), "json: ")
+		msg = fmt.Sprintf("%s: want %v, got JSON %s", field, sem.GoType, sem.JSONKind)
+		if sem.Err != nil {
+			msg += ": " + sem.Err.Error()
+		}
+	case errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName):
+		msg = fmt.Sprintf("field %s is given twice", syn.JSONPointer)
+	case errors.As(err, &syn):
+		msg = fmt.Sprintf("at byte %d: %v", syn.ByteOffset, syn.Err)
 	default:
 		msg = err.Error()
 	}
@@ -83,7 +95,7 @@ func jsonError(err error) error {
 
 // userOf is the {user} of the path, validated.
 func userOf(r *http.Request) (string, error) {
-	u := r.PathValue("user")
+	u := store.NormalizeUser(r.PathValue("user"))
 	if err := store.ValidateUser(u); err != nil {
 		return "", badRequest(fmt.Errorf("user in the path: %w", err))
 	}

@@ -23,7 +23,7 @@ func (f embedFunc) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	return f(ctx, texts)
 }
 
-const testToken = "s3cret-token"
+const testToken = "s3cret-token-for-tests"
 
 // testEnv is an API over a real SQLite bank in a temporary directory.
 type testEnv struct {

@@ -15,6 +15,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
@@ -201,8 +203,15 @@ func ValidateUser(user string) error {
 	if err := validName("user", user, MaxUserLen); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
+	if !norm.NFC.IsNormalString(user) {
+		return fmt.Errorf("%w: user %q is not in Unicode NFC; normalise it (NormalizeUser), or two look-alike ids would be two users", ErrInvalid, user)
+	}
 	return nil
 }
+
+// NormalizeUser puts a user id given from outside (a path, a flag) in Unicode NFC, so
+// that "José" typed with a combining accent and with a precomposed é is one user.
+func NormalizeUser(user string) string { return norm.NFC.String(user) }
 
 func validName(what, s string, max int) error {
 	switch {
