@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/atma-dev/atma/internal/httpauth"
 )
 
 // Server defaults.
@@ -35,7 +38,13 @@ type ServerConfig struct {
 	// RequireLabels turns a completion without a label into a 400 for the whole request.
 	// By default it is scored on the label-free terms, flagged no_label and counted.
 	RequireLabels bool
-	// Logger receives a line per failed request (nil: slog.Default()).
+	// Token, when set, must come as "Authorization: Bearer <token>" with every request
+	// but GET /healthz (at least httpauth.MinTokenBytes). A server without one should
+	// listen on loopback only (httpauth.CheckBind; the reward-server command refuses
+	// otherwise).
+	Token string
+	// Logger receives a line per refused request, at most one a minute per client
+	// (nil: slog.Default()).
 	Logger *slog.Logger
 }
 
@@ -50,6 +59,9 @@ func (c ServerConfig) Validate() error {
 	}
 	if c.MaxConcurrent < 0 {
 		errs = append(errs, fmt.Errorf("max concurrent %d is negative", c.MaxConcurrent))
+	}
+	if err := httpauth.ValidateToken(c.Token); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Reward != nil {
 		if err := c.Reward.Validate(); err != nil {
@@ -79,6 +91,10 @@ type RewardServer struct {
 	metricsHandler http.Handler
 	mux            *http.ServeMux
 	started        time.Time
+	bearer         httpauth.Bearer
+	// refusals rate-limits the log of refused requests: client → last line.
+	refusalsMu sync.Mutex
+	refusals   map[string]time.Time
 }
 
 // NewRewardServer returns a reward server.
@@ -104,7 +120,8 @@ func NewRewardServer(cfg ServerConfig) (*RewardServer, error) {
 		cfg.MaxConcurrent = DefaultMaxConcurrent
 	}
 	s := &RewardServer{cfg: cfg, rewarder: rw, log: cfg.Logger, sem: make(chan struct{}, cfg.MaxConcurrent),
-		metrics: newServerMetrics(), mux: http.NewServeMux(), started: time.Now()}
+		metrics: newServerMetrics(), mux: http.NewServeMux(), started: time.Now(), bearer: httpauth.NewBearer(cfg.Token),
+		refusals: make(map[string]time.Time)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -118,11 +135,22 @@ func NewRewardServer(cfg ServerConfig) (*RewardServer, error) {
 	s.mux.HandleFunc("/verl", s.scoreHandler("verl", s.verl))
 	s.mux.HandleFunc("/healthz", s.health)
 	s.mux.HandleFunc("/metrics", s.serveMetrics)
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, r, "unknown", http.StatusNotFound, fmt.Errorf("no route %s %s: POST /reward, /trl or /verl; GET /healthz or /metrics", r.Method, r.URL.Path))
+	})
 	return s, nil
 }
 
-// ServeHTTP implements http.Handler.
-func (s *RewardServer) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// ServeHTTP implements http.Handler: every route but GET /healthz needs the token.
+func (s *RewardServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/healthz" {
+		if err := s.bearer.Check(r); err != nil {
+			s.fail(w, r, "auth", http.StatusUnauthorized, err)
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 // httpError is an error with the status to answer it with.
 type httpError struct {
@@ -149,6 +177,20 @@ func (s *RewardServer) scoreHandler(name string, serve func(body []byte) (any, [
 			writeJSON(w, code, map[string]string{"error": "use POST with a JSON body"})
 			return
 		}
+		if r.ContentLength > s.cfg.MaxBodyBytes {
+			code = http.StatusRequestEntityTooLarge
+			s.fail(w, r, name, code, fmt.Errorf("request body of %d bytes exceeds %d bytes", r.ContentLength, s.cfg.MaxBodyBytes))
+			return
+		}
+		// The concurrency limit holds before the body is read: at most MaxConcurrent
+		// bodies are in memory at once, however many clients send large ones.
+		select {
+		case s.sem <- struct{}{}:
+			defer func() { <-s.sem }()
+		case <-r.Context().Done():
+			code = 499 // the client went away while waiting; nothing to answer
+			return
+		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 		if err != nil {
 			var tooBig *http.MaxBytesError
@@ -157,14 +199,7 @@ func (s *RewardServer) scoreHandler(name string, serve func(body []byte) (any, [
 				code = http.StatusRequestEntityTooLarge
 				err = fmt.Errorf("request body exceeds %d bytes", s.cfg.MaxBodyBytes)
 			}
-			s.fail(w, name, code, err)
-			return
-		}
-		select {
-		case s.sem <- struct{}{}:
-			defer func() { <-s.sem }()
-		case <-r.Context().Done():
-			code = 499 // the client went away while waiting; nothing to answer
+			s.fail(w, r, name, code, err)
 			return
 		}
 		resp, scores, err := serve(body)
@@ -174,7 +209,7 @@ func (s *RewardServer) scoreHandler(name string, serve func(body []byte) (any, [
 			if errors.As(err, &he) {
 				code = he.code
 			}
-			s.fail(w, name, code, err)
+			s.fail(w, r, name, code, err)
 			return
 		}
 		s.metrics.scoredAll(name, scores)
@@ -182,8 +217,35 @@ func (s *RewardServer) scoreHandler(name string, serve func(body []byte) (any, [
 	}
 }
 
-func (s *RewardServer) fail(w http.ResponseWriter, endpoint string, code int, err error) {
-	s.log.Warn("grpo reward server: request refused", "endpoint", endpoint, "status", code, "err", err)
+// refusalLogEvery is how often at most a client's refused requests are logged.
+const refusalLogEvery = time.Minute
+
+// fail answers a refused request with {"error": …} and logs it, once a minute at most
+// per client (its remote host), so that a misbehaving client cannot flood the log.
+func (s *RewardServer) fail(w http.ResponseWriter, r *http.Request, endpoint string, code int, err error) {
+	client, _, splitErr := net.SplitHostPort(r.RemoteAddr)
+	if splitErr != nil {
+		client = r.RemoteAddr
+	}
+	now := time.Now()
+	s.refusalsMu.Lock()
+	last, seen := s.refusals[client]
+	logIt := !seen || now.Sub(last) >= refusalLogEvery
+	if logIt {
+		s.refusals[client] = now
+		if len(s.refusals) > 4096 {
+			for c, t := range s.refusals {
+				if now.Sub(t) >= refusalLogEvery {
+					delete(s.refusals, c)
+				}
+			}
+		}
+	}
+	s.refusalsMu.Unlock()
+	if logIt {
+		s.log.Warn("grpo reward server: request refused (further refusals of this client are not logged for a minute)",
+			"client", client, "endpoint", endpoint, "status", code, "err", err)
+	}
 	writeJSON(w, code, map[string]string{"error": err.Error()})
 }
 

@@ -2,12 +2,14 @@ package grpo
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -413,4 +415,135 @@ func FuzzDecodeVerl(f *testing.F) {
 			t.Fatalf("%d items, batch %v", len(items), batch)
 		}
 	})
+}
+
+const testRewardToken = "reward-token-0123456789"
+
+// With a token, every route but /healthz needs it; unknown routes answer JSON 404s.
+func TestServerToken(t *testing.T) {
+	_, srv := newTestServer(t, ServerConfig{Token: testRewardToken})
+	body := `{"query":["x"],"prompts":[""]}`
+	for _, tt := range []struct {
+		name, method, path, auth string
+		code                     int
+	}{
+		{"no token", "POST", "/reward", "", 401},
+		{"wrong token", "POST", "/reward", "Bearer nope-nope-nope-nope", 401},
+		{"token", "POST", "/reward", "Bearer " + testRewardToken, 200},
+		{"metrics need it", "GET", "/metrics", "", 401},
+		{"health is open", "GET", "/healthz", "", 200},
+		{"unknown route", "GET", "/nothing", "Bearer " + testRewardToken, 404},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var rd io.Reader
+			if tt.method == "POST" {
+				rd = strings.NewReader(body)
+			}
+			req, err := http.NewRequest(tt.method, srv.URL+tt.path, rd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.auth != "" {
+				req.Header.Set("Authorization", tt.auth)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tt.code {
+				t.Errorf("status %d, want %d: %s", resp.StatusCode, tt.code, b)
+			}
+			if tt.code >= 400 && !json.Valid(b) {
+				t.Errorf("error body %q is not JSON", b)
+			}
+		})
+	}
+	if _, err := NewRewardServer(ServerConfig{Token: "short"}); err == nil || !strings.Contains(err.Error(), "fewer than 16") {
+		t.Errorf("a 5-byte token: %v", err)
+	}
+}
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// A request waits for a scoring slot before its body is read, and a declared length over
+// the limit is refused unread: the slots bound the bodies held in memory.
+func TestServerReadsBodiesInTurn(t *testing.T) {
+	s, err := NewRewardServer(ServerConfig{MaxConcurrent: 1, MaxBodyBytes: 1 << 10, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first request holds the only slot: its body never ends until released.
+	pr, pw := io.Pipe()
+	first := httptest.NewRequest("POST", "/reward", pr)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.ServeHTTP(httptest.NewRecorder(), first)
+	}()
+	// Wait until it holds the slot: while a probe can take the slot, the first request
+	// has not got there yet.
+	for spins := 0; ; spins++ {
+		if spins == 1_000_000 {
+			t.Fatal("the first request never took the scoring slot: its body is read before the slot")
+		}
+		select {
+		case s.sem <- struct{}{}:
+			<-s.sem
+			runtime.Gosched()
+			continue
+		default:
+		}
+		break
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	second := &countingReader{r: strings.NewReader(`{"query":["x"],"prompts":[""]}`)}
+	req := httptest.NewRequest("POST", "/reward", second).WithContext(ctx)
+	cancel() // the client gives up while waiting for the slot
+	s.ServeHTTP(httptest.NewRecorder(), req)
+	if second.n != 0 {
+		t.Errorf("a waiting request's body was read (%d bytes) before it had a slot", second.n)
+	}
+	big := &countingReader{r: strings.NewReader(strings.Repeat("x", 4<<10))}
+	req = httptest.NewRequest("POST", "/reward", big)
+	req.ContentLength = 4 << 10
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	if w.Code != http.StatusRequestEntityTooLarge || big.n != 0 {
+		t.Errorf("declared 4 KiB over a 1 KiB limit: %d, %d bytes read", w.Code, big.n)
+	}
+	pw.CloseWithError(io.ErrUnexpectedEOF)
+	<-done
+}
+
+// A client whose requests are refused again and again gets one log line a minute.
+func TestServerRefusalLogRateLimited(t *testing.T) {
+	var logs bytes.Buffer
+	s, err := NewRewardServer(ServerConfig{Token: testRewardToken, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		s.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/reward", strings.NewReader("{}")))
+	}
+	if n := strings.Count(logs.String(), "request refused"); n != 1 {
+		t.Errorf("%d log lines for 5 refusals of one client:\n%s", n, logs.String())
+	}
+	r := httptest.NewRequest("POST", "/reward", strings.NewReader("{}"))
+	r.RemoteAddr = "198.51.100.7:4000"
+	s.ServeHTTP(httptest.NewRecorder(), r)
+	if n := strings.Count(logs.String(), "request refused"); n != 2 {
+		t.Errorf("another client's refusal is not logged: %d lines", n)
+	}
 }

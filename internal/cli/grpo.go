@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/atma-dev/atma/grpo"
+	"github.com/atma-dev/atma/internal/httpauth"
 	"github.com/atma-dev/atma/llm"
 )
 
@@ -150,6 +152,7 @@ type rewardServerOptions struct {
 	MaxBodyBytes  int64
 	MaxConcurrent int
 	RequireLabels bool
+	Token         string
 }
 
 func newCmdJudgeRewardServer(f *Factory, runF func(context.Context, *rewardServerOptions) error) *cobra.Command {
@@ -164,10 +167,13 @@ func newCmdJudgeRewardServer(f *Factory, runF func(context.Context, *rewardServe
   POST /trl       {"prompts","completions", …} → {"rewards"}, for a TRL reward function
   POST /verl      {"data_source","solution_str","ground_truth","extra_info"} → {"score", …}
   GET  /healthz, GET /metrics (Prometheus text format)
-Labels are the JSON of the audit item's gold labels (see grpo.Label). Ctrl-C stops it
-gracefully.`,
+Labels are the JSON of the audit item's gold labels (see grpo.Label). With a token (--token
+or ATMA_REWARD_TOKEN, at least 16 bytes) every route but /healthz needs
+"Authorization: Bearer <token>" (OpenRLHF: --reward.remote_rm_key); without one the
+server listens on a loopback address only. Requests wait for a scoring slot before their
+body is read. Ctrl-C stops it gracefully.`,
 		Example: `  judge reward-server --addr 127.0.0.1:8089
-  judge reward-server --addr 0.0.0.0:8089 --reward-config reward.json --require-labels`,
+  ATMA_REWARD_TOKEN=$(openssl rand -hex 32) judge reward-server --addr 0.0.0.0:8089 --reward-config reward.json --require-labels`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -177,7 +183,8 @@ gracefully.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Addr, "addr", "127.0.0.1:8089", "address to listen on")
+	fl.StringVar(&opts.Addr, "addr", "127.0.0.1:8089", "address to listen on (a non-loopback one needs a token)")
+	fl.StringVar(&opts.Token, "token", "", "bearer token every request but GET /healthz must carry (env ATMA_REWARD_TOKEN)")
 	fl.StringVar(&opts.RewardConfig, "reward-config", "", "reward values and weights (JSON; default: the built-in reward.json)")
 	fl.Int64Var(&opts.MaxBodyBytes, "max-body-bytes", 0, "largest request body (0: the default)")
 	fl.IntVar(&opts.MaxConcurrent, "max-concurrent", 0, "requests scored at once (0: the default)")
@@ -186,7 +193,11 @@ gracefully.`,
 }
 
 func rewardServerRun(ctx context.Context, f *Factory, opts *rewardServerOptions) error {
-	cfg := grpo.ServerConfig{MaxBodyBytes: opts.MaxBodyBytes, MaxConcurrent: opts.MaxConcurrent, RequireLabels: opts.RequireLabels, Logger: f.Logger}
+	token := cmp.Or(opts.Token, f.env("ATMA_REWARD_TOKEN"))
+	if err := httpauth.CheckBind(opts.Addr, token); err != nil {
+		return usageError{fmt.Errorf("%w (--token or ATMA_REWARD_TOKEN)", err)}
+	}
+	cfg := grpo.ServerConfig{MaxBodyBytes: opts.MaxBodyBytes, MaxConcurrent: opts.MaxConcurrent, RequireLabels: opts.RequireLabels, Token: token, Logger: f.Logger}
 	if opts.RewardConfig != "" {
 		file, err := os.Open(opts.RewardConfig)
 		if err != nil {
@@ -201,11 +212,15 @@ func rewardServerRun(ctx context.Context, f *Factory, opts *rewardServerOptions)
 	}
 	h, err := grpo.NewRewardServer(cfg)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return err
+	}
+	if err := httpauth.CheckBound(ln.Addr(), token); err != nil {
+		ln.Close()
+		return usagef("%s: %v (--token or ATMA_REWARD_TOKEN)", opts.Addr, err)
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 5 * time.Minute, WriteTimeout: 5 * time.Minute, IdleTimeout: 2 * time.Minute}
 	f.Logger.Info("reward server listening", "addr", ln.Addr().String())

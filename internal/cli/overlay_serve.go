@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/atma-dev/atma/internal/httpauth"
 	"github.com/atma-dev/atma/overlay/api"
 )
 
@@ -100,9 +101,9 @@ func overlayServeRun(ctx context.Context, f *Factory, opts *overlayServeOptions,
 		return err
 	}
 	// A host name that passed the check must still have bound to loopback.
-	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && opts.Token == "" && !tcp.IP.IsLoopback() {
+	if err := httpauth.CheckBound(ln.Addr(), opts.Token); err != nil {
 		ln.Close()
-		return usagef("%s bound to %s, which is not a loopback address; set a token (--token or ATMA_TOKEN)", opts.Addr, tcp.IP)
+		return usagef("%s: %v (--token or ATMA_TOKEN)", opts.Addr, err)
 	}
 	// Ingests through an LLM judge can take minutes for a large batch.
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 2 * time.Minute, WriteTimeout: 15 * time.Minute, IdleTimeout: 2 * time.Minute}

@@ -1,15 +1,13 @@
 package api
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
+	"github.com/atma-dev/atma/internal/httpauth"
 	"github.com/atma-dev/atma/overlay"
 )
 
@@ -42,9 +40,6 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// MinTokenBytes is the shortest bearer token Config accepts.
-const MinTokenBytes = 16
-
 // Validate reports every problem with c at once.
 func (c Config) Validate() error {
 	var errs []error
@@ -60,11 +55,8 @@ func (c Config) Validate() error {
 	if c.MaxInFlight < 0 {
 		errs = append(errs, fmt.Errorf("max in flight %d is negative", c.MaxInFlight))
 	}
-	if strings.ContainsFunc(c.Token, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-		errs = append(errs, errors.New("token has spaces or control characters"))
-	}
-	if c.Token != "" && len(c.Token) < MinTokenBytes {
-		errs = append(errs, fmt.Errorf("token is %d bytes, fewer than %d: anyone who guesses it reads every user; make one with `openssl rand -hex 32`", len(c.Token), MinTokenBytes))
+	if err := httpauth.ValidateToken(c.Token); err != nil {
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("api config: %w", err)
@@ -77,7 +69,7 @@ func (c Config) Validate() error {
 type server struct {
 	ov       *overlay.Overlay
 	cfg      Config
-	token    [32]byte // sha256 of the token, compared in constant time
+	bearer   httpauth.Bearer
 	mux      *http.ServeMux
 	metrics  *metrics
 	inflight chan struct{}
@@ -131,9 +123,7 @@ func New(cfg Config) (http.Handler, error) {
 		ov: cfg.Overlay, cfg: cfg, mux: http.NewServeMux(), metrics: newMetrics(),
 		inflight: make(chan struct{}, cfg.MaxInFlight), log: cfg.Logger, started: time.Now(),
 	}
-	if cfg.Token != "" {
-		s.token = sha256.Sum256([]byte(cfg.Token))
-	}
+	s.bearer = httpauth.NewBearer(cfg.Token)
 	for _, rt := range routes {
 		s.mux.Handle(rt.Method+" "+rt.Path, s.wrap(rt))
 	}
@@ -193,20 +183,11 @@ func (s *server) wrap(rt route) http.Handler {
 	})
 }
 
-// authorize checks the bearer token in constant time (of the token's hash, so its
-// length does not leak either).
+// authorize checks the bearer token (httpauth.Bearer: constant time, of the token's hash,
+// so its length does not leak either).
 func (s *server) authorize(r *http.Request) error {
-	if s.cfg.Token == "" {
-		return nil
-	}
-	h := r.Header.Get("Authorization")
-	scheme, tok, ok := strings.Cut(h, " ")
-	if h == "" || !ok || !strings.EqualFold(scheme, "Bearer") {
-		return &httpError{status: http.StatusUnauthorized, code: CodeUnauthorized, err: errors.New(`missing bearer token: send "Authorization: Bearer <token>"`)}
-	}
-	got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
-	if subtle.ConstantTimeCompare(got[:], s.token[:]) != 1 {
-		return &httpError{status: http.StatusUnauthorized, code: CodeUnauthorized, err: errors.New("wrong bearer token")}
+	if err := s.bearer.Check(r); err != nil {
+		return &httpError{status: http.StatusUnauthorized, code: CodeUnauthorized, err: err}
 	}
 	return nil
 }
