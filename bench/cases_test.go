@@ -486,3 +486,18 @@ func TestRunCasesAuditor(t *testing.T) {
 		t.Errorf("%d audits saw the gate's scores, want every pair's", scored)
 	}
 }
+
+func TestPairScores(t *testing.T) {
+	if got := wordJaccard("I live in Porto", "i LIVE in Lisbon"); math.Abs(got-3.0/5) > 1e-12 {
+		t.Errorf("wordJaccard = %v, want 0.6", got)
+	}
+	if got := wordJaccard("", ""); got != 0 {
+		t.Errorf("wordJaccard of nothing = %v", got)
+	}
+	if got := cosine([]float32{1, 0}, []float32{1, 1}); math.Abs(got-1/math.Sqrt2) > 1e-9 {
+		t.Errorf("cosine = %v", got)
+	}
+	if got := cosine([]float32{0, 0}, []float32{1, 1}); got != 0 {
+		t.Errorf("cosine with a zero vector = %v", got)
+	}
+}

@@ -55,6 +55,13 @@ type CasesSentry struct {
 	SameSlotAUC *float64 `json:"same_slot_auc"`
 	// ConflictAUC: gap = a − b separates conflicting from consistent same-slot pairs.
 	ConflictAUC *float64 `json:"conflict_auc"`
+	// The same separation by other scores, to tell what the logic head adds: 1 − b
+	// alone (LogicAUC), 1 − the backbone's own cosine of the two texts, without heads
+	// (BackboneAUC), and 1 − the word overlap of the two texts (LexicalAUC, Jaccard of
+	// their lower-cased words).
+	LogicAUC    *float64 `json:"logic_auc"`
+	BackboneAUC *float64 `json:"backbone_auc"`
+	LexicalAUC  *float64 `json:"lexical_auc"`
 	// Recall: conflicting pairs routed to the Judge; Routing: all pairs routed;
 	// UnrelatedRouted: pairs of different slots routed (false alarms).
 	Recall          Rate `json:"recall"`
@@ -450,7 +457,7 @@ func scoreCasePairs(ctx context.Context, c *Corpus, pairs []CasePair, env Env, r
 		proj := env.Heads.ProjectAll(vecs)
 		gate := sentry.NewGate(env.Thresholds)
 		cs := &CasesSentry{Thresholds: env.Thresholds}
-		var a, gap []float64
+		var a, gap, notB, notCos, notOverlap []float64
 		var same, conflict []bool
 		for i, p := range pairs {
 			d := gate.Score(proj[2*i+1], proj[2*i])
@@ -459,6 +466,9 @@ func scoreCasePairs(ctx context.Context, c *Corpus, pairs []CasePair, env Env, r
 			same = append(same, p.SameSlot)
 			if p.SameSlot {
 				gap = append(gap, d.Gap)
+				notB = append(notB, 1-d.B)
+				notCos = append(notCos, 1-cosine(vecs[2*i], vecs[2*i+1]))
+				notOverlap = append(notOverlap, 1-wordJaccard(p.OldText, p.NewText))
 				conflict = append(conflict, p.Gold.Status == judge.StatusConflict)
 			}
 			cs.Routing.Add(d.Route)
@@ -471,6 +481,7 @@ func scoreCasePairs(ctx context.Context, c *Corpus, pairs []CasePair, env Env, r
 		}
 		cs.SameSlotAUC = auc(a, same)
 		cs.ConflictAUC = auc(gap, conflict)
+		cs.LogicAUC, cs.BackboneAUC, cs.LexicalAUC = auc(notB, conflict), auc(notCos, conflict), auc(notOverlap, conflict)
 		rep.Sentry = cs
 	}
 	aud := env.Auditor
@@ -617,8 +628,10 @@ func WriteCasesTables(w io.Writer, r *CasesReport) {
 	fmt.Fprintf(w, "By probe kind (probes in brackets):\n\n")
 	k.write(w)
 	if s := r.Sentry; s != nil {
-		fmt.Fprintf(w, "Sentry on %d pairs (τ_top %.2f, τ_log %.2f, τ_gap %.2f): same-slot AUC %s, conflict-vs-consistent AUC (gap) %s, conflict recall %s, routed %s of all pairs, %s of other-slot pairs.\n\n",
+		fmt.Fprintf(w, "Sentry on %d pairs (τ_top %.2f, τ_log %.2f, τ_gap %.2f): same-slot AUC %s, conflict-vs-consistent AUC (gap) %s, conflict recall %s, routed %s of all pairs, %s of other-slot pairs.\n",
 			r.Pairs, s.Thresholds.Top, s.Thresholds.Log, s.Thresholds.Gap, optFloat(s.SameSlotAUC), optFloat(s.ConflictAUC), s.Recall, s.Routing, s.UnrelatedRouted)
+		fmt.Fprintf(w, "Conflict vs consistent among same-slot pairs, AUC by score: gap %s, 1 − b (logic head) %s, 1 − backbone cosine (no heads) %s, 1 − word overlap %s.\n\n",
+			optFloat(s.ConflictAUC), optFloat(s.LogicAUC), optFloat(s.BackboneAUC), optFloat(s.LexicalAUC))
 	} else {
 		fmt.Fprintf(w, "Sentry: no checkpoint, not scored.\n\n")
 	}
@@ -648,4 +661,40 @@ func PlotCases(path string, r *CasesReport) error {
 		series = append(series, bars{s.Name, []float64{o.Bank.Value(), o.StateFirst.Value(), o.GoldInPacket.Value(), o.StaleLeakage.Value()}})
 	}
 	return barChart(path, fmt.Sprintf("State-change corpus, %s split (%d probes; leakage: lower is better)", r.Split, r.Probes), "rate", labels, series)
+}
+
+// cosine is the cosine similarity of two vectors (0 when either is zero).
+func cosine(a, b []float32) float64 {
+	var ab, aa, bb float64
+	for i := range min(len(a), len(b)) {
+		ab += float64(a[i]) * float64(b[i])
+		aa += float64(a[i]) * float64(a[i])
+		bb += float64(b[i]) * float64(b[i])
+	}
+	if aa == 0 || bb == 0 {
+		return 0
+	}
+	return ab / math.Sqrt(aa*bb)
+}
+
+// wordJaccard is the Jaccard overlap of two texts' lower-cased words.
+func wordJaccard(a, b string) float64 {
+	wa, wb := map[string]bool{}, map[string]bool{}
+	for _, w := range words(a) {
+		wa[w] = true
+	}
+	for _, w := range words(b) {
+		wb[w] = true
+	}
+	inter := 0
+	for w := range wa {
+		if wb[w] {
+			inter++
+		}
+	}
+	union := len(wa) + len(wb) - inter
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
 }
