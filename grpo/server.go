@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ const (
 	DefaultMaxBodyBytes  = 64 << 20
 	DefaultMaxItems      = 65536
 	DefaultMaxConcurrent = 4
+	DefaultBodyTimeout   = 60 * time.Second
 )
 
 // ServerConfig configures a RewardServer. The zero value means the defaults.
@@ -38,6 +40,10 @@ type ServerConfig struct {
 	// RequireLabels turns a completion without a label into a 400 for the whole request.
 	// By default it is scored on the label-free terms, flagged no_label and counted.
 	RequireLabels bool
+	// BodyTimeout bounds the time a body may take to arrive once its request has a
+	// scoring slot (0: DefaultBodyTimeout): a deadline a client trickling bytes cannot
+	// stretch. A later body gets 408.
+	BodyTimeout time.Duration
 	// Token, when set, must come as "Authorization: Bearer <token>" with every request
 	// but GET /healthz (at least httpauth.MinTokenBytes). A server without one should
 	// listen on loopback only (httpauth.CheckBind; the reward-server command refuses
@@ -56,6 +62,9 @@ func (c ServerConfig) Validate() error {
 	}
 	if c.MaxItems < 0 {
 		errs = append(errs, fmt.Errorf("max items %d is negative", c.MaxItems))
+	}
+	if c.BodyTimeout < 0 {
+		errs = append(errs, fmt.Errorf("body timeout %v is negative", c.BodyTimeout))
 	}
 	if c.MaxConcurrent < 0 {
 		errs = append(errs, fmt.Errorf("max concurrent %d is negative", c.MaxConcurrent))
@@ -118,6 +127,9 @@ func NewRewardServer(cfg ServerConfig) (*RewardServer, error) {
 	}
 	if cfg.MaxConcurrent == 0 {
 		cfg.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if cfg.BodyTimeout == 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
 	}
 	s := &RewardServer{cfg: cfg, rewarder: rw, log: cfg.Logger, sem: make(chan struct{}, cfg.MaxConcurrent),
 		metrics: newServerMetrics(), mux: http.NewServeMux(), started: time.Now(), bearer: httpauth.NewBearer(cfg.Token),
@@ -191,13 +203,18 @@ func (s *RewardServer) scoreHandler(name string, serve func(body []byte) (any, [
 			code = 499 // the client went away while waiting; nothing to answer
 			return
 		}
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout)) // none on a test recorder
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			code = http.StatusBadRequest
-			if errors.As(err, &tooBig) {
+			switch {
+			case errors.As(err, &tooBig):
 				code = http.StatusRequestEntityTooLarge
 				err = fmt.Errorf("request body exceeds %d bytes", s.cfg.MaxBodyBytes)
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				code = http.StatusRequestTimeout
+				err = fmt.Errorf("the body did not arrive within %v; send it whole, at once", s.cfg.BodyTimeout)
 			}
 			s.fail(w, r, name, code, err)
 			return

@@ -1,18 +1,21 @@
 package grpo
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/atma-dev/atma/judge"
 )
@@ -545,5 +548,30 @@ func TestServerRefusalLogRateLimited(t *testing.T) {
 	s.ServeHTTP(httptest.NewRecorder(), r)
 	if n := strings.Count(logs.String(), "request refused"); n != 2 {
 		t.Errorf("another client's refusal is not logged: %d lines", n)
+	}
+}
+
+// A body that stops half-way gets 408 at the body deadline, and frees its scoring slot.
+func TestServerSlowBody(t *testing.T) {
+	_, srv := newTestServer(t, ServerConfig{BodyTimeout: 200 * time.Millisecond, MaxConcurrent: 1})
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprint(conn, "POST /reward HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"query\": [")
+	if err := conn.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil { // a bound, not the measure
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer to a partial body: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("partial body: %d", resp.StatusCode)
+	}
+	if code, body := post(t, srv.URL+"/reward", `{"query":["x"],"prompts":[""]}`); code != http.StatusOK {
+		t.Errorf("the slot was not freed: %d %s", code, body)
 	}
 }

@@ -21,6 +21,8 @@ const (
 	// DefaultMaxInFlight is the most API requests served at once; more are refused
 	// with 503 and Retry-After.
 	DefaultMaxInFlight = 64
+	// DefaultBodyTimeout is Config.BodyTimeout's default.
+	DefaultBodyTimeout = 15 * time.Second
 )
 
 // Config configures the API handler. Overlay is required; zero fields mean defaults.
@@ -36,6 +38,11 @@ type Config struct {
 	MaxBatch int
 	// MaxInFlight bounds the requests served at once (0: DefaultMaxInFlight).
 	MaxInFlight int
+	// BodyTimeout bounds the time a request's body may take to arrive, from when the
+	// request is taken up (0: DefaultBodyTimeout): a deadline, so a client that sends a
+	// byte now and then cannot stretch it and hold an in-flight slot. A body later than
+	// that gets 408.
+	BodyTimeout time.Duration
 	// Logger receives server errors (nil: slog.Default()).
 	Logger *slog.Logger
 }
@@ -51,6 +58,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxBatch < 0 {
 		errs = append(errs, fmt.Errorf("max batch %d is negative", c.MaxBatch))
+	}
+	if c.BodyTimeout < 0 {
+		errs = append(errs, fmt.Errorf("body timeout %v is negative", c.BodyTimeout))
 	}
 	if c.MaxInFlight < 0 {
 		errs = append(errs, fmt.Errorf("max in flight %d is negative", c.MaxInFlight))
@@ -112,6 +122,9 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	if cfg.MaxBatch == 0 {
 		cfg.MaxBatch = DefaultMaxBatch
+	}
+	if cfg.BodyTimeout == 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
 	}
 	if cfg.MaxInFlight == 0 {
 		cfg.MaxInFlight = DefaultMaxInFlight
@@ -176,6 +189,10 @@ func (s *server) wrap(rt route) http.Handler {
 			}
 			s.metrics.inflight(1)
 			defer s.metrics.inflight(-1)
+		}
+		if r.ContentLength != 0 {
+			// Best effort: a recorder in tests has no connection to set it on.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 		}
 		if err := rt.serve(s, sw, r); err != nil {
 			s.writeError(sw, r, err)

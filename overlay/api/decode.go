@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -43,6 +44,9 @@ func decodeBody(body io.Reader, v any) error {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return err
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return &httpError{status: http.StatusRequestTimeout, code: CodeBodyTimeout, err: errors.New("the body did not arrive in time; send it whole, at once")}
 		}
 		return &httpError{status: http.StatusBadRequest, code: CodeInvalidJSON, err: fmt.Errorf("invalid JSON: read the body: %w", err)}
 	}

@@ -20,6 +20,7 @@ const (
 	CodeUnknownUser          = "unknown_user"           // 404: the user has no records
 	CodeMethodNotAllowed     = "method_not_allowed"     // 405
 	CodeConflict             = "conflict"               // 409: the commit would break a bank invariant
+	CodeBodyTimeout          = "body_timeout"           // 408: the body did not arrive within Config.BodyTimeout
 	CodeBodyTooLarge         = "body_too_large"         // 413
 	CodeUnsupportedMediaType = "unsupported_media_type" // 415: the body is not application/json
 	CodeInternal             = "internal"               // 500
