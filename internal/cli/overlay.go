@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -232,14 +233,10 @@ arguments, else from --file or standard input, one per line.`,
 				return err
 			}
 			defer env.Close()
-			traces, err := env.ov.Add(cmd.Context(), opts.User, inputs)
+			traces, err := addInChunks(cmd.Context(), f, env.ov, opts, inputs)
 			if opts.JSON {
 				if jerr := json.NewEncoder(f.IO.Out).Encode(traces); jerr != nil {
 					return errors.Join(err, jerr)
-				}
-			} else {
-				for _, tr := range traces {
-					writeIngest(f.IO.Out, tr)
 				}
 			}
 			if errors.Is(err, overlay.ErrInvalidInput) {
@@ -252,6 +249,50 @@ arguments, else from --file or standard input, one per line.`,
 	cmd.Flags().StringVarP(&file, "file", "f", "", "memories, one per line (- for standard input)")
 	cmd.Flags().StringVar(&at, "at", "", "when the memories were said (RFC 3339; default: now)")
 	return cmd
+}
+
+// addChunk is how many memories `overlay add` commits per call: the traces of each
+// chunk are printed as it commits, and an interrupted add has committed whole chunks
+// and the memories of the current one before the interruption.
+const addChunk = 32
+
+// addInChunks checks every input, then adds them chunk by chunk, printing each committed
+// memory (unless JSON is asked for) and, for more than one chunk, a progress bar on the
+// error stream. When the context ends (Ctrl-C) or a commit fails, it says how many were
+// committed: the first ones, in order, a prefix of the input.
+func addInChunks(ctx context.Context, f *Factory, ov *overlay.Overlay, opts *overlayOptions, inputs []overlay.Input) ([]overlay.IngestTrace, error) {
+	// Every input is checked before the first chunk: a bad line commits nothing.
+	for i, in := range inputs {
+		if err := in.Validate(); err != nil {
+			return nil, fmt.Errorf("memory %d of %d: %w; nothing was committed", i+1, len(inputs), err)
+		}
+	}
+	var bar *progressbar.ProgressBar
+	if len(inputs) > addChunk {
+		bar = progressbar.NewOptions(len(inputs), progressbar.OptionSetWriter(f.IO.ErrOut), progressbar.OptionSetDescription("adding"),
+			progressbar.OptionShowCount(), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionOnCompletion(func() { fmt.Fprintln(f.IO.ErrOut) }))
+	}
+	var all []overlay.IngestTrace
+	for start := 0; start < len(inputs); start += addChunk {
+		chunk := inputs[start:min(start+addChunk, len(inputs))]
+		trs, err := ov.Add(ctx, opts.User, chunk)
+		all = append(all, trs...)
+		if !opts.JSON {
+			for _, tr := range trs {
+				writeIngest(f.IO.Out, tr)
+			}
+		}
+		if bar != nil {
+			_ = bar.Add(len(trs))
+		}
+		if err != nil {
+			if len(inputs) > 1 {
+				fmt.Fprintf(f.IO.ErrOut, "\n%d of %d memories committed (the first %d, in order); the rest were not: fix or rerun them\n", len(all), len(inputs), len(all))
+			}
+			return all, err
+		}
+	}
+	return all, nil
 }
 
 func writeIngest(w io.Writer, tr overlay.IngestTrace) {

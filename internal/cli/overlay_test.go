@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,5 +112,30 @@ func TestOverlayMissingBank(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("a read-only command created %s: %v", dir, err)
+	}
+}
+
+// `overlay add` from a file checks every line first (a bad one commits nothing and is
+// named), then commits chunk by chunk, printing each memory as its chunk commits.
+func TestOverlayAddFile(t *testing.T) {
+	env := map[string]string{"ATMA_CACHE": testTinyCache(t), "ATMA_DATA": t.TempDir()}
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf("note %d: the tram to the old town was late again.", i))
+	}
+	common := []string{"overlay", "add", "-u", "alice", "--backbone", "test-tiny", "--gate-off", "-f", "-"}
+	code, _, errOut := run(t, "atma", env, strings.Join(append(slices.Clone(lines), "bad \xff line"), "\n"), common...)
+	if code != ExitUsage || !strings.Contains(errOut, "memory 41 of 41") || !strings.Contains(errOut, "nothing was committed") {
+		t.Fatalf("add with a bad line: exit %d: %s", code, errOut)
+	}
+	if code, out, _ := run(t, "atma", env, "", "overlay", "show", "-u", "alice", "--json"); code != 0 || strings.Contains(out, `"Source":"cli"`) {
+		t.Errorf("a refused file left records: exit %d: %.200s", code, out)
+	}
+	code, out, errOut := run(t, "atma", env, strings.Join(lines, "\n"), common...)
+	if code != 0 || strings.Count(out, "+ ") != 40 {
+		t.Fatalf("add: exit %d, %d memories printed: %s", code, strings.Count(out, "+ "), errOut)
+	}
+	if code, out, _ := run(t, "atma", env, "", "overlay", "show", "-u", "alice", "--json"); code != 0 || strings.Count(out, `"Source":"cli"`) != 40 {
+		t.Errorf("show: exit %d, %d records", code, strings.Count(out, `"Source":"cli"`))
 	}
 }
