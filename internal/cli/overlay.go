@@ -185,7 +185,7 @@ func newCmdOverlay(f *Factory) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdOverlayAdd(f), newCmdOverlayQuery(f), newCmdOverlayShow(f), newCmdOverlayTrace(f), newCmdOverlayCheck(f), newCmdOverlayReindex(f), newCmdOverlayServe(f))
+	cmd.AddCommand(newCmdOverlayAdd(f), newCmdOverlayQuery(f), newCmdOverlayShow(f), newCmdOverlayTrace(f), newCmdOverlayCheck(f), newCmdOverlayReindex(f), newCmdOverlayServe(f), newCmdOverlayKeys(f))
 	return cmd
 }
 
@@ -601,15 +601,6 @@ be read are checked after it. Exits 1 when anything is violated or damaged.`,
 				}
 				fmt.Fprintln(f.IO.Out, "  writes are refused; restore atma.db from a backup. The invariants of what can still be read follow.")
 			}
-			users := []string{opts.User}
-			if opts.User == "" {
-				if users, err = env.ov.Users(cmd.Context()); err != nil {
-					if len(damage) > 0 {
-						return fmt.Errorf("the bank file is damaged (%d problems) and its users cannot be listed: %w", len(damage), err)
-					}
-					return err
-				}
-			}
 			type result struct {
 				User       string            `json:"user"`
 				Violations []store.Violation `json:"violations"`
@@ -623,9 +614,24 @@ be read are checked after it. Exits 1 when anything is violated or damaged.`,
 				}
 				results = append(results, r)
 			}
+			users := []string{opts.User}
+			if opts.User == "" {
+				if users, err = env.ov.Users(cmd.Context()); err != nil {
+					if len(damage) > 0 {
+						if opts.JSON {
+							_ = json.NewEncoder(f.IO.Out).Encode(results)
+						}
+						return fmt.Errorf("the bank file is damaged (%d problems) and its users cannot be listed: %w", len(damage), err)
+					}
+					return err
+				}
+			}
 			for _, u := range users {
 				v, err := env.ov.Check(cmd.Context(), u)
-				if err != nil {
+				if err != nil && len(damage) > 0 {
+					// The damage keeps this user's records from being read: say so, go on.
+					v = []store.Violation{{Kind: store.KindDamagedFile, User: u, Detail: err.Error()}}
+				} else if err != nil {
 					return err
 				}
 				bad += len(v)

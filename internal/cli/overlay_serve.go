@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/atma-dev/atma/internal/httpauth"
+	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/api"
+	"github.com/atma-dev/atma/overlay/apikey"
 )
 
 // overlayServeOptions are the flags of `atma overlay serve`.
@@ -55,8 +59,8 @@ Ctrl-C stops it gracefully.`,
 			if opts.Token == "" {
 				opts.Token = f.env("ATMA_TOKEN")
 			}
-			if err := api.CheckBind(opts.Addr, opts.Token); err != nil {
-				return usageError{err}
+			if err := f.checkServeBind(cmd.Context(), opts); err != nil {
+				return err
 			}
 			open := func(ctx context.Context) (*overlayEnv, error) {
 				o := opts.overlayOptions
@@ -84,15 +88,19 @@ Ctrl-C stops it gracefully.`,
 // overlayServeRun opens the overlay with open, listens on opts.Addr and serves until ctx
 // ends. ready, when set, gets the address listened on.
 func overlayServeRun(ctx context.Context, f *Factory, opts *overlayServeOptions, open func(context.Context) (*overlayEnv, error), ready func(net.Addr)) error {
-	if err := api.CheckBind(opts.Addr, opts.Token); err != nil {
-		return usageError{err}
-	}
 	env, err := open(ctx)
 	if err != nil {
 		return err
 	}
 	defer env.Close()
-	h, err := api.New(api.Config{Overlay: env.ov, Token: opts.Token, MaxBodyBytes: opts.MaxBodyBytes, MaxInFlight: opts.MaxInFlight, Logger: f.Logger})
+	bind, err := serveAuth(ctx, opts.Token, env.bank.Keys)
+	if err != nil {
+		return err
+	}
+	if err := api.CheckBind(opts.Addr, bind); err != nil {
+		return usageError{err}
+	}
+	h, err := api.New(api.Config{Overlay: env.ov, Token: opts.Token, Keys: env.bank.Keys, MaxBodyBytes: opts.MaxBodyBytes, MaxInFlight: opts.MaxInFlight, Logger: f.Logger})
 	if err != nil {
 		return usageError{err}
 	}
@@ -101,19 +109,68 @@ func overlayServeRun(ctx context.Context, f *Factory, opts *overlayServeOptions,
 		return err
 	}
 	// A host name that passed the check must still have bound to loopback.
-	if err := httpauth.CheckBound(ln.Addr(), opts.Token); err != nil {
+	if err := httpauth.CheckBound(ln.Addr(), bind); err != nil {
 		ln.Close()
 		return usagef("%s: %v (--token or ATMA_TOKEN)", opts.Addr, err)
 	}
 	// Ingests through an LLM judge can take minutes for a large batch.
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 2 * time.Minute, WriteTimeout: 15 * time.Minute, IdleTimeout: 2 * time.Minute}
-	auth := "bearer token"
-	if opts.Token == "" {
-		auth = "no token (loopback only)"
+	auth := map[string]string{"": "no token (loopback only)", opts.Token: "bearer token", keysBind: "API keys"}[bind]
+	if opts.Token != "" && bind == opts.Token {
+		if active, _ := env.bank.Keys.Active(ctx); active {
+			auth = "bearer token and API keys"
+		}
 	}
 	f.Logger.Info("overlay API listening", "addr", ln.Addr().String(), "auth", auth, "data", f.dataDir(&opts.overlayOptions))
 	if ready != nil {
 		ready(ln.Addr())
 	}
 	return serveUntilDone(ctx, srv, ln)
+}
+
+// keysBind stands for "authenticated by API keys" where the bind rule wants a token.
+const keysBind = "(api keys)"
+
+// serveAuth is what authenticates the server for the bind rule: the token, else the
+// bank's active API keys (keysBind), else nothing ("").
+func serveAuth(ctx context.Context, token string, keys *apikey.Store) (string, error) {
+	if token != "" {
+		return token, nil
+	}
+	active, err := keys.Active(ctx)
+	if err != nil {
+		return "", err
+	}
+	if active {
+		return keysBind, nil
+	}
+	return "", nil
+}
+
+// checkServeBind refuses, before any model loads, to serve without authentication on an
+// address other machines reach: the bank's API keys count (it opens the bank to look).
+func (f *Factory) checkServeBind(ctx context.Context, opts *overlayServeOptions) error {
+	if opts.Token != "" {
+		return nil
+	}
+	dir := f.dataDir(&opts.overlayOptions)
+	if _, err := os.Stat(filepath.Join(dir, overlay.DBFile)); err != nil {
+		if err := api.CheckBind(opts.Addr, ""); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+	bank, err := overlay.OpenBank(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer bank.Close()
+	bind, err := serveAuth(ctx, "", bank.Keys)
+	if err != nil {
+		return err
+	}
+	if err := api.CheckBind(opts.Addr, bind); err != nil {
+		return usageError{fmt.Errorf("%w; or create API keys with `atma overlay keys create`", err)}
+	}
+	return nil
 }

@@ -139,3 +139,27 @@ func TestOverlayAddFile(t *testing.T) {
 		t.Errorf("show: exit %d, %d records", code, strings.Count(out, `"Source":"cli"`))
 	}
 }
+
+func TestOverlayKeysCommands(t *testing.T) {
+	env := map[string]string{"ATMA_DATA": t.TempDir()}
+	code, out, errOut := run(t, "atma", env, "", "overlay", "keys", "create", "--tenant", "acme", "--users", "alice", "--scopes", "read", "--json")
+	var k struct {
+		ID, Tenant, Token string
+		Users             []string
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &k) != nil || k.Tenant != "acme" || !strings.HasPrefix(k.Token, "atma_") || len(k.Users) != 1 {
+		t.Fatalf("create: exit %d: %s %s", code, out, errOut)
+	}
+	if code, out, _ := run(t, "atma", env, "", "overlay", "keys", "list"); code != 0 || !strings.Contains(out, k.ID) || strings.Contains(out, k.Token) {
+		t.Errorf("list: exit %d: %s", code, out)
+	}
+	if code, _, _ := run(t, "atma", env, "", "overlay", "keys", "revoke", k.ID); code != 0 {
+		t.Errorf("revoke: exit %d", code)
+	}
+	if code, _, errOut := run(t, "atma", env, "", "overlay", "keys", "revoke", "nope"); code != ExitUsage || !strings.Contains(errOut, "keys list") {
+		t.Errorf("revoke unknown: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := run(t, "atma", env, "", "overlay", "keys", "create", "--tenant", "acme", "--scopes", "root"); code != ExitUsage || !strings.Contains(errOut, `scope "root"`) {
+		t.Errorf("bad scope: exit %d: %s", code, errOut)
+	}
+}

@@ -1,14 +1,17 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/atma-dev/atma/internal/httpauth"
 	"github.com/atma-dev/atma/overlay"
+	"github.com/atma-dev/atma/overlay/apikey"
 )
 
 // Defaults and limits.
@@ -29,9 +32,17 @@ const (
 type Config struct {
 	Overlay *overlay.Overlay
 	// Token, when set, must come with every request but GET /healthz and GET
-	// /openapi.json as "Authorization: Bearer <token>". Without one the API is open:
-	// serve it on a loopback address only (see CheckBind).
+	// /openapi.json as "Authorization: Bearer <token>". Without one (and without Keys)
+	// the API is open: serve it on a loopback address only (see CheckBind). The token
+	// reaches every user by the bank's own ids: it suits a single-user setup or a
+	// trusted proxy.
 	Token string
+	// Keys, when set, authenticates "Authorization: Bearer atma_…" tokens: a key reaches
+	// only its tenant's users (a request's {user} u is the bank's user "<tenant>/u"),
+	// only the users it is bound to when it names some, and only what its scopes allow
+	// (read, write, admin: route by route). Once the bank has an active key, a request
+	// needs a key (or Token). See package apikey.
+	Keys *apikey.Store
 	// MaxBodyBytes bounds a request body (0: DefaultMaxBodyBytes); larger bodies get 413.
 	MaxBodyBytes int64
 	// MaxBatch bounds the memories of one add request (0: DefaultMaxBatch).
@@ -93,23 +104,26 @@ type route struct {
 	// Open routes need no token and do not count against the in-flight limit.
 	Open  bool
 	serve func(s *server, w http.ResponseWriter, r *http.Request) error
+	// Scope is what an API key needs for the route (Config.Keys); the tools call checks
+	// each tool's own.
+	Scope apikey.Scope
 }
 
 // routes lists every endpoint; the committed OpenAPI document must describe exactly
 // these (a test checks).
 var routes = []route{
-	{"POST", "/v1/users/{user}/memories", "addMemories", false, (*server).addMemories},
-	{"GET", "/v1/users/{user}/records", "listRecords", false, (*server).listRecords},
-	{"GET", "/v1/users/{user}/records/{id}", "getRecord", false, (*server).getRecord},
-	{"DELETE", "/v1/users/{user}/records/{id}", "deleteRecord", false, (*server).deleteRecord},
-	{"DELETE", "/v1/users/{user}", "deleteUser", false, (*server).deleteUser},
-	{"POST", "/v1/users/{user}/query", "query", false, (*server).query},
-	{"GET", "/v1/users/{user}/traces/{id}", "getTrace", false, (*server).trace},
-	{"GET", "/v1/tools", "listTools", false, (*server).tools},
-	{"POST", "/v1/users/{user}/tools/call", "callTool", false, (*server).callTool},
-	{"GET", "/healthz", "health", true, (*server).health},
-	{"GET", "/metrics", "metrics", false, (*server).serveMetrics},
-	{"GET", "/openapi.json", "openapi", true, (*server).openAPI},
+	{"POST", "/v1/users/{user}/memories", "addMemories", false, (*server).addMemories, apikey.ScopeWrite},
+	{"GET", "/v1/users/{user}/records", "listRecords", false, (*server).listRecords, apikey.ScopeRead},
+	{"GET", "/v1/users/{user}/records/{id}", "getRecord", false, (*server).getRecord, apikey.ScopeRead},
+	{"DELETE", "/v1/users/{user}/records/{id}", "deleteRecord", false, (*server).deleteRecord, apikey.ScopeWrite},
+	{"DELETE", "/v1/users/{user}", "deleteUser", false, (*server).deleteUser, apikey.ScopeAdmin},
+	{"POST", "/v1/users/{user}/query", "query", false, (*server).query, apikey.ScopeRead},
+	{"GET", "/v1/users/{user}/traces/{id}", "getTrace", false, (*server).trace, apikey.ScopeRead},
+	{"GET", "/v1/tools", "listTools", false, (*server).tools, apikey.ScopeRead},
+	{"POST", "/v1/users/{user}/tools/call", "callTool", false, (*server).callTool, apikey.ScopeRead},
+	{"GET", "/healthz", "health", true, (*server).health, ""},
+	{"GET", "/metrics", "metrics", false, (*server).serveMetrics, apikey.ScopeAdmin},
+	{"GET", "/openapi.json", "openapi", true, (*server).openAPI, ""},
 }
 
 // New returns the API handler for cfg.
@@ -173,11 +187,17 @@ func (s *server) wrap(rt route) http.Handler {
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() { s.metrics.request(rt.Name, sw.code(), time.Since(start)) }()
 		if !rt.Open {
-			if err := s.authorize(r); err != nil {
+			p, err := s.authorize(r)
+			if err != nil {
 				sw.Header().Set("WWW-Authenticate", `Bearer realm="atma"`)
 				s.writeError(sw, r, err)
 				return
 			}
+			if err := p.allow(rt.Scope); err != nil {
+				s.writeError(sw, r, err)
+				return
+			}
+			r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
 			select {
 			case s.inflight <- struct{}{}:
 				defer func() { <-s.inflight }()
@@ -200,13 +220,59 @@ func (s *server) wrap(rt route) http.Handler {
 	})
 }
 
-// authorize checks the bearer token (httpauth.Bearer: constant time, of the token's hash,
-// so its length does not leak either).
-func (s *server) authorize(r *http.Request) error {
-	if err := s.bearer.Check(r); err != nil {
-		return &httpError{status: http.StatusUnauthorized, code: CodeUnauthorized, err: err}
+// principal is who a request acts as: an API key, or (key nil) the single token's
+// holder, or anyone on an API with neither.
+type principal struct{ key *apikey.Key }
+
+type principalKey struct{}
+
+// principalOf is the request's principal (the zero one, full access, outside wrap).
+func principalOf(r *http.Request) principal {
+	p, _ := r.Context().Value(principalKey{}).(principal)
+	return p
+}
+
+// allow refuses a scope the principal's key lacks.
+func (p principal) allow(sc apikey.Scope) error {
+	if p.key == nil || sc == "" || p.key.Allows(sc) {
+		return nil
 	}
-	return nil
+	return &httpError{status: http.StatusForbidden, code: CodeForbidden, err: fmt.Errorf("API key %s has no %s scope (it has %v)", p.key.ID, sc, p.key.Scopes)}
+}
+
+// authorize finds the request's principal: an API key when the bearer token is one
+// (Config.Keys), else the single token (httpauth.Bearer: constant time, of the token's
+// hash, so its length does not leak either). With neither configured, and no active
+// key in the bank, everyone is let in.
+func (s *server) authorize(r *http.Request) (principal, error) {
+	unauthorized := func(err error) (principal, error) {
+		return principal{}, &httpError{status: http.StatusUnauthorized, code: CodeUnauthorized, err: err}
+	}
+	if s.cfg.Keys != nil {
+		if _, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.HasPrefix(strings.TrimSpace(tok), apikey.TokenPrefix) {
+			k, err := s.cfg.Keys.Authenticate(r.Context(), strings.TrimSpace(tok))
+			if err != nil {
+				return unauthorized(err)
+			}
+			return principal{key: &k}, nil
+		}
+	}
+	if s.cfg.Token != "" {
+		if err := s.bearer.Check(r); err != nil {
+			return unauthorized(err)
+		}
+		return principal{}, nil
+	}
+	if s.cfg.Keys != nil {
+		active, err := s.cfg.Keys.Active(r.Context())
+		if err != nil {
+			return principal{}, err
+		}
+		if active {
+			return unauthorized(errors.New(`this server needs an API key: send "Authorization: Bearer atma_…"`))
+		}
+	}
+	return principal{}, nil
 }
 
 // statusWriter remembers the status written, for the metrics.

@@ -103,6 +103,13 @@ func userOf(r *http.Request) (string, error) {
 	if err := store.ValidateUser(u); err != nil {
 		return "", badRequest(fmt.Errorf("user in the path: %w", err))
 	}
+	if k := principalOf(r).key; k != nil {
+		id, err := k.UserID(u)
+		if err != nil {
+			return "", &httpError{status: http.StatusForbidden, code: CodeForbidden, err: err}
+		}
+		return id, nil
+	}
 	return u, nil
 }
 

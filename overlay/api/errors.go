@@ -16,6 +16,7 @@ const (
 	CodeInvalidJSON          = "invalid_json"           // 400: the body is not the JSON asked for
 	CodeUnknownField         = "unknown_field"          // 400: the body has a field the API does not know
 	CodeUnauthorized         = "unauthorized"           // 401: no or wrong bearer token
+	CodeForbidden            = "forbidden"              // 403: the API key may not do this, or not for this user
 	CodeNotFound             = "not_found"              // 404: no such record, trace or route
 	CodeUnknownUser          = "unknown_user"           // 404: the user has no records
 	CodeMethodNotAllowed     = "method_not_allowed"     // 405

@@ -27,10 +27,11 @@ const testToken = "s3cret-token-for-tests"
 
 // testEnv is an API over a real SQLite bank in a temporary directory.
 type testEnv struct {
-	t   testing.TB
-	h   http.Handler
-	ov  *overlay.Overlay
-	log *strings.Builder
+	t    testing.TB
+	h    http.Handler
+	ov   *overlay.Overlay
+	log  *strings.Builder
+	bank *overlay.Bank
 }
 
 // newEnv builds the API; mutate adjusts the overlay's config, apiCfg the API's.
@@ -58,7 +59,7 @@ func newEnvAt(t testing.TB, dir string, mutate func(*overlay.Config), apiCfg fun
 	if err != nil {
 		t.Fatal(err)
 	}
-	ac := Config{Overlay: ov, Token: testToken, Logger: logger}
+	ac := Config{Overlay: ov, Token: testToken, Keys: bank.Keys, Logger: logger}
 	if apiCfg != nil {
 		apiCfg(&ac)
 	}
@@ -66,7 +67,7 @@ func newEnvAt(t testing.TB, dir string, mutate func(*overlay.Config), apiCfg fun
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testEnv{t: t, h: h, ov: ov, log: logs}
+	return &testEnv{t: t, h: h, ov: ov, log: logs, bank: bank}
 }
 
 // lockedWriter serialises writes of concurrent requests' log lines.

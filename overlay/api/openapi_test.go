@@ -142,7 +142,7 @@ func TestOpenAPIErrorCodes(t *testing.T) {
 	if err := json.Unmarshal(OpenAPI(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	codes := []string{CodeInvalidInput, CodeInvalidJSON, CodeUnknownField, CodeUnauthorized, CodeNotFound, CodeUnknownUser,
+	codes := []string{CodeInvalidInput, CodeInvalidJSON, CodeUnknownField, CodeUnauthorized, CodeForbidden, CodeNotFound, CodeUnknownUser,
 		CodeMethodNotAllowed, CodeConflict, CodeBodyTooLarge, CodeUnsupportedMediaType, CodeInternal, CodeUnavailable, CodeBankDamaged, CodeBodyTimeout}
 	got := doc.Components.Schemas.ErrorDetail.Properties.Code.Enum
 	slices.Sort(codes)

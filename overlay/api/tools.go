@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/atma-dev/atma/overlay"
+	"github.com/atma-dev/atma/overlay/apikey"
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store"
 )
@@ -290,6 +291,10 @@ func (s *server) tools(w http.ResponseWriter, _ *http.Request) error {
 	return nil
 }
 
+// writeTools change the bank: an API key needs the write scope for them (the others
+// read).
+var writeTools = map[string]bool{"memory_add": true, "memory_update": true, "memory_delete": true}
+
 func (s *server) callTool(w http.ResponseWriter, r *http.Request) error {
 	user, err := userOf(r)
 	if err != nil {
@@ -302,6 +307,11 @@ func (s *server) callTool(w http.ResponseWriter, r *http.Request) error {
 	name, args, err := call.call()
 	if err != nil {
 		return err
+	}
+	if writeTools[name] {
+		if err := principalOf(r).allow(apikey.ScopeWrite); err != nil {
+			return err
+		}
 	}
 	res, err := s.runTool(r.Context(), user, name, args)
 	if err != nil {
