@@ -20,7 +20,10 @@ import (
 
 // IngestTrace records what the commit path did with one memory.
 type IngestTrace struct {
-	ID       string       `json:"id"`
+	ID string `json:"id"`
+	// Repeat: the memory's idempotency key (Input.IdempotencyKey) committed before; this
+	// is that commit's trace, and nothing was written now.
+	Repeat   bool         `json:"repeat,omitempty"`
 	Created  time.Time    `json:"created"`
 	User     string       `json:"user"`
 	RecordID string       `json:"record_id"`
@@ -91,6 +94,23 @@ type Timings struct {
 	Audited int           `json:"audited"`
 }
 
+// repeated is the answer to a memory whose idempotency key committed before: the first
+// commit's stored trace, marked Repeat, or — when that trace was never kept (a crash
+// between commit and trace) — one made from the record as it stands.
+func (o *Overlay) repeated(ctx context.Context, user string, rec store.Record, traceID string) *IngestTrace {
+	if o.cfg.Traces != nil {
+		if kind, raw, err := o.cfg.Traces.Trace(ctx, user, traceID); err == nil && kind == "ingest" {
+			var tr IngestTrace
+			if json.Unmarshal(raw, &tr) == nil {
+				tr.Repeat = true
+				return &tr
+			}
+		}
+	}
+	return &IngestTrace{ID: traceID, Created: rec.IngestTime, User: user, RecordID: rec.ID, Content: rec.Content, Status: rec.Status, Slot: rec.Slot,
+		Repeat: true, FactNote: "committed before under this idempotency key; its trace was not kept"}
+}
+
 // ingest runs the commit path for one memory: e holds its embedding, its projection by
 // the heads (zero without heads) and, with Config.Facts, its facts.
 func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded) (*IngestTrace, error) {
@@ -113,6 +133,16 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 	rec.Embeddings.Backbone = vec
 	rec.Embeddings.Topic, rec.Embeddings.Logic = proj.Top, proj.Log
 	tr := &IngestTrace{ID: store.NewID(now), Created: now.UTC(), User: user, RecordID: rec.ID, Content: rec.Content}
+	if in.IdempotencyKey != "" {
+		rec.ID, tr.ID = idempotentIDs(user, in.IdempotencyKey)
+		tr.RecordID = rec.ID
+		// Add holds the user's lock: nothing commits this id between the look and the commit.
+		if old, err := o.cfg.Store.Get(ctx, user, rec.ID); err == nil {
+			return o.repeated(ctx, user, old, tr.ID), nil
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+	}
 
 	t0 := time.Now()
 	cands, err := o.candidates(ctx, user, in.Content, vec, tr)

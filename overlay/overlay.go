@@ -2,7 +2,9 @@ package overlay
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -235,6 +237,24 @@ type Input struct {
 	SourcePos int64             `json:"source_pos,omitempty"`
 	Source    string            `json:"source,omitempty"`
 	Meta      map[string]string `json:"meta,omitempty"`
+	// IdempotencyKey, when set, makes the add safe to repeat: a memory of the same user
+	// and key commits once, and a repeat — after a lost response, a crash between commit
+	// and answer, a client's retry — returns the first commit's trace (IngestTrace.Repeat)
+	// and writes nothing. The record's id is derived from the user and the key, so the
+	// commit itself carries the key: no separate table can miss it. At most
+	// MaxIdempotencyKeyBytes printable bytes.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
+}
+
+// MaxIdempotencyKeyBytes bounds Input.IdempotencyKey.
+const MaxIdempotencyKeyBytes = 256
+
+// idempotentIDs are the record and trace ids of a memory with an idempotency key: the
+// same for every repeat.
+func idempotentIDs(user, key string) (record, trace string) {
+	r := sha256.Sum256([]byte("record\x00" + user + "\x00" + key))
+	t := sha256.Sum256([]byte("trace\x00" + user + "\x00" + key))
+	return hex.EncodeToString(r[:16]), hex.EncodeToString(t[:16])
 }
 
 // Validate reports what is wrong with an input.
@@ -248,6 +268,8 @@ func (in Input) Validate() error {
 		return fmt.Errorf("%w: content is not valid UTF-8", ErrInvalidInput)
 	case strings.TrimFunc(in.Content, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) == "":
 		return fmt.Errorf("%w: content has no text (only spaces or control characters)", ErrInvalidInput)
+	case len(in.IdempotencyKey) > MaxIdempotencyKeyBytes || strings.ContainsFunc(in.IdempotencyKey, func(r rune) bool { return r < ' ' || r == 0x7f }) || !utf8.ValidString(in.IdempotencyKey):
+		return fmt.Errorf("%w: idempotency key %.40q is longer than %d bytes or not printable text", ErrInvalidInput, in.IdempotencyKey, MaxIdempotencyKeyBytes)
 	}
 	return nil
 }
@@ -424,9 +446,14 @@ func (o *Overlay) keepTraces(ctx context.Context, traces []IngestTrace) {
 	if o.cfg.Traces == nil || len(traces) == 0 {
 		return
 	}
-	trs := make([]*IngestTrace, len(traces))
+	trs := make([]*IngestTrace, 0, len(traces))
 	for i := range traces {
-		trs[i] = &traces[i]
+		if !traces[i].Repeat { // a repeat's trace is the first commit's, kept then
+			trs = append(trs, &traces[i])
+		}
+	}
+	if len(trs) == 0 {
+		return
 	}
 	if err := o.cfg.Traces.PutIngest(context.WithoutCancel(ctx), trs...); err != nil {
 		o.cfg.Logger.Warn("store ingest traces", "user", trs[0].User, "traces", len(trs), "err", err)

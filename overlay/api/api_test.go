@@ -740,3 +740,63 @@ func TestSlowBody(t *testing.T) {
 		t.Errorf("the slow client still holds the only in-flight slot")
 	}
 }
+
+// An add with an idempotency key (per memory, or the request's Idempotency-Key header)
+// commits once: a repeat answers the first commit's trace, marked repeat, and writes
+// nothing; so does a repeat whose first answer was lost before its trace was kept.
+func TestIdempotentAdd(t *testing.T) {
+	e := newEnv(t, nil, nil)
+	send := func(body, key string) AddResponse {
+		t.Helper()
+		hr := httptest.NewRequest("POST", "/v1/users/alice/memories", strings.NewReader(body))
+		hr.Header.Set("Authorization", "Bearer "+testToken)
+		hr.Header.Set("Content-Type", "application/json")
+		if key != "" {
+			hr.Header.Set("Idempotency-Key", key)
+		}
+		w := httptest.NewRecorder()
+		e.h.ServeHTTP(w, hr)
+		var resp AddResponse
+		if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &resp) != nil {
+			t.Fatalf("add: %d %s", w.Code, w.Body)
+		}
+		return resp
+	}
+	body := `{"memories":[{"content":"I moved to Lisbon.","event_time":"2025-01-01T00:00:00Z"},{"content":"I adopted a cat called Miso.","event_time":"2025-01-02T00:00:00Z"}]}`
+	first := send(body, "req-42")
+	again := send(body, "req-42")
+	for i := range first.Traces {
+		if first.Traces[i].Repeat || !again.Traces[i].Repeat || again.Traces[i].RecordID != first.Traces[i].RecordID || again.Traces[i].ID != first.Traces[i].ID {
+			t.Errorf("memory %d: first %+v, repeat %+v", i, first.Traces[i], again.Traces[i])
+		}
+	}
+	own := `{"memories":[{"content":"I started as a nurse.","idempotency_key":"m-7"}]}`
+	a, b := send(own, ""), send(own, "")
+	if b.Traces[0].RecordID != a.Traces[0].RecordID || !b.Traces[0].Repeat {
+		t.Errorf("per-memory key: %+v then %+v", a.Traces[0], b.Traces[0])
+	}
+	// The first answer was lost and its trace never kept: the repeat still writes
+	// nothing, and says so.
+	if _, err := e.bank.DB.ExecContext(t.Context(), `DELETE FROM overlay_traces WHERE id = ?`, a.Traces[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	c := send(own, "")
+	if c.Traces[0].RecordID != a.Traces[0].RecordID || !c.Traces[0].Repeat || !strings.Contains(c.Traces[0].FactNote, "committed before") {
+		t.Errorf("repeat without a kept trace: %+v", c.Traces[0])
+	}
+	var page struct{ Records []Record }
+	e.call(req{method: "GET", path: "/v1/users/alice/records"}, http.StatusOK, &page)
+	n := 0
+	for _, r := range page.Records {
+		if r.Status != "transition" {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d memories in the bank after repeats, want 3: %+v", n, page.Records)
+	}
+	w := e.do(req{method: "POST", path: "/v1/users/alice/memories", body: `{"memories":[{"content":"x","idempotency_key":"` + strings.Repeat("k", 300) + `"}]}`})
+	if w.Code != http.StatusBadRequest {
+		t.Errorf("a 300-byte key: %d", w.Code)
+	}
+}

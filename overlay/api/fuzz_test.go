@@ -36,7 +36,7 @@ func FuzzDecodeAddRequest(f *testing.F) {
 			checkDecodeError(t, err)
 			return
 		}
-		ins, err := req.inputs(DefaultMaxBatch)
+		ins, err := req.inputs(DefaultMaxBatch, "")
 		if err != nil {
 			checkDecodeError(t, err)
 			return

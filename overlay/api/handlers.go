@@ -72,7 +72,7 @@ func (s *server) addMemories(w http.ResponseWriter, r *http.Request) error {
 	if err := s.decodeRequest(w, r, &req); err != nil {
 		return err
 	}
-	ins, err := req.inputs(s.cfg.MaxBatch)
+	ins, err := req.inputs(s.cfg.MaxBatch, r.Header.Get("Idempotency-Key"))
 	if err != nil {
 		return err
 	}

@@ -26,10 +26,14 @@ type Memory struct {
 	SourcePos int64             `json:"source_pos,omitempty"`
 	Source    string            `json:"source,omitempty"`
 	Meta      map[string]string `json:"meta,omitempty"`
+	// IdempotencyKey makes the memory safe to send again: a repeat returns the first
+	// commit's trace (repeat: true) and writes nothing (see overlay.Input). Without
+	// one, a request's Idempotency-Key header gives memory i the key "<header>#<i>".
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
 
 // inputs checks the batch and returns the overlay's inputs, reporting every bad memory.
-func (a AddRequest) inputs(maxBatch int) ([]overlay.Input, error) {
+func (a AddRequest) inputs(maxBatch int, requestKey string) ([]overlay.Input, error) {
 	switch {
 	case len(a.Memories) == 0:
 		return nil, badRequest(errors.New("memories is empty; send at least one"))
@@ -40,6 +44,9 @@ func (a AddRequest) inputs(maxBatch int) ([]overlay.Input, error) {
 	var errs []error
 	for i, m := range a.Memories {
 		ins[i] = m.input()
+		if ins[i].IdempotencyKey == "" && requestKey != "" {
+			ins[i].IdempotencyKey = fmt.Sprintf("%s#%d", requestKey, i)
+		}
 		if err := ins[i].Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("memories[%d]: %w", i, err))
 		}
@@ -54,7 +61,7 @@ func (a AddRequest) inputs(maxBatch int) ([]overlay.Input, error) {
 }
 
 func (m Memory) input() overlay.Input {
-	return overlay.Input{Content: m.Content, EventTime: m.EventTime, SourcePos: m.SourcePos, Source: m.Source, Meta: m.Meta}
+	return overlay.Input{Content: m.Content, EventTime: m.EventTime, SourcePos: m.SourcePos, Source: m.Source, Meta: m.Meta, IdempotencyKey: m.IdempotencyKey}
 }
 
 // validEventTime keeps event times in the range the bank stores.
