@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/atma-dev/atma/overlay"
-	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/overlay/store/storetest"
 )
 
@@ -74,14 +73,7 @@ func TestOverlayCheckDamagedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 400 {
-		id := fmt.Sprintf("r%03d", i)
-		if err := bank.Store.Tx(t.Context(), "alice", func(tx store.Tx) error {
-			return tx.Put(t.Context(), store.Record{ID: id, Content: strings.Repeat("the flat by the river in Lisbon has a view. ", 4) + id})
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	storetest.PutPlain(t, bank.Store, "alice", 400)
 	if err := bank.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -214,14 +214,7 @@ func TestSQLiteDamagedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 400 {
-		id := "r" + strconv.Itoa(i)
-		if err := s.Tx(ctx, "alice", func(tx store.Tx) error {
-			return tx.Put(ctx, store.Record{ID: id, Content: strings.Repeat("I moved to Lisbon and the flat has a view of the river. ", 4) + id})
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	storetest.PutPlain(t, s, "alice", 400)
 	if p, err := s.Integrity(ctx, true); err != nil || p != nil || s.Damaged() != nil {
 		t.Fatalf("a sound file: problems %v, %v, damaged %v", p, err, s.Damaged())
 	}

@@ -1,9 +1,12 @@
 package storetest
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
@@ -30,5 +33,19 @@ func DamageFile(t testing.TB, path string, pages ...int64) {
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// PutPlain writes n plain records of user into s ("r000", "r001", …), one transaction
+// each, long enough that a few hundred fill dozens of pages: a bank to damage.
+func PutPlain(t testing.TB, s store.Writer, user string, n int) {
+	t.Helper()
+	for i := range n {
+		id := fmt.Sprintf("r%03d", i)
+		if err := s.Tx(t.Context(), user, func(tx store.Tx) error {
+			return tx.Put(t.Context(), store.Record{ID: id, Content: strings.Repeat("the flat by the river in Lisbon has a view. ", 4) + id})
+		}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
