@@ -14,9 +14,10 @@ import (
 // (BuildPool). The words are read by ProfileQuery; the slot's states are the records
 // linked to a seed by supersession.
 
-// anchorVerbs are the verbs of change in a "before …" clause: they say that the state
-// began, not which it is.
-var anchorVerbs = set("became", "become", "moved", "move", "switched", "switch", "changed", "change", "started", "start", "went", "got", "get", "made", "took", "turned", "did", "had", "we", "you", "our", "me", "us", "your", "her", "his", "their", "right", "just", "first", "finally", "actually")
+// anchorSkip are the words of a "before …" clause that name no state, beside the
+// function words: the verbs of change (they say that the state began, not which it is),
+// and the pronouns and adverbs functionWords lacks.
+var anchorSkip = set("became", "become", "moved", "move", "switched", "switch", "changed", "change", "started", "start", "went", "got", "get", "made", "took", "turned", "did", "had", "we", "you", "our", "me", "us", "your", "her", "his", "their", "right", "just", "first", "finally", "actually")
 
 // anchorEnds end the "before …" clause inside a clause: "before and where do I live now".
 var anchorEnds = set("and", "or", "then", "what", "where", "who", "which", "when", "how", "why")
@@ -29,7 +30,7 @@ func anchorWords(c clause, offset int) []string {
 		if anchorEnds[wd] {
 			break
 		}
-		if len(wd) < 2 || functionWords[wd] || anchorVerbs[wd] {
+		if len(wd) < 2 || functionWords[wd] || anchorSkip[wd] {
 			continue
 		}
 		if out = append(out, wd); len(out) == 6 {
