@@ -12,7 +12,7 @@ TEST_BACKBONE := $(ATMA_CACHE)/backbones/test-tiny/manifest.json
 BIN := bin
 FUZZTIME ?= 10s
 
-.PHONY: all build test demo bench lint fuzz onnxruntime test-backbone models llama-server test-integration generate clean help
+.PHONY: all build test demo bench lint fuzz onnxruntime test-backbone models npm-clients llama-server test-integration generate clean help
 
 all: build
 
@@ -51,7 +51,11 @@ lint:
 	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 
-test: onnxruntime test-backbone models lint
+# The real client libraries the integration tests drive (the MCP TypeScript SDK), pinned.
+npm-clients:
+	@scripts/npm-clients.sh
+
+test: onnxruntime test-backbone models npm-clients lint
 	$(GO) test -count=1 ./...
 
 demo: build onnxruntime models

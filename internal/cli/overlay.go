@@ -185,7 +185,7 @@ func newCmdOverlay(f *Factory) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdOverlayAdd(f), newCmdOverlayQuery(f), newCmdOverlayShow(f), newCmdOverlayTrace(f), newCmdOverlayCheck(f), newCmdOverlayReindex(f), newCmdOverlayServe(f), newCmdOverlayKeys(f))
+	cmd.AddCommand(newCmdOverlayAdd(f), newCmdOverlayQuery(f), newCmdOverlayShow(f), newCmdOverlayTrace(f), newCmdOverlayCheck(f), newCmdOverlayReindex(f), newCmdOverlayServe(f), newCmdOverlayKeys(f), newCmdOverlayMCP(f))
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -153,5 +154,36 @@ func TestOverlayKeysCommands(t *testing.T) {
 	}
 	if code, _, errOut := run(t, "atma", env, "", "overlay", "keys", "create", "--tenant", "acme", "--scopes", "root"); code != ExitUsage || !strings.Contains(errOut, `scope "root"`) {
 		t.Errorf("bad scope: exit %d: %s", code, errOut)
+	}
+}
+
+// `atma overlay mcp` with the official TypeScript SDK as its client over stdio.
+func TestOverlayMCPStdio(t *testing.T) {
+	cache := testTinyCache(t)
+	// The SDK is where `make test` installed it: the user's cache, not the test's.
+	userCache := os.Getenv("ATMA_CACHE")
+	if userCache == "" {
+		home, _ := os.UserHomeDir()
+		userCache = filepath.Join(home, ".cache", "atma")
+	}
+	sdk := filepath.Join(userCache, "npm", "mcp-client")
+	if _, err := os.Stat(filepath.Join(sdk, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		t.Skipf("the MCP TypeScript SDK is not installed in %s (make test installs it: scripts/npm-clients.sh)", sdk)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("no node on PATH")
+	}
+	bin := filepath.Join(t.TempDir(), "atma")
+	if out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "../../cmd/atma").CombinedOutput(); err != nil {
+		t.Fatalf("build atma: %v\n%s", err, out)
+	}
+	cmd := exec.CommandContext(t.Context(), "node", "testdata/mcp_stdio_client.mjs", sdk, bin, "overlay", "mcp", "-u", "alice", "--backbone", "test-tiny", "--gate-off")
+	cmd.Env = append(os.Environ(), "ATMA_CACHE="+cache, "ATMA_DATA="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node client: %v\n%s", err, out)
+	}
+	if s := string(out); !strings.Contains(s, `"addError":false`) || !strings.Contains(s, "Lisbon") || !strings.Contains(s, "current memory") {
+		t.Errorf("stdio client saw %s", s)
 	}
 }

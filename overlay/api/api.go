@@ -91,6 +91,7 @@ type server struct {
 	ov       *overlay.Overlay
 	cfg      Config
 	bearer   httpauth.Bearer
+	mcpHTTP  http.Handler
 	mux      *http.ServeMux
 	metrics  *metrics
 	inflight chan struct{}
@@ -121,6 +122,7 @@ var routes = []route{
 	{"GET", "/v1/users/{user}/traces/{id}", "getTrace", false, (*server).trace, apikey.ScopeRead},
 	{"GET", "/v1/tools", "listTools", false, (*server).tools, apikey.ScopeRead},
 	{"POST", "/v1/users/{user}/tools/call", "callTool", false, (*server).callTool, apikey.ScopeRead},
+	{"POST", "/v1/users/{user}/mcp", "mcp", false, (*server).mcp, apikey.ScopeRead},
 	{"GET", "/healthz", "health", true, (*server).health, ""},
 	{"GET", "/metrics", "metrics", false, (*server).serveMetrics, apikey.ScopeAdmin},
 	{"GET", "/openapi.json", "openapi", true, (*server).openAPI, ""},
@@ -151,6 +153,7 @@ func New(cfg Config) (http.Handler, error) {
 		inflight: make(chan struct{}, cfg.MaxInFlight), log: cfg.Logger, started: time.Now(),
 	}
 	s.bearer = httpauth.NewBearer(cfg.Token)
+	s.mcpHTTP = s.mcpHandler()
 	for _, rt := range routes {
 		s.mux.Handle(rt.Method+" "+rt.Path, s.wrap(rt))
 	}

@@ -1,0 +1,84 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/atma-dev/atma/overlay"
+	"github.com/atma-dev/atma/overlay/apikey"
+)
+
+// mcpInstructions tell an MCP client what the tools are and what the labels mean.
+const mcpInstructions = `atma is a state-aware memory: memories are kept with their state.
+memory_query answers "where do I live now?"-style questions with an evidence packet whose
+rows are labelled: "current memory" holds now; "historical memory" was true and was
+replaced (use it only for questions about the past); "transition memory" records a change
+(old -> new); "transition linked memory" is one side of a recorded change; "retrieved
+memory" is related but carries no state. Follow the state the question asks for: current
+unless it asks about the past. memory_add stores one self-contained statement; the bank
+decides what it replaces. Slot keys look like "user/home" or "sister/job".`
+
+// mcpFor is a Model Context Protocol server whose tools are the agent tools (Tools),
+// every one acting for user alone: the user comes from the path or the configuration,
+// never from a tool argument. A principal without the write scope cannot call the
+// tools that write.
+func (s *server) mcpFor(user string, p principal) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "atma", Version: "1"}, &mcp.ServerOptions{Instructions: mcpInstructions, Logger: s.log})
+	for _, spec := range toolSpecs {
+		name := spec.name
+		srv.AddTool(&mcp.Tool{Name: name, Description: spec.description, InputSchema: spec.params}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			text := func(s string, isErr bool) *mcp.CallToolResult {
+				return &mcp.CallToolResult{IsError: isErr, Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+			}
+			if writeTools[name] {
+				if err := p.allow(apikey.ScopeWrite); err != nil {
+					return text(err.Error(), true), nil
+				}
+			}
+			out, err := s.runTool(ctx, user, name, req.Params.Arguments)
+			if err != nil {
+				return nil, err
+			}
+			s.metrics.toolCall(name, map[bool]string{true: "error", false: "ok"}[out.isError])
+			return text(out.content, out.isError), nil
+		})
+	}
+	return srv
+}
+
+// mcpHandler serves MCP's streamable HTTP transport at POST /v1/users/{user}/mcp,
+// stateless, answering in JSON: each request is one exchange, so nothing of a session
+// outlives it and the route's authentication covers it whole.
+func (s *server) mcpHandler() http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		user, err := userOf(r)
+		if err != nil {
+			return nil // 400
+		}
+		return s.mcpFor(user, principalOf(r))
+	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+}
+
+func (s *server) mcp(w http.ResponseWriter, r *http.Request) error {
+	if _, err := userOf(r); err != nil {
+		return err
+	}
+	s.mcpHTTP.ServeHTTP(w, r)
+	return nil
+}
+
+// NewMCP returns the MCP server of ov for one user, for a client that talks to it over
+// stdio (`atma overlay mcp -u alice`): the same tools as the HTTP API's, acting for user.
+func NewMCP(ov *overlay.Overlay, user string, logger *slog.Logger) (*mcp.Server, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	h, err := New(Config{Overlay: ov, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	return h.(*server).mcpFor(user, principal{}), nil
+}
