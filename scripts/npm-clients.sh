@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real client libraries the integration tests drive, pinned, into the cache,
 # idempotently: the MCP TypeScript SDK (@modelcontextprotocol/sdk) into
-# $ATMA_CACHE/npm/mcp-client. A version already installed is not fetched again. Needs Node.js
+# $ATMA_CACHE/npm/mcp-client and Mem0's client (mem0ai) into $ATMA_CACHE/npm/mem0-client. A version already installed is not fetched again. Needs Node.js
 # and npm (on every development and CI machine); without them it says so and the tests that
 # need the clients skip. `make test` runs it.
 set -euo pipefail
@@ -18,3 +18,4 @@ if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
   exit 0
 fi
 install "$cache/npm/mcp-client" @modelcontextprotocol/sdk 1.32.2
+install "$cache/npm/mem0-client" mem0ai 3.3.1

@@ -154,6 +154,7 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	s.bearer = httpauth.NewBearer(cfg.Token)
 	s.mcpHTTP = s.mcpHandler()
+	s.registerMem0()
 	for _, rt := range routes {
 		s.mux.Handle(rt.Method+" "+rt.Path, s.wrap(rt))
 	}

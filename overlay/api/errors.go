@@ -25,6 +25,7 @@ const (
 	CodeBodyTooLarge         = "body_too_large"         // 413
 	CodeUnsupportedMediaType = "unsupported_media_type" // 415: the body is not application/json
 	CodeInternal             = "internal"               // 500
+	CodeNotImplemented       = "not_implemented"        // 501: a Mem0 endpoint atma does not serve
 	CodeUnavailable          = "unavailable"            // 503: too many requests in flight, or a deadline passed
 	CodeBankDamaged          = "bank_damaged"           // 503: the bank's file failed its integrity check; writes are refused
 )
