@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 var benchWords = strings.Fields(`live work city moved paris berlin cat dog coffee tea job teacher engineer
@@ -49,4 +51,73 @@ func BenchmarkAddMemories(b *testing.B) {
 			b.ReportMetric(float64(memories)/b.Elapsed().Seconds(), "memories/s")
 		})
 	}
+}
+
+// BenchmarkMCPvsJSON measures an add and a query through the MCP endpoint (the go-sdk
+// client over streamable HTTP, one initialised session) and through the JSON API, on one
+// loopback server: the cost of the protocol layer, by operation.
+func BenchmarkMCPvsJSON(b *testing.B) {
+	e := newEnv(b, nil, nil)
+	srv := httptest.NewServer(e.h)
+	b.Cleanup(srv.Close)
+	hc := &http.Client{Transport: bearerTransport{testToken}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(b.Context(),
+		&mcp.StreamableClientTransport{Endpoint: srv.URL + "/v1/users/bench/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	n := 0
+	text := func() string {
+		n++
+		return fmt.Sprintf("I %s %s, note %d.", benchWords[n%len(benchWords)], benchWords[(n*7)%len(benchWords)], n)
+	}
+	post := func(b *testing.B, path, body string) {
+		r, _ := http.NewRequest("POST", srv.URL+path, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		resp, err := hc.Do(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+	call := func(b *testing.B, name string, args map[string]any) {
+		res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			b.Fatalf("%s: %v %+v", name, err, res)
+		}
+	}
+	b.Run("add/json", func(b *testing.B) {
+		for b.Loop() {
+			bs, _ := json.Marshal(AddRequest{Memories: []Memory{{Content: text()}}})
+			post(b, "/v1/users/bench/memories", string(bs))
+		}
+	})
+	b.Run("add/mcp", func(b *testing.B) {
+		for b.Loop() {
+			call(b, "memory_add", map[string]any{"content": text()})
+		}
+	})
+	b.Run("query/json", func(b *testing.B) {
+		for b.Loop() {
+			post(b, "/v1/users/bench/query", `{"query":"where do I live now?"}`)
+		}
+	})
+	b.Run("query/mcp", func(b *testing.B) {
+		for b.Loop() {
+			call(b, "memory_query", map[string]any{"query": "where do I live now?"})
+		}
+	})
+}
+
+// bearerTransport adds the bearer token to every request.
+type bearerTransport struct{ token string }
+
+func (t bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+t.token)
+	return http.DefaultTransport.RoundTrip(r)
 }
