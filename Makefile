@@ -47,7 +47,7 @@ models: onnxruntime
 lint:
 	$(GO) vet ./...
 	$(GO) vet -tags hftokenizers ./...
-	$(GO) vet -tags integration ./llm/
+	$(GO) vet -tags integration ./llm/ ./internal/cli/ ./internal/llamatest/
 	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 
@@ -67,8 +67,11 @@ llama-server:
 	scripts/build-llama-server.sh >/dev/null
 
 # Not part of `make test`: a real OpenAI-compatible server with a tiny random GGUF model.
+# The LLM client and every LLM path of the overlay against a real llama-server (or the
+# endpoint ATMA_LLM_URL names, for the overlay suite).
 test-integration: llama-server
 	$(GO) test -count=1 -tags integration -run . -v ./llm/
+	$(GO) test -count=1 -tags integration -run 'LLMPaths' -v ./internal/cli/
 
 bench: onnxruntime test-backbone models
 	$(GO) test -run '^$$' -bench . -benchmem ./...

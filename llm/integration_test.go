@@ -17,203 +17,30 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/atma-dev/atma/internal/gguf"
+	"github.com/atma-dev/atma/internal/llamatest"
 	"github.com/atma-dev/atma/llm"
 )
 
 const (
-	// slots is llama-server's -np: the most choices one request may carry.
-	slots = 4
-	// ctxSize is llama-server's -c. The slots split it (no unified KV
-	// cache by default), so one request gets ctxSize/slots tokens.
-	ctxSize = 2048
-	slotCtx = ctxSize / slots
-	// modelAlias is the name the server reports for the model.
-	modelAlias = "atma-tiny"
+	slots      = llamatest.Slots
+	ctxSize    = llamatest.CtxSize
+	slotCtx    = llamatest.SlotCtx
+	modelAlias = llamatest.ModelAlias
 )
 
-// llamaServerBinary finds the llama-server to test against, or fails saying
-// how to build it.
-func llamaServerBinary(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("ATMA_LLAMA_SERVER"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("ATMA_LLAMA_SERVER=%s: %v", p, err)
-		}
-		return p
-	}
-	cache := os.Getenv("ATMA_CACHE")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			t.Fatalf("no ATMA_CACHE and no home directory: %v", err)
-		}
-		cache = filepath.Join(home, ".cache", "atma")
-	}
-	p := filepath.Join(cache, "llama-server", "bin", "llama-server")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("llama-server not found at %s (%v); build it with `make llama-server` "+
-			"(runs scripts/build-llama-server.sh, 10-20 minutes on two cores) or set ATMA_LLAMA_SERVER", p, err)
-	}
-	return p
-}
+type server = llamatest.Server
 
-// server is one running llama-server.
-type server struct {
-	URL     string // API root, http://127.0.0.1:port/v1
-	cmd     *exec.Cmd
-	log     *os.File
-	done    chan struct{} // closed when the process has exited
-	waitErr error
-	once    sync.Once
-}
+func startServer(t *testing.T) *server { return llamatest.Start(t) }
 
-// startServer writes the tiny model into a temporary directory, starts
-// llama-server on a free 127.0.0.1 port and waits until /health says it is
-// ready. The process is killed when the test ends.
-func startServer(t *testing.T) *server {
-	t.Helper()
-	return startServerWith(t, slots, ctxSize)
-}
-
-// startServerWith is startServer with np slots sharing a context of ctx tokens.
-func startServerWith(t *testing.T, np, ctx int) *server {
-	t.Helper()
-	bin := llamaServerBinary(t)
-	dir := t.TempDir()
-	model := filepath.Join(dir, "model.gguf")
-	f, err := gguf.TinyLlama(gguf.LlamaConfig{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.Create(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteTo(out); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	port := freePort(t)
-	logFile, err := os.Create(filepath.Join(dir, "llama-server.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &server{
-		URL:  fmt.Sprintf("http://127.0.0.1:%d/v1", port),
-		log:  logFile,
-		done: make(chan struct{}),
-	}
-	s.cmd = exec.Command(bin,
-		"-m", model,
-		"--alias", modelAlias,
-		"--host", "127.0.0.1",
-		"--port", strconv.Itoa(port),
-		"-np", strconv.Itoa(np),
-		"-c", strconv.Itoa(ctx),
-		// One thread: the model is tiny, and spinning worker threads only
-		// lose time on a machine shared with other processes.
-		"-t", "1",
-		"--jinja",
-		"--slots",
-	)
-	s.cmd.Stdout = logFile
-	s.cmd.Stderr = logFile
-	start := time.Now()
-	if err := s.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
-	go func() {
-		s.waitErr = s.cmd.Wait()
-		close(s.done)
-	}()
-	t.Cleanup(func() {
-		s.kill()
-		if t.Failed() {
-			t.Logf("llama-server log (tail):\n%s", s.logTail(4000))
-		}
-		logFile.Close()
-	})
-
-	health := strings.TrimSuffix(s.URL, "/v1") + "/health"
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		select {
-		case <-s.done:
-			t.Fatalf("llama-server exited during start-up: %v\n%s", s.waitErr, s.logTail(4000))
-		default:
-		}
-		resp, err := http.Get(health)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("llama-server not healthy after 2m (last: %v)\n%s", err, s.logTail(4000))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Logf("llama-server ready on %s in %v (model %d bytes)", s.URL, time.Since(start).Round(time.Millisecond), fileSize(t, model))
-	return s
-}
-
-// kill stops the server and waits for it to exit; safe to call twice.
-func (s *server) kill() {
-	s.once.Do(func() {
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	})
-}
-
-func (s *server) logTail(n int) string {
-	b, err := os.ReadFile(s.log.Name())
-	if err != nil {
-		return err.Error()
-	}
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func fileSize(t *testing.T, p string) int64 {
-	t.Helper()
-	st, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st.Size()
-}
+func startServerWith(t *testing.T, np, ctx int) *server { return llamatest.StartWith(t, np, ctx) }
 
 // newClient returns a fresh client (nothing learnt about the server yet).
 func newClient(t *testing.T, url, model string, maxRetries int) *llm.Client {
@@ -551,7 +378,7 @@ func TestLlamaServerKilled(t *testing.T) {
 	if _, err := c.Chat(t.Context(), llm.Request{Messages: user("hi"), MaxTokens: 2}); err != nil {
 		t.Fatal(err)
 	}
-	s.kill()
+	s.Kill()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	start := time.Now()
@@ -577,7 +404,7 @@ func TestLlamaServerMidRequest(t *testing.T) {
 		errc <- err
 	}()
 	waitForSlotsBusy(t, s)
-	s.kill()
+	s.Kill()
 	err := <-errc
 	if !errors.Is(err, llm.ErrUnreachable) {
 		t.Fatalf("chat while the server was killed: %v, want ErrUnreachable", err)

@@ -222,6 +222,7 @@ func (o *Overlay) controller(ctx context.Context, query string, tr *QueryTrace, 
 	temp := float64(retrieval.ControllerTemperature)
 	resp, err := o.cfg.Controller.Chat(cctx, llm.Request{
 		Messages: retrieval.ControllerMessages(query, tr.Profile, pool.Ranked), Temperature: &temp, MaxTokens: retrieval.ControllerMaxTokens,
+		JSONSchema: retrieval.ControllerSchema(),
 	})
 	if err != nil {
 		return pool.Ranked, retrieval.ControllerStatus{Mode: mode, Reason: "controller failed, pre-rank kept: " + err.Error()}

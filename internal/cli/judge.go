@@ -30,6 +30,8 @@ type llmOptions struct {
 	APIKey  string
 	Timeout time.Duration
 	Rules   bool
+	// VerdictSchema constrains the LLM Judge's answers to the verdict's JSON schema.
+	VerdictSchema bool
 }
 
 func (o *llmOptions) addFlags(fs *pflag.FlagSet) {
@@ -38,6 +40,7 @@ func (o *llmOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.APIKey, "api-key", "", "API key (env ATMA_LLM_API_KEY)")
 	fs.DurationVar(&o.Timeout, "timeout", 60*time.Second, "per-request timeout")
 	fs.BoolVar(&o.Rules, "rules", false, "use the rule auditor even when an endpoint is configured")
+	fs.BoolVar(&o.VerdictSchema, "verdict-schema", false, "constrain the LLM Judge's answers to the verdict JSON schema (response_format): for a model that does not keep the prompt's format; the think block is then skipped")
 }
 
 // llmConfig resolves the endpoint from the flags, else ATMA_LLM_URL, ATMA_LLM_MODEL and
@@ -77,7 +80,7 @@ func (f *Factory) auditorFor(c *llm.Client, o *llmOptions) (judge.NamedAuditor, 
 		return judge.NamedAuditor{Name: "rule", Auditor: r}, err
 	}
 	cfg, _ := f.llmConfig(o)
-	a, err := judge.NewLLMAuditor(c, judge.LLMConfig{Name: cfg.Model, Logger: f.Logger})
+	a, err := judge.NewLLMAuditor(c, judge.LLMConfig{Name: cfg.Model, Schema: o.VerdictSchema, Logger: f.Logger})
 	return judge.NamedAuditor{Name: cfg.Model, Auditor: a}, err
 }
 

@@ -1,0 +1,150 @@
+//go:build integration
+
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/atma-dev/atma/internal/llamatest"
+	"github.com/atma-dev/atma/overlay"
+)
+
+// TestOverlayLLMPaths runs the overlay's LLM paths through the commands users run,
+// against a real llama-server with the tiny random model: the LLM Judge on ingest, with
+// and without the verdict schema (an answer that does not parse, or a verdict that does
+// not hold together, hands the pair to the rule auditor and the trace says why), the LLM fact extractor, the answer model
+// and the retrieve controller (schema-constrained: its JSON parses, and ids outside the
+// pool are never applied). A random model says nothing useful; the point is the path.
+// The log lines are the per-path figures of the LLM-paths issue.
+func TestOverlayLLMPaths(t *testing.T) {
+	url, model := llamatest.Endpoint(t, 1, 16384)
+	cache := testTinyCache(t)
+	mems := []string{"I live in Berlin.", "I moved to Lisbon.", "My sister works as a nurse.", "My sister is a teacher now."}
+	ingest := func(t *testing.T, data string, extra ...string) ([]overlay.IngestTrace, time.Duration) {
+		env := map[string]string{"ATMA_CACHE": cache, "ATMA_DATA": data, "ATMA_LLM_URL": url, "ATMA_LLM_MODEL": model}
+		var all []overlay.IngestTrace
+		start := time.Now()
+		for i, text := range mems {
+			at := fmt.Sprintf("2025-0%d-01T00:00:00Z", i+1)
+			args := append([]string{"overlay", "add", "--json", "--at", at, "-u", "alice", "--backbone", "test-tiny", "--gate-off"}, extra...)
+			code, out, errOut := run(t, "atma", env, "", append(args, text)...)
+			var trs []overlay.IngestTrace
+			if code != 0 || json.Unmarshal([]byte(out), &trs) != nil || len(trs) != 1 {
+				t.Fatalf("add %q: exit %d: %s %s", text, code, out, errOut)
+			}
+			all = append(all, trs...)
+		}
+		if code, out, errOut := run(t, "atma", env, "", "overlay", "check"); code != 0 {
+			t.Errorf("check: exit %d: %s %s", code, out, errOut)
+		}
+		return all, time.Since(start)
+	}
+	audits := func(trs []overlay.IngestTrace) (n, byModel int, fallbacks map[string]int) {
+		fallbacks = map[string]int{}
+		for _, tr := range trs {
+			for _, c := range tr.Candidates {
+				if c.Verdict == nil {
+					continue
+				}
+				n++
+				if c.Auditor == model {
+					byModel++
+				} else {
+					reason := c.Fallback
+					if i := strings.IndexAny(reason, "(:"); i > 0 {
+						reason = strings.TrimSpace(reason[:i])
+					}
+					fallbacks[reason]++
+				}
+			}
+		}
+		return n, byModel, fallbacks
+	}
+
+	rules, rulesTook := ingest(t, t.TempDir(), "--facts", "offline", "--rules")
+	free, freeTook := ingest(t, t.TempDir(), "--facts", "offline")
+	schema, schemaTook := ingest(t, t.TempDir(), "--facts", "offline", "--verdict-schema")
+	n, byModel, fb := audits(free)
+	t.Logf("judge without a schema: %d audits, %d answered by the model, fallbacks %v; %v for 4 ingests (rules only %v)", n, byModel, fb, freeTook.Round(time.Millisecond), rulesTook.Round(time.Millisecond))
+	if n == 0 || byModel+sumValues(fb) != n || len(fb) == 0 {
+		t.Errorf("unconstrained judge: %d audits, %d by the model, fallbacks %v (a random model's free text must fall back, with a reason)", n, byModel, fb)
+	}
+	for _, tr := range schema {
+		for _, c := range tr.Candidates {
+			if c.Fallback != "" {
+				t.Logf("schema fallback: %.300s", c.Fallback)
+			}
+		}
+	}
+	n, byModel, fb = audits(schema)
+	t.Logf("judge with the verdict schema: %d audits, %d answered by the model (schema-valid %.2f), fallbacks %v; %v for 4 ingests", n, byModel, float64(byModel)/float64(max(n, 1)), fb, schemaTook.Round(time.Millisecond))
+	if n == 0 || byModel+sumValues(fb) != n {
+		t.Errorf("schema-constrained judge: %d audits, %d by the model, fallbacks %v (each audit is the model's or falls back with a reason)", n, byModel, fb)
+	}
+	if len(rules) != len(mems) {
+		t.Errorf("rules-only ingest: %d traces", len(rules))
+	}
+
+	// The fact extractor: the model's facts parse against the schema, or the offline
+	// extractor takes over and says why.
+	facts, _ := ingest(t, t.TempDir(), "--facts", "llm", "--verdict-schema")
+	for _, tr := range facts {
+		if tr.FactSource != model && !strings.Contains(tr.FactNote, "fallback") {
+			t.Errorf("LLM facts: source %q, note %q", tr.FactSource, tr.FactNote)
+		}
+	}
+
+	// Queries: the answer comes back with the packet; the controller's JSON parses (or is
+	// rejected with its reason), and nothing outside the pool is applied.
+	env := map[string]string{"ATMA_CACHE": cache, "ATMA_DATA": t.TempDir(), "ATMA_LLM_URL": url, "ATMA_LLM_MODEL": model}
+	for _, text := range mems {
+		if code, _, errOut := run(t, "atma", env, "", "overlay", "add", "-u", "alice", "--backbone", "test-tiny", "--rules", text); code != 0 {
+			t.Fatal(errOut)
+		}
+	}
+	for _, mode := range []string{"", "shadow", "online"} {
+		args := []string{"overlay", "query", "--json", "-u", "alice", "--backbone", "test-tiny", "Where did I live before?"}
+		if mode == "" {
+			args = append(args, "--answer")
+		} else {
+			args = append(args, "--controller", mode)
+		}
+		code, out, errOut := run(t, "atma", env, "", args...)
+		var tr overlay.QueryTrace
+		if code != 0 || json.Unmarshal([]byte(out), &tr) != nil {
+			t.Fatalf("query %s: exit %d: %s", mode, code, errOut)
+		}
+		switch mode {
+		case "":
+			t.Logf("answer: %d runes, error %q, %d rows", len([]rune(tr.Answer)), tr.AnswerError, len(tr.Packet.Rows))
+			if tr.Answer == "" && tr.AnswerError == "" || len(tr.Packet.Rows) == 0 {
+				t.Errorf("query --answer: answer %q, error %q, %d rows", tr.Answer, tr.AnswerError, len(tr.Packet.Rows))
+			}
+		default:
+			st := tr.ControllerStatus
+			t.Logf("controller %s: applied %t, reason %q", mode, st.Applied, st.Reason)
+			if st.Reason == "" && !st.Applied {
+				t.Errorf("controller %s: not applied and no reason", mode)
+			}
+			if tr.ControllerOutput != nil && st.Applied {
+				for _, s := range tr.ControllerOutput.Selected {
+					if !strings.Contains(out, `"id":"`+s.ID+`"`) {
+						t.Errorf("controller applied id %q outside the pool", s.ID)
+					}
+				}
+			}
+		}
+	}
+}
+
+func sumValues(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
