@@ -172,6 +172,11 @@ func VerdictSchema() *llm.Schema {
 	return &llm.Schema{Name: "judge_verdict", Schema: verdictSchemaJSON(), Strict: true}
 }
 
+// maxSchemaText bounds the free-text fields of the verdict schema: a server that
+// constrains decoding then always closes the object within the answer's token budget
+// (the question and the summary are one sentence each).
+const maxSchemaText = 200
+
 func verdictSchemaJSON() json.RawMessage {
 	enum := func(vs []string) llm.Object { return llm.Object{{"type", "string"}, {"enum", vs}} }
 	typ := func(t string) llm.Object { return llm.Object{{"type", t}} }
@@ -186,9 +191,10 @@ func verdictSchemaJSON() json.RawMessage {
 			{"conflict_type", enum(toStrings(conflictTypes))},
 			{"action", enum(toStrings(actions))},
 			{"clarification_needed", typ("boolean")},
-			{"clarification_question", typ("string")},
+			{"clarification_question", llm.Object{{"type", "string"}, {"maxLength", maxSchemaText}}},
 			{"links", llm.Object{
 				{"type", "array"},
+				{"maxItems", 4},
 				{"items", llm.Object{
 					{"type", "object"},
 					{"properties", llm.Object{{"type", enum(toStrings(linkTypes))}, {"from", enum(refs)}, {"to", enum(refs)}}},
@@ -196,7 +202,7 @@ func verdictSchemaJSON() json.RawMessage {
 					{"additionalProperties", false},
 				}},
 			}},
-			{"transition_summary", typ("string")},
+			{"transition_summary", llm.Object{{"type", "string"}, {"maxLength", maxSchemaText}}},
 			{"confidence", llm.Object{{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
 		}},
 		{"required", verdictFields()},
