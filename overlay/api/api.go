@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -213,6 +214,12 @@ func (s *server) wrap(rt route) http.Handler {
 			}
 			s.metrics.inflight(1)
 			defer s.metrics.inflight(-1)
+		}
+		if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+			// r.URL.Query() drops what it cannot decode; a parameter silently lost is
+			// worse than a refusal.
+			s.writeError(sw, r, badRequest(fmt.Errorf("malformed query string: %w", err)))
+			return
 		}
 		if r.ContentLength != 0 {
 			// Best effort: a recorder in tests has no connection to set it on.

@@ -336,6 +336,7 @@ func TestErrors(t *testing.T) {
 		{"huge limit", req{method: "GET", path: "/v1/users/alice/records?limit=5000"}, 400, CodeInvalidInput, "limit"},
 		{"unknown parameter", req{method: "GET", path: "/v1/users/alice/records?sort=asc"}, 400, CodeInvalidInput, "sort"},
 		{"repeated parameter", req{method: "GET", path: "/v1/users/alice/records?slot=a&slot=b"}, 400, CodeInvalidInput, "2 times"},
+		{"malformed escape", req{method: "GET", path: "/v1/users/alice/records?limit=%zz"}, 400, CodeInvalidInput, "malformed query string"},
 		{"empty query", req{method: "POST", path: "/v1/users/alice/query", body: `{"query":"  "}`}, 400, CodeInvalidInput, "query is empty"},
 		{"bad mode", req{method: "POST", path: "/v1/users/alice/query", body: `{"query":"x","mode":"essay"}`}, 400, CodeInvalidInput, "essay"},
 		{"bad controller", req{method: "POST", path: "/v1/users/alice/query", body: `{"query":"x","controller":"auto"}`}, 400, CodeInvalidInput, "auto"},

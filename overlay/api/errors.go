@@ -28,6 +28,8 @@ const (
 	CodeNotImplemented       = "not_implemented"        // 501: a Mem0 endpoint atma does not serve
 	CodeUnavailable          = "unavailable"            // 503: too many requests in flight, or a deadline passed
 	CodeBankDamaged          = "bank_damaged"           // 503: the bank's file failed its integrity check; writes are refused
+	CodeBankReadOnly         = "bank_read_only"         // 503: the bank's file or directory cannot be written
+	CodeDiskFull             = "disk_full"              // 507: the disk under the bank is full
 )
 
 // ErrorResponse is the body of every error answer.
@@ -76,6 +78,10 @@ func classify(err error) *httpError {
 		return &httpError{status: http.StatusConflict, code: CodeConflict, err: err}
 	case errors.Is(err, store.ErrDamaged):
 		return &httpError{status: http.StatusServiceUnavailable, code: CodeBankDamaged, err: err}
+	case errors.Is(err, store.ErrReadOnly):
+		return &httpError{status: http.StatusServiceUnavailable, code: CodeBankReadOnly, err: err}
+	case errors.Is(err, store.ErrDiskFull):
+		return &httpError{status: http.StatusInsufficientStorage, code: CodeDiskFull, err: err}
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return &httpError{status: http.StatusServiceUnavailable, code: CodeUnavailable, err: err}
 	}

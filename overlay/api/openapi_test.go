@@ -143,7 +143,7 @@ func TestOpenAPIErrorCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	codes := []string{CodeInvalidInput, CodeInvalidJSON, CodeUnknownField, CodeUnauthorized, CodeForbidden, CodeNotFound, CodeUnknownUser,
-		CodeMethodNotAllowed, CodeConflict, CodeBodyTooLarge, CodeUnsupportedMediaType, CodeInternal, CodeNotImplemented, CodeUnavailable, CodeBankDamaged, CodeBodyTimeout}
+		CodeMethodNotAllowed, CodeConflict, CodeBodyTooLarge, CodeUnsupportedMediaType, CodeInternal, CodeNotImplemented, CodeUnavailable, CodeBankDamaged, CodeBankReadOnly, CodeDiskFull, CodeBodyTimeout}
 	got := doc.Components.Schemas.ErrorDetail.Properties.Code.Enum
 	slices.Sort(codes)
 	slices.Sort(got)

@@ -72,7 +72,14 @@ func (s *SQLite) Integrity(ctx context.Context, full bool) ([]string, error) {
 // noteDamage marks the store damaged when err says a page is malformed, and returns err
 // (as ErrDamaged then).
 func (s *SQLite) noteDamage(err error) error {
-	if err == nil || !sqlitedb.IsDamaged(err) {
+	switch {
+	case err == nil:
+		return nil
+	case sqlitedb.IsReadOnly(err):
+		return fmt.Errorf("%w: nothing was written; make the data directory and atma.db writable (%w)", ErrReadOnly, err)
+	case sqlitedb.IsFull(err):
+		return fmt.Errorf("%w: nothing was written; free space on the bank's disk and retry (%w)", ErrDiskFull, err)
+	case !sqlitedb.IsDamaged(err):
 		return err
 	}
 	s.damage.CompareAndSwap(nil, &damageError{problems: []string{err.Error()}})

@@ -21,6 +21,11 @@ var (
 	// check, or in which a statement found a malformed page); writes are refused so that
 	// nothing more goes into it.
 	ErrDamaged = errors.New("the bank is damaged")
+	// ErrReadOnly: the bank's storage cannot be written (a read-only file, directory or
+	// mount); nothing was written.
+	ErrReadOnly = errors.New("the bank is read-only")
+	// ErrDiskFull: the disk under the bank is full; nothing was written.
+	ErrDiskFull = errors.New("the disk is full")
 )
 
 // Reader reads one user's records.

@@ -51,3 +51,16 @@ func IsDamaged(err error) bool {
 	}
 	return false
 }
+
+// IsReadOnly reports an error by which SQLite says it cannot write the file:
+// SQLITE_READONLY (a read-only file or directory, a read-only mount).
+func IsReadOnly(err error) bool { return hasCode(err, sqlite3.SQLITE_READONLY) }
+
+// IsFull reports an error by which SQLite says the disk (or its quota) is full:
+// SQLITE_FULL.
+func IsFull(err error) bool { return hasCode(err, sqlite3.SQLITE_FULL) }
+
+func hasCode(err error, code int) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == code
+}
