@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atma-dev/atma/internal/npmclient"
 	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/store/storetest"
 )
@@ -160,19 +161,7 @@ func TestOverlayKeysCommands(t *testing.T) {
 // `atma overlay mcp` with the official TypeScript SDK as its client over stdio.
 func TestOverlayMCPStdio(t *testing.T) {
 	cache := testTinyCache(t)
-	// The SDK is where `make test` installed it: the user's cache, not the test's.
-	userCache := os.Getenv("ATMA_CACHE")
-	if userCache == "" {
-		home, _ := os.UserHomeDir()
-		userCache = filepath.Join(home, ".cache", "atma")
-	}
-	sdk := filepath.Join(userCache, "npm", "mcp-client")
-	if _, err := os.Stat(filepath.Join(sdk, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Skipf("the MCP TypeScript SDK is not installed in %s (make test installs it: scripts/npm-clients.sh)", sdk)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("no node on PATH")
-	}
+	sdk := npmclient.Dir(t, "mcp-client", "@modelcontextprotocol/sdk")
 	bin := filepath.Join(t.TempDir(), "atma")
 	if out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "../../cmd/atma").CombinedOutput(); err != nil {
 		t.Fatalf("build atma: %v\n%s", err, out)

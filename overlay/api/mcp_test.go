@@ -3,39 +3,21 @@ package api
 import (
 	"encoding/json"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
 
-// mcpSDK is where `make test` installs the MCP TypeScript SDK (scripts/npm-clients.sh).
-func mcpSDK(t *testing.T) string {
-	t.Helper()
-	cache := os.Getenv("ATMA_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "atma")
-	}
-	dir := filepath.Join(cache, "npm", "mcp-client")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Skipf("the MCP TypeScript SDK is not installed in %s (make test installs it: scripts/npm-clients.sh)", dir)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("no node on PATH")
-	}
-	return dir
-}
+	"github.com/atma-dev/atma/internal/npmclient"
+)
 
 // TestMCPWithTypeScriptClient: the official TypeScript SDK, as a client of the
 // streamable HTTP endpoint, initialises, lists the tools, adds a memory and reads the
 // labelled packet of a query.
 func TestMCPWithTypeScriptClient(t *testing.T) {
-	sdk := mcpSDK(t)
+	sdk := npmclient.Dir(t, "mcp-client", "@modelcontextprotocol/sdk")
 	e := newEnv(t, nil, nil)
 	srv := httptest.NewServer(e.h)
 	defer srv.Close()

@@ -5,28 +5,17 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/atma-dev/atma/internal/npmclient"
 	"github.com/atma-dev/atma/overlay/apikey"
 )
 
 // TestMem0Client drives Mem0's own client (npm mem0ai's MemoryClient) against the Mem0
 // surface: what an app sees when it changes its client's host to atma.
 func TestMem0Client(t *testing.T) {
-	cache := os.Getenv("ATMA_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "atma")
-	}
-	pkg := filepath.Join(cache, "npm", "mem0-client")
-	if _, err := os.Stat(filepath.Join(pkg, "node_modules", "mem0ai", "package.json")); err != nil {
-		t.Skipf("mem0ai is not installed in %s (make test installs it: scripts/npm-clients.sh)", pkg)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("no node on PATH")
-	}
+	pkg := npmclient.Dir(t, "mem0-client", "mem0ai")
 	e := newEnv(t, nil, nil)
 	srv := httptest.NewServer(e.h)
 	defer srv.Close()
