@@ -80,6 +80,8 @@ func classify(err error) *httpError {
 		return &httpError{status: http.StatusServiceUnavailable, code: CodeBankDamaged, err: err}
 	case errors.Is(err, store.ErrReadOnly):
 		return &httpError{status: http.StatusServiceUnavailable, code: CodeBankReadOnly, err: err}
+	case errors.Is(err, store.ErrBusy):
+		return &httpError{status: http.StatusServiceUnavailable, code: CodeUnavailable, err: err}
 	case errors.Is(err, store.ErrDiskFull):
 		return &httpError{status: http.StatusInsufficientStorage, code: CodeDiskFull, err: err}
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):

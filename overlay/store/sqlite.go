@@ -35,6 +35,11 @@ type SQLite struct {
 	sqlitedb.Handle
 	cfg   Config
 	locks sync.Map // user → *sync.Mutex
+	// writer lets one of the process's write transactions at a time take SQLite's write
+	// lock, which admits one writer anyway: the others wait here, in order, instead of
+	// spinning on the busy timeout (50 concurrent writers exceeded it and failed with
+	// SQLITE_BUSY). Other processes still meet the busy timeout.
+	writer sync.Mutex
 	// damage is what made the store refuse writes (see Damaged); nil while sound.
 	damage atomic.Pointer[damageError]
 }
@@ -79,6 +84,8 @@ func (s *SQLite) noteDamage(err error) error {
 		return fmt.Errorf("%w: nothing was written; make the data directory and atma.db writable (%w)", ErrReadOnly, err)
 	case sqlitedb.IsFull(err):
 		return fmt.Errorf("%w: nothing was written; free space on the bank's disk and retry (%w)", ErrDiskFull, err)
+	case sqlitedb.IsBusy(err):
+		return fmt.Errorf("%w: another process held the bank's write lock past the busy timeout; nothing was written, retry (%w)", ErrBusy, err)
 	case !sqlitedb.IsDamaged(err):
 		return err
 	}
@@ -391,11 +398,13 @@ func (s *SQLite) Tx(ctx context.Context, user string, fn func(Tx) error) error {
 	mu := s.lock(user)
 	mu.Lock()
 	defer mu.Unlock()
+	s.writer.Lock()
+	defer s.writer.Unlock()
 	// BEGIN IMMEDIATE (see sqlitedb): the write lock is held from here, so what fn
 	// reads stays true until commit, also against other processes.
 	stx, err := s.DB().BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("tx: begin: %w", err)
+		return s.noteDamage(fmt.Errorf("tx: begin: %w", err))
 	}
 	committed := false
 	defer func() {

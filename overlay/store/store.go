@@ -26,6 +26,9 @@ var (
 	ErrReadOnly = errors.New("the bank is read-only")
 	// ErrDiskFull: the disk under the bank is full; nothing was written.
 	ErrDiskFull = errors.New("the disk is full")
+	// ErrBusy: the bank's write lock stayed taken (by another process) past the busy
+	// timeout; nothing was written, a retry may succeed.
+	ErrBusy = errors.New("the bank is busy")
 )
 
 // Reader reads one user's records.

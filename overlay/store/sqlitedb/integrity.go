@@ -64,3 +64,7 @@ func hasCode(err error, code int) bool {
 	var se *sqlite.Error
 	return errors.As(err, &se) && se.Code()&0xff == code
 }
+
+// IsBusy reports an error by which SQLite says another connection held a lock past the
+// busy timeout: SQLITE_BUSY.
+func IsBusy(err error) bool { return hasCode(err, sqlite3.SQLITE_BUSY) }
