@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"slices"
@@ -11,6 +12,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/atma-dev/atma/internal/npmclient"
+	"github.com/atma-dev/atma/overlay"
+	"github.com/atma-dev/atma/overlay/apikey"
+	"github.com/atma-dev/atma/overlay/store"
 )
 
 // TestMCPWithTypeScriptClient: the official TypeScript SDK, as a client of the
@@ -70,5 +74,55 @@ func TestMCPServerUser(t *testing.T) {
 	w := e.do(req{method: "POST", path: "/v1/users/alice/mcp", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, token: "-"})
 	if w.Code != 401 {
 		t.Errorf("MCP without a token: %d", w.Code)
+	}
+}
+
+// Bad input over MCP: an unknown tool, arguments of the wrong type or too large, and a
+// write with a read-only key are errors with a message, and nothing is written.
+func TestMCPBadInput(t *testing.T) {
+	e := newEnv(t, nil, func(c *Config) { c.Token = "" })
+	_, ro, err := e.bank.Keys.Create(t.Context(), "ro", "acme", nil, []apikey.Scope{apikey.ScopeRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(e.h)
+	defer srv.Close()
+	connect := func(token string) *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(),
+			&mcp.StreamableClientTransport{Endpoint: srv.URL + "/v1/users/alice/mcp", HTTPClient: &http.Client{Transport: bearerTransport{token}}, DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	cs := connect(ro)
+	for _, tt := range []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"memory_nothing", map[string]any{}, "unknown tool"},
+		{"memory_query", map[string]any{"query": 42}, "query"},
+		{"memory_add", map[string]any{"content": strings.Repeat("x", overlay.MaxContentBytes+1)}, "write"},
+		{"memory_add", map[string]any{"content": "I moved to Porto."}, "write"},
+	} {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tt.name, Arguments: tt.args})
+		var msg string
+		switch {
+		case err != nil:
+			msg = err.Error()
+		case res.IsError:
+			msg = res.Content[0].(*mcp.TextContent).Text
+		default:
+			t.Errorf("%s %v: no error", tt.name, tt.args)
+			continue
+		}
+		if !strings.Contains(msg, tt.want) {
+			t.Errorf("%s: error %q lacks %q", tt.name, msg, tt.want)
+		}
+	}
+	if recs, _, err := e.ov.List(t.Context(), "acme/alice", store.Filter{}); err != nil || len(recs) != 0 {
+		t.Errorf("bad calls wrote %d records (%v)", len(recs), err)
 	}
 }

@@ -34,11 +34,13 @@ func TestMem0Client(t *testing.T) {
 		History             []string
 		Deleted, DeletedAll string
 		Unsupported         string
+		MS                  map[string]float64
 	}
 	line := strings.TrimSpace(string(out))
 	if err := json.Unmarshal([]byte(line[strings.LastIndexByte(line, '\n')+1:]), &got); err != nil {
 		t.Fatalf("client output %s: %v", out, err)
 	}
+	t.Logf("Mem0 client round trips, ms (the first includes the client's ping): %v", got.MS)
 	if got.Added != 1 || !strings.Contains(got.SearchFirst, "Lisbon") || got.SearchLabel != "current memory" || got.All != 2 ||
 		!strings.Contains(got.Get, "Lisbon") || !strings.Contains(got.Updated, "Porto") || len(got.History) < 2 ||
 		!strings.Contains(got.Deleted, "deleted") || !strings.Contains(got.DeletedAll, "deleted") {
