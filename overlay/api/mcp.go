@@ -2,8 +2,10 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -13,6 +15,7 @@ import (
 
 // mcpInstructions tell an MCP client what the tools are and what the labels mean.
 const mcpInstructions = `atma is a state-aware memory: memories are kept with their state.
+Resources atma://state/{slot} ("atma://state/user/home") hold what is current for a slot.
 memory_query answers "where do I live now?"-style questions with an evidence packet whose
 rows are labelled: "current memory" holds now; "historical memory" was true and was
 replaced (use it only for questions about the past); "transition memory" records a change
@@ -46,6 +49,32 @@ func (s *server) mcpFor(user string, p principal) *mcp.Server {
 			return text(out.content, out.isError), nil
 		})
 	}
+	// The user's current state, one resource per slot key: atma://state/user/home is
+	// what holds now for "user/home" (its current records, as memory_get by key).
+	srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "current state", URITemplate: "atma://state/{+slot}", MIMEType: "application/json",
+		Description: "What holds now for a slot key (\"user/home\", \"sister/job\"): its current records."},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			slot, ok := strings.CutPrefix(req.Params.URI, "atma://state/")
+			if !ok || slot == "" {
+				return nil, mcp.ResourceNotFoundError(req.Params.URI)
+			}
+			recs, err := s.currentOf(ctx, user, slot)
+			if err != nil {
+				return nil, err
+			}
+			if len(recs) == 0 {
+				return nil, mcp.ResourceNotFoundError(req.Params.URI)
+			}
+			out := make([]toolRecord, len(recs))
+			for i, r := range recs {
+				out[i] = toolRecordOf(r)
+			}
+			b, err := json.Marshal(out)
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(b)}}}, nil
+		})
 	return srv
 }
 

@@ -12,8 +12,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/atma-dev/atma/internal/npmclient"
+	"github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/apikey"
+	"github.com/atma-dev/atma/overlay/overlaytest"
 	"github.com/atma-dev/atma/overlay/store"
 )
 
@@ -47,7 +49,11 @@ func TestMCPWithTypeScriptClient(t *testing.T) {
 // The stdio server (NewMCP, `atma overlay mcp`) acts for its configured user only, and
 // the HTTP endpoint refuses a request without the token.
 func TestMCPServerUser(t *testing.T) {
-	e := newEnv(t, nil, nil)
+	x, err := facts.NewOffline(overlaytest.BagEmbedder{}, facts.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, func(c *overlay.Config) { c.Facts = x }, nil)
 	e.add("bob", Memory{Content: "I live in Porto.", EventTime: at(1)})
 	srv, err := NewMCP(e.ov, "alice", nil)
 	if err != nil {
@@ -64,6 +70,17 @@ func TestMCPServerUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
+	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "memory_add", Arguments: map[string]any{"content": "I live in Braga."}}); err != nil {
+		t.Fatal(err)
+	}
+	// The current state of a slot is a resource.
+	rr, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "atma://state/user/home"})
+	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, "Braga") {
+		t.Errorf("resource user/home: %+v %v", rr, err)
+	}
+	if _, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "atma://state/user/nothing"}); err == nil {
+		t.Error("a slot without records was read")
+	}
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "memory_search_lexical", Arguments: map[string]any{"query": "Porto"}})
 	if err != nil {
 		t.Fatal(err)
