@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/atma-dev/atma/internal/npmclient"
 	"github.com/atma-dev/atma/facts"
+	"github.com/atma-dev/atma/internal/npmclient"
 	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/apikey"
 	"github.com/atma-dev/atma/overlay/overlaytest"
