@@ -124,6 +124,7 @@ var routes = []route{
 	{"GET", "/v1/tools", "listTools", false, (*server).tools, apikey.ScopeRead},
 	{"POST", "/v1/users/{user}/tools/call", "callTool", false, (*server).callTool, apikey.ScopeRead},
 	{"POST", "/v1/users/{user}/mcp", "mcp", false, (*server).mcp, apikey.ScopeRead},
+	{"POST", "/mcp", "mcpOwnUser", false, (*server).mcpOwnUser, apikey.ScopeRead},
 	{"GET", "/healthz", "health", true, (*server).health, ""},
 	{"GET", "/metrics", "metrics", false, (*server).serveMetrics, apikey.ScopeAdmin},
 	{"GET", "/openapi.json", "openapi", true, (*server).openAPI, ""},

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -89,6 +90,19 @@ func (s *server) mcpHandler() http.Handler {
 		}
 		return s.mcpFor(user, principalOf(r))
 	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+}
+
+// mcpOwnUser serves POST /mcp, the endpoint MCP clients are usually pointed at: its user
+// is the one the API key is bound to (a key naming exactly one user), so that nothing in
+// the request names a user at all.
+func (s *server) mcpOwnUser(w http.ResponseWriter, r *http.Request) error {
+	k := principalOf(r).key
+	if k == nil || len(k.Users) != 1 {
+		return badRequest(errors.New("POST /mcp serves the user of an API key bound to one user (atma overlay keys create --users U); with the token or another key, name the user: POST /v1/users/{user}/mcp"))
+	}
+	r = r.Clone(r.Context())
+	r.SetPathValue("user", k.Users[0])
+	return s.mcp(w, r)
 }
 
 func (s *server) mcp(w http.ResponseWriter, r *http.Request) error {

@@ -143,3 +143,30 @@ func TestMCPBadInput(t *testing.T) {
 		t.Errorf("bad calls wrote %d records (%v)", len(recs), err)
 	}
 }
+
+// POST /mcp serves the one user an API key is bound to, and asks for the user otherwise.
+func TestMCPOwnUser(t *testing.T) {
+	e := newEnv(t, nil, nil)
+	_, alice, err := e.bank.Keys.Create(t.Context(), "a", "acme", []string{"alice"}, []apikey.Scope{apikey.ScopeRead, apikey.ScopeWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(e.h)
+	defer srv.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(),
+		&mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{alice}}, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "memory_add", Arguments: map[string]any{"content": "I live in Braga."}}); err != nil || res.IsError {
+		t.Fatalf("add through /mcp: %v %+v", err, res)
+	}
+	if recs, _, err := e.ov.List(t.Context(), "acme/alice", store.Filter{}); err != nil || len(recs) != 1 {
+		t.Errorf("acme/alice has %d records (%v)", len(recs), err)
+	}
+	w := e.do(req{method: "POST", path: "/mcp", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`})
+	if w.Code != 400 || !strings.Contains(w.Body.String(), "/v1/users/{user}/mcp") {
+		t.Errorf("/mcp with the token: %d %s", w.Code, w.Body)
+	}
+}
