@@ -141,6 +141,61 @@ func TestOverlayLLMPaths(t *testing.T) {
 	}
 }
 
+// The benchmarks with the endpoint set: LTP and LoCoMo on our own small fixture, the
+// answer columns filled (the numbers mean nothing for a random model), answer errors
+// counted, no crash.
+func TestBenchWithLLM(t *testing.T) {
+	url, model := llamatest.Endpoint(t, 2, 16384)
+	env := map[string]string{"ATMA_CACHE": testTinyCache(t), "ATMA_LLM_URL": url, "ATMA_LLM_MODEL": model}
+	fixture := "../../bench/testdata/locomo_fixture.json"
+	for _, args := range [][]string{
+		{"bench", "ltp", "--locomo", fixture, "--profiles", "1", "--max-turns", "100", "--backbone", "test-tiny", "--json"},
+		{"bench", "locomo", "--locomo", fixture, "--conversations", "1", "--backbone", "test-tiny", "--json"},
+	} {
+		start := time.Now()
+		code, out, errOut := run(t, "atma", env, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args[:2], code, errOut)
+		}
+		var rep map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v: report %.300s: %v", args[:2], out, err)
+		}
+		took := time.Since(start).Round(time.Millisecond)
+		switch args[1] {
+		case "ltp":
+			// Every system's QA block is filled: accuracy over the probes, errors counted.
+			var r struct {
+				Results []struct {
+					Variant struct {
+						Name string `json:"name"`
+					} `json:"variant"`
+					QA *struct {
+						Accuracy struct{ N int } `json:"accuracy"`
+						Errors   int             `json:"errors"`
+					} `json:"qa"`
+				} `json:"results"`
+			}
+			_ = json.Unmarshal([]byte(out), &r)
+			filled := 0
+			for _, res := range r.Results {
+				if res.QA != nil && res.QA.Accuracy.N > 0 {
+					filled++
+					t.Logf("ltp %s: QA over %d probes, %d answers or grades the endpoint failed to give (%v in all)", res.Variant.Name, res.QA.Accuracy.N, res.QA.Errors, took)
+				}
+			}
+			if filled == 0 {
+				t.Errorf("ltp: no QA column filled: %.400s", out)
+			}
+		case "locomo":
+			if !strings.Contains(out, `"f1"`) || !strings.Contains(out, `"answer_errors"`) {
+				t.Errorf("locomo: no F1 or answer errors in the report: %.400s", out)
+			}
+			t.Logf("locomo with the endpoint: %v, report keys %d", took, len(rep))
+		}
+	}
+}
+
 func sumValues(m map[string]int) int {
 	n := 0
 	for _, v := range m {
