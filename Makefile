@@ -71,7 +71,7 @@ llama-server:
 # endpoint ATMA_LLM_URL names, for the overlay suite).
 test-integration: llama-server
 	$(GO) test -count=1 -tags integration -run . -v ./llm/
-	$(GO) test -count=1 -tags integration -run 'LLMPaths|BenchWithLLM' -v ./internal/cli/
+	$(GO) test -count=1 -tags integration -run 'LLMPaths|BenchWithLLM|JudgePromptOverContext' -v ./internal/cli/
 
 bench: onnxruntime test-backbone models
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -5,6 +5,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -193,6 +194,38 @@ func TestBenchWithLLM(t *testing.T) {
 			}
 			t.Logf("locomo with the endpoint: %v, report keys %d", took, len(rep))
 		}
+	}
+}
+
+// A Judge whose prompt is larger than the server's context: the rule auditor takes the
+// pair, the trace says why, and the bank stays sound.
+func TestJudgePromptOverContext(t *testing.T) {
+	if os.Getenv("ATMA_LLM_URL") != "" {
+		t.Skip("needs the local llama-server with a small context, not ATMA_LLM_URL")
+	}
+	srv := llamatest.StartWith(t, 1, 512)
+	env := map[string]string{"ATMA_CACHE": testTinyCache(t), "ATMA_DATA": t.TempDir(), "ATMA_LLM_URL": srv.URL, "ATMA_LLM_MODEL": llamatest.ModelAlias}
+	var last []overlay.IngestTrace
+	for i, text := range []string{"I live in Berlin.", "I moved to Lisbon."} {
+		code, out, errOut := run(t, "atma", env, "", "overlay", "add", "--json", "--at", fmt.Sprintf("2025-0%d-01T00:00:00Z", i+1), "-u", "alice", "--backbone", "test-tiny", "--gate-off", "--facts", "offline", text)
+		if code != 0 || json.Unmarshal([]byte(out), &last) != nil {
+			t.Fatalf("add: exit %d: %s", code, errOut)
+		}
+	}
+	found := false
+	for _, c := range last[0].Candidates {
+		if c.Verdict != nil {
+			found = true
+			if c.Auditor != "rule" || !strings.Contains(c.Fallback, "context") {
+				t.Errorf("over-context pair: auditor %q, fallback %q", c.Auditor, c.Fallback)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no audited pair: %+v", last[0].Candidates)
+	}
+	if code, out, errOut := run(t, "atma", env, "", "overlay", "check"); code != 0 {
+		t.Errorf("check: exit %d: %s %s", code, out, errOut)
 	}
 }
 
