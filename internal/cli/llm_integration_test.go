@@ -22,7 +22,13 @@ import (
 // pool are never applied). A random model says nothing useful; the point is the path.
 // The log lines are the per-path figures of the LLM-paths issue.
 func TestOverlayLLMPaths(t *testing.T) {
-	url, model := llamatest.Endpoint(t, 1, 16384)
+	srv, url, model := llamatest.Endpoint(t, 1, 16384)
+	tokens := func() float64 {
+		if srv == nil {
+			return 0
+		}
+		return srv.PromptTokens(t)
+	}
 	cache := testTinyCache(t)
 	mems := []string{"I live in Berlin.", "I moved to Lisbon.", "My sister works as a nurse.", "My sister is a teacher now."}
 	ingest := func(t *testing.T, data string, extra ...string) ([]overlay.IngestTrace, time.Duration) {
@@ -67,10 +73,13 @@ func TestOverlayLLMPaths(t *testing.T) {
 	}
 
 	rules, rulesTook := ingest(t, t.TempDir(), "--facts", "offline", "--rules")
+	before := tokens()
 	free, freeTook := ingest(t, t.TempDir(), "--facts", "offline")
+	judgeTokens := tokens() - before // the first time these prompts are seen: llama-server caches prompts
 	schema, schemaTook := ingest(t, t.TempDir(), "--facts", "offline", "--verdict-schema")
 	n, byModel, fb := audits(free)
-	t.Logf("judge without a schema: %d audits, %d answered by the model, fallbacks %v; %v for 4 ingests (rules only %v)", n, byModel, fb, freeTook.Round(time.Millisecond), rulesTook.Round(time.Millisecond))
+	t.Logf("judge without a schema: %d audits, %d answered by the model, fallbacks %v; %v for 4 ingests (rules only %v); %.0f prompt tokens an audited pair",
+		n, byModel, fb, freeTook.Round(time.Millisecond), rulesTook.Round(time.Millisecond), judgeTokens/float64(max(n, 1)))
 	if n == 0 || byModel+sumValues(fb) != n || len(fb) == 0 {
 		t.Errorf("unconstrained judge: %d audits, %d by the model, fallbacks %v (a random model's free text must fall back, with a reason)", n, byModel, fb)
 	}
@@ -82,7 +91,8 @@ func TestOverlayLLMPaths(t *testing.T) {
 		}
 	}
 	n, byModel, fb = audits(schema)
-	t.Logf("judge with the verdict schema: %d audits, %d answered by the model (schema-valid %.2f), fallbacks %v; %v for 4 ingests", n, byModel, float64(byModel)/float64(max(n, 1)), fb, schemaTook.Round(time.Millisecond))
+	t.Logf("judge with the verdict schema: %d audits, %d answered by the model (schema-valid %.2f), fallbacks %v; %v for 4 ingests",
+		n, byModel, float64(byModel)/float64(max(n, 1)), fb, schemaTook.Round(time.Millisecond))
 	if n == 0 || byModel+sumValues(fb) != n {
 		t.Errorf("schema-constrained judge: %d audits, %d by the model, fallbacks %v (each audit is the model's or falls back with a reason)", n, byModel, fb)
 	}
@@ -107,6 +117,11 @@ func TestOverlayLLMPaths(t *testing.T) {
 			t.Fatal(errOut)
 		}
 	}
+	plainStart := time.Now()
+	if code, _, errOut := run(t, "atma", env, "", "overlay", "query", "--json", "-u", "alice", "--backbone", "test-tiny", "Where did I live before?"); code != 0 {
+		t.Fatalf("plain query: %s", errOut)
+	}
+	plain := time.Since(plainStart)
 	for _, mode := range []string{"", "shadow", "online"} {
 		args := []string{"overlay", "query", "--json", "-u", "alice", "--backbone", "test-tiny", "Where did I live before?"}
 		if mode == "" {
@@ -114,20 +129,24 @@ func TestOverlayLLMPaths(t *testing.T) {
 		} else {
 			args = append(args, "--controller", mode)
 		}
+		before := tokens()
+		start := time.Now()
 		code, out, errOut := run(t, "atma", env, "", args...)
+		t.Logf("query %q: %v (the same query without the model: %v)", mode, time.Since(start).Round(time.Millisecond), plain.Round(time.Millisecond))
+		sent := tokens() - before // prompt tokens processed: a prompt seen before is cached
 		var tr overlay.QueryTrace
 		if code != 0 || json.Unmarshal([]byte(out), &tr) != nil {
 			t.Fatalf("query %s: exit %d: %s", mode, code, errOut)
 		}
 		switch mode {
 		case "":
-			t.Logf("answer: %d runes, error %q, %d rows", len([]rune(tr.Answer)), tr.AnswerError, len(tr.Packet.Rows))
+			t.Logf("answer: %d runes, error %q, %d rows; %.0f prompt tokens", len([]rune(tr.Answer)), tr.AnswerError, len(tr.Packet.Rows), sent)
 			if tr.Answer == "" && tr.AnswerError == "" || len(tr.Packet.Rows) == 0 {
 				t.Errorf("query --answer: answer %q, error %q, %d rows", tr.Answer, tr.AnswerError, len(tr.Packet.Rows))
 			}
 		default:
 			st := tr.ControllerStatus
-			t.Logf("controller %s: applied %t, reason %q", mode, st.Applied, st.Reason)
+			t.Logf("controller %s: applied %t, reason %q; %.0f prompt tokens", mode, st.Applied, st.Reason, sent)
 			if st.Reason == "" && !st.Applied {
 				t.Errorf("controller %s: not applied and no reason", mode)
 			}
@@ -146,7 +165,7 @@ func TestOverlayLLMPaths(t *testing.T) {
 // answer columns filled (the numbers mean nothing for a random model), answer errors
 // counted, no crash.
 func TestBenchWithLLM(t *testing.T) {
-	url, model := llamatest.Endpoint(t, 2, 16384)
+	_, url, model := llamatest.Endpoint(t, 2, 16384)
 	env := map[string]string{"ATMA_CACHE": testTinyCache(t), "ATMA_LLM_URL": url, "ATMA_LLM_MODEL": model}
 	fixture := "../../bench/testdata/locomo_fixture.json"
 	for _, args := range [][]string{

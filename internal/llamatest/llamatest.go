@@ -8,6 +8,7 @@ package llamatest
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -120,6 +121,7 @@ func StartWith(t testing.TB, np, ctx int) *Server {
 		"-t", "1",
 		"--jinja",
 		"--slots",
+		"--metrics", // Prometheus counters of tokens processed, read by PromptTokens
 	)
 	s.cmd.Stdout = logFile
 	s.cmd.Stderr = logFile
@@ -206,12 +208,41 @@ func fileSize(t testing.TB, p string) int64 {
 // ATMA_LLM_URL names (with ATMA_LLM_MODEL; vLLM, Ollama, a hosted API), so that users with
 // a real model run the suite unchanged, else a llama-server with the tiny random model
 // started here (StartWith np slots of ctx tokens).
-func Endpoint(t testing.TB, np, ctx int) (url, model string) {
+// The server is nil for an endpoint of ATMA_LLM_URL.
+func Endpoint(t testing.TB, np, ctx int) (srv *Server, url, model string) {
 	t.Helper()
 	if u := os.Getenv("ATMA_LLM_URL"); u != "" {
 		m := os.Getenv("ATMA_LLM_MODEL")
 		t.Logf("running against ATMA_LLM_URL=%s (model %q)", u, m)
-		return u, m
+		return nil, u, m
 	}
-	return StartWith(t, np, ctx).URL, ModelAlias
+	srv = StartWith(t, np, ctx)
+	return srv, srv.URL, ModelAlias
+}
+
+// PromptTokens is the server's count of prompt tokens processed so far
+// (llamacpp:prompt_tokens_total on /metrics): the difference over an operation is the
+// prompt it sent.
+func (s *Server) PromptTokens(t testing.TB) float64 {
+	t.Helper()
+	resp, err := http.Get(strings.TrimSuffix(s.URL, "/v1") + "/metrics")
+	if err != nil {
+		t.Fatalf("metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("metrics: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "llamacpp:prompt_tokens_total "); ok {
+			n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				t.Fatalf("metrics line %q: %v", line, err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no llamacpp:prompt_tokens_total in /metrics:\n%.400s", b)
+	return 0
 }
