@@ -8,7 +8,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"github.com/atma-dev/atma/onnx/tinybert"
+	"github.com/atma-dev/atma/internal/onnx/tinybert"
 	"github.com/atma-dev/atma/tokenizer"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/atma-dev/atma/gpu"
-	"github.com/atma-dev/atma/onnx/tinybert"
+	"github.com/atma-dev/atma/internal/onnx/tinybert"
 	"github.com/atma-dev/atma/tokenizer/wordpiece"
 )
 

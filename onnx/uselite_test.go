@@ -31,7 +31,7 @@ type useLiteGolden struct {
 // TensorFlow.js reference computed by scripts/use-lite/vectors.mjs.
 func TestUseLiteParity(t *testing.T) {
 	initORT(t)
-	raw, err := os.ReadFile("tfjs/testdata/use_lite_vectors.golden.json")
+	raw, err := os.ReadFile("../internal/onnx/tfjs/testdata/use_lite_vectors.golden.json")
 	if err != nil {
 		t.Fatal(err)
 	}

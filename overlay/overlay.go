@@ -377,23 +377,31 @@ func (o *Overlay) embedAhead(ctx context.Context, user string, inputs []Input, f
 			select {
 			case ready <- chunk{start, c}:
 			case <-gctx.Done():
-				return gctx.Err()
+				// The commit side stopped, or the caller's context ended: the commit side
+				// (or the check below) names the memory it stopped at.
+				return nil
 			}
 		}
 		return nil
 	})
+	next := 0 // the first input not committed
 	g.Go(func() error {
 		for c := range ready {
 			for j, e := range c.es {
 				if err := fn(c.start+j, e); err != nil {
 					return err
 				}
+				next = c.start + j + 1
 			}
 			chunkDone()
 		}
 		return nil
 	})
-	return g.Wait()
+	err := g.Wait()
+	if err == nil && next < len(inputs) {
+		err = fmt.Errorf("memory %d (%.40q): %w", next, inputs[next].Content, context.Cause(ctx))
+	}
+	return err
 }
 
 // embed embeds and projects inputs, the projections in one matrix product, and with

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/atma-dev/atma/onnx/graph"
+	"github.com/atma-dev/atma/internal/onnx/graph"
 )
 
 // Checkpoint format identifiers, stored in the safetensors metadata.

@@ -76,7 +76,7 @@
 // # Export
 //
 // Heads.ONNX and Checkpoint.WriteONNX export the heads as an ONNX model (input "embedding"
-// [batch, d]; outputs "topic" and "logic" [batch, out]) built with package onnx/graph; its
+// [batch, d]; outputs "topic" and "logic" [batch, out]) built with package internal/onnx/graph; its
 // outputs match Project within 1e-5 in ONNX Runtime.
 //
 // # Embedding cache

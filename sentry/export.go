@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/atma-dev/atma/onnx/graph"
+	"github.com/atma-dev/atma/internal/onnx/graph"
 )
 
 // ONNX input and output names of the exported heads.

@@ -18,7 +18,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"gorgonia.org/tensor"
 
-	"github.com/atma-dev/atma/onnx/graph"
+	"github.com/atma-dev/atma/internal/onnx/graph"
 )
 
 // Files Train writes in Options.Dir.

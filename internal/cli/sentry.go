@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/atma-dev/atma/data"
+	"github.com/atma-dev/atma/internal/onnx/graph"
 	"github.com/atma-dev/atma/onnx"
-	"github.com/atma-dev/atma/onnx/graph"
 	"github.com/atma-dev/atma/sentry"
 )
 

@@ -90,7 +90,7 @@ export const tokenSentences = [
   longText,
 ];
 
-// vectorSentences feed onnx/tfjs/testdata/use_lite_vectors.golden.json.
+// vectorSentences feed internal/onnx/tfjs/testdata/use_lite_vectors.golden.json.
 export const vectorSentences = [
   "",
   "hello",

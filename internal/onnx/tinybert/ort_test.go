@@ -7,7 +7,7 @@ import (
 
 	"github.com/atma-dev/atma/internal/orttest"
 
-	"github.com/atma-dev/atma/onnx/tinybert"
+	"github.com/atma-dev/atma/internal/onnx/tinybert"
 )
 
 // requireORT fails the test (or benchmark) when ONNX Runtime cannot be loaded.

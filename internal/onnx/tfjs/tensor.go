@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/atma-dev/atma/onnx/graph"
+	"github.com/atma-dev/atma/internal/onnx/graph"
 	"github.com/atma-dev/atma/onnx/onnxpb"
 )
 

@@ -3,7 +3,7 @@ package tfjs
 import (
 	"fmt"
 
-	"github.com/atma-dev/atma/onnx/graph"
+	"github.com/atma-dev/atma/internal/onnx/graph"
 )
 
 func convGather(c *converter, n *node, in []*value) ([]*value, error) {

@@ -10,13 +10,13 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/atma-dev/atma/onnx/graph"
+	"github.com/atma-dev/atma/internal/onnx/graph"
 	"github.com/atma-dev/atma/onnx/onnxpb"
 )
 
 // Supported ONNX opsets. TF's ScatterNd sums duplicate indices, which needs ScatterND's
 // reduction="add" (opset 16); 17 is the floor because it is the opset the rest of atma and
-// onnx/graph target. 21 is the newest opset whose operator changes the converter has been
+// internal/onnx/graph target. 21 is the newest opset whose operator changes the converter has been
 // checked against (the tests run at 17, 18 and 21).
 const (
 	DefaultOpset = 17
@@ -154,7 +154,7 @@ func (m *Model) Convert(opts Options) ([]byte, error) {
 	g := graph.New("tfjs")
 	g.Opset("", int64(opts.Opset))
 	g.IRVersion = irVersion(opts.Opset)
-	g.Producer = "atma onnx/tfjs"
+	g.Producer = "atma internal/onnx/tfjs"
 	c := &converter{m: m, g: g, opset: opts.Opset, vals: map[string][]*value{}}
 	if err := c.inputs(order, opts.Dense); err != nil {
 		return nil, fmt.Errorf("convert TF.js model: %w", err)
@@ -502,7 +502,7 @@ func checkOps(nodes []*node) error {
 	for i, op := range missing {
 		parts[i] = fmt.Sprintf("%s (node %q)", op, first[op])
 	}
-	return fmt.Errorf("%w: %s; add a converter for it to onnx/tfjs or export the model without it (supported ops: %s)", ErrUnsupportedOp, strings.Join(parts, ", "), strings.Join(SupportedOps(), ", "))
+	return fmt.Errorf("%w: %s; add a converter for it to internal/onnx/tfjs or export the model without it (supported ops: %s)", ErrUnsupportedOp, strings.Join(parts, ", "), strings.Join(SupportedOps(), ", "))
 }
 
 // normAxis maps a possibly negative axis into [0, rank).

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/atma-dev/atma/onnx/graph"
+	"github.com/atma-dev/atma/internal/onnx/graph"
 )
 
 // Names of the model's inputs and output, as in Hugging Face BERT exports.

@@ -3,7 +3,7 @@ package tfjs
 import (
 	"fmt"
 
-	"github.com/atma-dev/atma/onnx/graph"
+	"github.com/atma-dev/atma/internal/onnx/graph"
 )
 
 // reduce converts Sum, Mean, Max, Min and Prod with their reduction indices given as an input

@@ -3,7 +3,7 @@ package tfjs
 import (
 	"fmt"
 
-	"github.com/atma-dev/atma/onnx/graph"
+	"github.com/atma-dev/atma/internal/onnx/graph"
 )
 
 // TF DataType enum values (tensorflow/core/framework/types.proto).

@@ -3,7 +3,7 @@ package tfjs
 import (
 	"fmt"
 
-	"github.com/atma-dev/atma/onnx/graph"
+	"github.com/atma-dev/atma/internal/onnx/graph"
 )
 
 // convShape is ONNX Shape (always INT64) cast to TF's out_type, which defaults to int32.

@@ -13,7 +13,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"github.com/atma-dev/atma/onnx/tinybert"
+	"github.com/atma-dev/atma/internal/onnx/tinybert"
 )
 
 // batch right-pads rows of token ids (and their types) to one length; padded positions get

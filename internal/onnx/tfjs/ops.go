@@ -3,7 +3,7 @@ package tfjs
 import (
 	"fmt"
 
-	"github.com/atma-dev/atma/onnx/graph"
+	"github.com/atma-dev/atma/internal/onnx/graph"
 )
 
 // handler converts one TF op. inputs is the exact number of data inputs it takes, or -1 when

@@ -9,7 +9,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"github.com/atma-dev/atma/onnx/graph"
+	"github.com/atma-dev/atma/internal/onnx/graph"
 )
 
 // tensor is a named value for or from ONNX Runtime; data is []float32, []int64 or []bool.

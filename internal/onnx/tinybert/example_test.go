@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/atma-dev/atma/onnx/tinybert"
+	"github.com/atma-dev/atma/internal/onnx/tinybert"
 )
 
 func Example() {
