@@ -1,4 +1,5 @@
-// Command loadprobe puts load on a running `atma overlay serve`: clients that each add a
+// Package main implements the loadprobe command, which puts load on a running `atma
+// overlay serve`: clients that each add a
 // memory and ask a question in turn, for a while, each as its own user (or all as one
 // with -same-user), and reports what the server held — adds/s, queries/s, p50 and p99 by
 // route, answers by status. It is the load probe of the reliability issue; it uses only
