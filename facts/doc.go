@@ -20,7 +20,11 @@
 // embedded once, with the first call).
 //
 //   - A "Name: " prefix makes first person that speaker (subject "caroline"); otherwise
-//     first person is "user".
+//     first person is "user". A prefix that names an attribute is a label, not a
+//     speaker: "Home: a flat in Richmond", "My job: translator at Bluewater Clinic",
+//     "Theo's hobby these days: bouldering" state that attribute, with the value read
+//     after the colon by its kind. Bracketed asides ("[shares an image: …]") are left
+//     out: they describe, they state nothing.
 //   - A memory with a question (a sentence that ends in "?" and asks: "how", "is it",
 //     "red or green?") states no fact.
 //   - Sentences are split into clauses at commas and at conjunctions that start a new
@@ -28,7 +32,10 @@
 //     brother joris" → joris, "my manager is Dana" → the user's manager; a name at the
 //     start of a clause, capitalised or not ("kwame moved to glasgow"); a pronoun → the
 //     last person named; a described group ("the mobile team" → mobile-team, "the
-//     project"); reported speech ("mum says he's …") is read for what is reported.
+//     project"; a bare "sync" is the product-sync of an existing slot); reported speech
+//     ("mum says he's …") is read for what is reported. A capitalised word that a noun
+//     follows opens a noun phrase, not a name ("Mental health's a priority"): such a
+//     clause is nobody's fact unless it speaks in the first person.
 //   - The attribute is found by meaning: each clause (and, with a quarter of the weight,
 //     its whole memory) is compared with short prototype sentences of each attribute of
 //     the table in attributes.go, a cue word adds a small bonus, and the best attribute
@@ -47,9 +54,15 @@
 //     where the attribute wants a thing, a place, an organisation or a name; in text
 //     whose writer uses capitals, a place, organisation or name in lower case is none
 //     either ("home = bench"). A clause whose subject would be a verb ("Fixing cars is
-//     such an art", "Look at this") has none of its own. Long chat turns otherwise give
+//     such an art", "Look at this") has none of its own. Nor is a thing made only of
+//     abstract words a value ("work", "progress", "a big breakthrough"), nor one in which
+//     the attribute's own name modifies another word ("car shop", "job training"; but
+//     "estate car", "room 12"). Long chat turns otherwise give
 //     each an attribute and a version group they do not have (LoCoMo's commits
-//     261 → 120 with these shapes, docs/benchmarks.md).
+//     261 → 120 → 75 with these shapes, docs/benchmarks.md).
+//   - Form decides some attributes outright (rules.go): a job title ("works as a nurse
+//     at …"), a home ("relocated from Reno to Denver"), a team ("got moved to the ml
+//     team"), a partner, named pets, and labelled statements.
 //   - Negation ("sold", "no longer", "don't … anymore", "split up"), scope ("except on
 //     fridays", "only when I travel") and event time ("back in March", "since april",
 //     "from the 1st of july", "last month", resolved against Input.Time) are read from

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -106,6 +107,10 @@ func NewOffline(emb Embedder, cfg Config) (*Offline, error) {
 	return &Offline{emb: emb, cfg: cfg, log: cfg.Logger}, nil
 }
 
+// asides are bracketed notes beside what the speaker says ("[shares an image: a photo
+// of a desk]", "[laughs]"): they describe, they state no fact of the speaker.
+var asides = regexp.MustCompile(`\[[^\]]*\]`)
+
 // clause is one clause of an input under extraction.
 type clause struct {
 	toks []token
@@ -117,6 +122,10 @@ type clause struct {
 	subj string
 	rest []token
 	role string
+	// label is the attribute a labelled statement names ("my job: translator at …"),
+	// and valueAt the index in toks where its value starts (labelAttr).
+	label   string
+	valueAt int
 }
 
 // prepared is an input split into clauses, before scoring.
@@ -181,7 +190,8 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		if x.Referent != "" && (i == 0 || ppl.last == "") {
 			ppl.last = Kebab(x.Referent)
 		}
-		text, speaker := splitSpeaker(strings.TrimSpace(x.Text), strings.TrimSpace(x.Speaker))
+		ppl.knowEntities(x.Slots)
+		text, speaker := splitSpeaker(strings.TrimSpace(asides.ReplaceAllString(x.Text, " ")), strings.TrimSpace(x.Speaker))
 		p.self = "user"
 		if speaker != "" {
 			p.self = Kebab(speaker)
@@ -202,12 +212,30 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			given[p.mem] = x.Vector
 		}
 		for _, s := range ss {
-			for _, c := range clauses(s.text) {
+			cs := clauses(s.text)
+			for ci := 0; ci < len(cs); ci++ {
+				c := cs[ci]
 				if len(skipFillers(c)) == 0 {
 					continue
 				}
-				cl := clause{toks: c, text: join(c)}
-				cl.subj, cl.rest, cl.role = ppl.subject(c, p.self)
+				label, own := labelAttr(c)
+				if label != "" && (ci+1 >= len(cs) || startsStatement(skipFillers(cs[ci+1]))) {
+					label = ""
+				}
+				var cl clause
+				if label != "" {
+					// "My job: translator at Bluewater Clinic": one clause, read by the label.
+					merged := slices.Concat(c, cs[ci+1])
+					ci++
+					cl = clause{toks: merged, text: join(merged), label: label, valueAt: len(c)}
+					cl.subj, cl.rest, cl.role = ppl.subject(merged, p.self)
+					if own {
+						cl.subj, cl.rest, cl.role = p.self, merged[len(c):], ""
+					}
+				} else {
+					cl = clause{toks: c, text: join(c)}
+					cl.subj, cl.rest, cl.role = ppl.subject(c, p.self)
+				}
 				cl.vi = addText(embedText(cl, p.self, &ppl))
 				p.clauses = append(p.clauses, cl)
 			}
@@ -660,12 +688,24 @@ func Activity(attr string) bool { return activityAttrs[Kebab(attr)] }
 // the memory talks about pets (knownPet), a name given up ("no longer has Maple").
 func ruleFacts(c clause, in Input, knownPet bool) []Fact {
 	base := Fact{Subject: c.subj, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time)}
+	if c.label != "" {
+		if v := labelValue(c.label, c.toks[c.valueAt:]); v != "" && !strings.EqualFold(v, c.subj) {
+			f := base
+			f.Attribute, f.Value = c.label, v
+			return []Fact{f}
+		}
+	}
 	if c.role != "" {
 		return nil
 	}
 	if v := jobTitle(c.toks); v != "" {
 		f := base
 		f.Attribute, f.Value, f.Negated = "job", v, false
+		return []Fact{f}
+	}
+	if v := teamName(c.rest); v != "" {
+		f := base
+		f.Attribute, f.Value, f.Negated = "team", v, false
 		return []Fact{f}
 	}
 	if v := homePlace(c.toks); v != "" && !strings.EqualFold(v, c.subj) {

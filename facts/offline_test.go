@@ -536,3 +536,145 @@ func TestActivityIsTheValue(t *testing.T) {
 		t.Errorf("facts %+v (why %q), want sister/exercise = swim laps, when friends visit", res[0].Facts, res[0].Why)
 	}
 }
+
+// Labelled statements are read by their label, written here for the class: a label of
+// the table's attribute or one of its plain names, a possessor, when-words before the
+// colon, and headings that name no attribute.
+func TestOfflineLabelledStatements(t *testing.T) {
+	tests := []struct {
+		text, subject, attr, value string
+	}{
+		{"My job: translator at Bluewater Clinic.", "user", "job", "translator"},
+		{"Occupation: data analyst at Starling Press", "user", "job", "data analyst"},
+		{"my job these days: plumber at Kestrel Labs", "user", "job", "plumber"},
+		{"Home: a flat in Richmond.", "user", "home", "Richmond"},
+		{"current city: Lisbon", "user", "home", "Lisbon"},
+		{"My drink: cortado.", "user", "drink", "cortado"},
+		{"Theo's hobby these days: bouldering.", "theo", "hobby", "bouldering"},
+		{"new favourite rider: marco bezzecchi. sorry lando, it's over", "user", "favourite", "marco bezzecchi"},
+		{"My manager: Dana Whitfield.", "user", "manager", "Dana Whitfield"},
+		// A heading that names no attribute leaves the clause after it as it is.
+		{"Big change: I relocated to Richmond.", "user", "home", "Richmond"},
+	}
+	for _, tt := range tests {
+		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: tt.text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(res[0].Facts, func(f Fact) bool {
+			return f.Subject == tt.subject && f.Attribute == tt.attr && f.Value == tt.value && f.Confidence == 0
+		}) {
+			t.Errorf("%q: facts %+v, want %s/%s = %q read by form", tt.text, res[0].Facts, tt.subject, tt.attr, tt.value)
+		}
+	}
+	// After the colon, a clause is no value.
+	for _, text := range []string{"My job: it's killing me.", "Job hunting: three interviews this week."} {
+		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range res[0].Facts {
+			if f.Confidence == 0 && f.Attribute == "job" {
+				t.Errorf("%q: fact %+v read by form, want none", text, f)
+			}
+		}
+	}
+}
+
+// A team is what someone is on or moved to, not a home.
+func TestOfflineTeams(t *testing.T) {
+	tests := []struct{ text, subject, value string }{
+		{"farah got moved to the ml team, i miss her terrible jokes already", "farah", "ml team"},
+		{"my desk buddy Farah is on the platform team", "farah", "platform team"},
+		{"I transferred into the payments squad last week", "user", "payments squad"},
+		{"Joris joined the data engineering team", "joris", "data engineering team"},
+	}
+	for _, tt := range tests {
+		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: tt.text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(res[0].Facts, func(f Fact) bool { return f.Subject == tt.subject && f.Attribute == "team" && f.Value == tt.value }) {
+			t.Errorf("%q: facts %+v, want %s/team = %q", tt.text, res[0].Facts, tt.subject, tt.value)
+		}
+	}
+}
+
+// A bare entity head ("sync") is the entity of an existing slot with that head, named in
+// an earlier call ("weekly product sync is on thursdays").
+func TestOfflineEntityFromGivenSlots(t *testing.T) {
+	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: "sync moved to 3pm so the Berlin people can join", Slots: []string{"user/home", "product-sync/meeting-time"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res[0].Facts) == 0 || res[0].Facts[0].Subject != "product-sync" {
+		t.Errorf("facts %+v, want a fact about product-sync", res[0].Facts)
+	}
+}
+
+// A capitalised word that opens a noun phrase is no one's name.
+func TestOfflineNounOpeningIsNoSubject(t *testing.T) {
+	for _, tt := range []struct{ text, notSubject string }{
+		{"Mental health's a priority, so take care of yourself.", "mental"},
+		{"Dance classes are the best way to unwind after work.", "dance"},
+		{"Pottery class was so much fun today.", "pottery"},
+		{"Board games make every family dinner better.", "board"},
+	} {
+		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: tt.text, Speaker: "Caroline"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range res[0].Facts {
+			if f.Subject == tt.notSubject {
+				t.Errorf("%q: fact %+v about %q", tt.text, f, tt.notSubject)
+			}
+		}
+	}
+	// Names with their verbs stay subjects.
+	for _, tt := range []struct{ text, subject string }{
+		{"Theo only does yoga on rainy Sundays now", "theo"},
+		{"Ravi bought a flat in Leeds", "ravi"},
+		{"Marta lives in Ghent these days", "marta"},
+	} {
+		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: tt.text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(res[0].Facts, func(f Fact) bool { return f.Subject == tt.subject }) {
+			t.Errorf("%q: facts %+v, want one about %s", tt.text, res[0].Facts, tt.subject)
+		}
+	}
+}
+
+// A bracketed aside describes; it states no fact of the speaker.
+func TestOfflineAsidesStateNothing(t *testing.T) {
+	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: "Nate: Already doing that, thanks! [shares an image: a photo of a laptop computer on a desk]"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res[0].Facts {
+		if strings.Contains(f.Value, "desk") || strings.Contains(f.Value, "laptop") || strings.Contains(f.Value, "photo") {
+			t.Errorf("fact %+v read from the aside", f)
+		}
+	}
+}
+
+// A value made of abstract words is no state, however the clause scores.
+func TestAbstractValue(t *testing.T) {
+	for v, want := range map[string]bool{"work": true, "a lot of progress": true, "opportunities": true, "big breakthrough": true, "business plan": false, "dance studio": false, "senior data engineer": false, "Sennheiser": false} {
+		if got := abstractValue(v); got != want {
+			t.Errorf("abstractValue(%q) = %v, want %v", v, got, want)
+		}
+	}
+	for v, want := range map[string]bool{"car shop": true, "car mod workshop": true, "estate car": false, "Toyota Yaris": false, "car 2": false} {
+		if got := mentionsAttribute(Fact{Attribute: "car", Value: v}); got != want {
+			t.Errorf("mentionsAttribute(car = %q) = %v, want %v", v, got, want)
+		}
+	}
+	if !shapeless(Fact{Attribute: "project", Value: "progress", Confidence: 0.6}, true) {
+		t.Error("project = progress read by meaning has a shape")
+	}
+	if shapeless(Fact{Attribute: "project", Value: "progress", Confidence: 0}, true) {
+		t.Error("a fact read by form is never shapeless")
+	}
+}

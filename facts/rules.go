@@ -347,3 +347,146 @@ func onlyScope(clause string) string {
 	}
 	return strings.TrimSpace(trailingNow.ReplaceAllString(strings.TrimSpace(m[1]), ""))
 }
+
+// Labelled statements: "My job: translator at Bluewater Clinic", "current city: Lisbon",
+// "new favourite rider: marco bezzecchi", "Theo's hobby these days: bouldering". The words
+// before the colon name the attribute and the words after it are the value, read by the
+// attribute's kind. A heading that names no attribute ("Big change: I relocated…",
+// "Update: …") is no label, and what follows its colon is a clause of its own.
+
+// labelNames are the words of a label that name an attribute, where they are not the
+// attribute's own name in the table.
+var labelNames = map[string]string{
+	"occupation": "job", "profession": "job", "job title": "job", "title": "job", "role": "job", "position": "job", "current role": "job",
+	"company": "employer", "workplace": "employer", "work place": "employer",
+	"city": "home", "town": "home", "home city": "home", "home town": "home", "base": "home", "location": "home", "neighbourhood": "home", "neighborhood": "home",
+	"go-to drink": "drink", "coffee order": "drink", "coffee": "drink", "beverage": "drink", "usual": "drink",
+	"pastime": "hobby", "hobbies": "hobby", "workout": "exercise", "sport": "exercise", "training": "exercise",
+	"boss": "manager", "line manager": "manager", "gf": "partner", "bf": "partner", "girlfriend": "partner", "boyfriend": "partner",
+	"flat": "home", "apartment": "home", "house": "home", "mobile": "phone", "network": "phone-plan", "uni": "university",
+	"major": "course", "degree": "course", "doctor": "doctor", "gp": "doctor", "physio": "doctor",
+}
+
+// labelLeads open a label without naming the attribute: "my current job:", "new city:".
+var labelLeads = wordSet(`my our his her their current new usual latest present main daily everyday morning actual real official`)
+
+// labelTails close a label with when it holds: "my job these days:", "home now:".
+var labelTails = wordSet(`now currently nowadays lately atm days these right`)
+
+// labelAttr returns the attribute a label clause names and whether the label is the
+// speaker's own (no possessor other than my/our), or "" when ts is no label: at most six
+// words ending in a colon, naming an attribute of the table or one of labelNames. A
+// "favourite <thing>:" label names the favourite attribute.
+func labelAttr(ts []token) (attr string, own bool) {
+	ts = skipFillers(ts)
+	if len(ts) == 0 || len(ts) > 6 || !ts[len(ts)-1].colon {
+		return "", false
+	}
+	own = true
+	if w := ts[0].low; strings.HasSuffix(w, "'s") && len(ts) > 1 {
+		own = false
+		ts = ts[1:]
+	}
+	for len(ts) > 0 && labelLeads[ts[0].low] {
+		if ts[0].low == "his" || ts[0].low == "her" || ts[0].low == "their" {
+			own = false
+		}
+		ts = ts[1:]
+	}
+	for len(ts) > 1 && labelTails[ts[len(ts)-1].low] {
+		ts = ts[:len(ts)-1]
+	}
+	if len(ts) == 0 || len(ts) > 2 {
+		return "", false
+	}
+	for _, t := range ts {
+		if !isWord(t.low) {
+			return "", false
+		}
+	}
+	name := strings.Join(lows(ts), " ")
+	switch {
+	case labelNames[name] != "":
+		return labelNames[name], own
+	case ts[0].low == "favourite" || ts[0].low == "favorite":
+		return "favourite", own
+	}
+	if _, ok := attributeByName(Kebab(name)); ok {
+		return Kebab(name), own
+	}
+	return "", false
+}
+
+// ts0 is the first word of ts, or "".
+func ts0(ts []token) string {
+	if len(ts) == 0 {
+		return ""
+	}
+	return ts[0].low
+}
+
+// labelValue reads the value of a labelled statement from the words after the colon:
+// a job title, a place, a name, or a thing phrase past opening verbs, by the attribute's
+// kind; "" when none has the kind's shape.
+func labelValue(attr string, ts []token) string {
+	for len(ts) > 0 && leadValue[ts[0].low] && ts[0].low != "at" && ts[0].low != "on" {
+		ts = ts[1:]
+	}
+	// A verb or a pronoun after the colon opens a clause, no value ("my job: it's killing
+	// me"); an -ing word may be an activity ("hobby: bouldering").
+	if w := ts0(ts); w == "" || verbWords[w] || auxiliaries[w] || pronouns[w] || firstPerson[w] || w == "it" || w == "it's" || w == "its" || w == "that" || w == "this" {
+		return ""
+	}
+	a, known := attributeByName(attr)
+	if attr == "job" {
+		return title(ts)
+	}
+	if !known {
+		return thingPhrase(ts)
+	}
+	switch a.kind {
+	case kindPlace:
+		if isCapitalised(ts[0]) {
+			return placeRun(ts)
+		}
+		return value(a, ts, ts, "")
+	case kindPerson, kindOrg:
+		if isCapitalised(ts[0]) {
+			return nameRun(ts)
+		}
+		if v := value(a, ts, ts, ""); v != "" {
+			return v
+		}
+		return nameRun(ts)
+	case kindThing:
+		return thingPhrase(ts)
+	}
+	return value(a, ts, ts, "")
+}
+
+// teamHeads end the name of a team.
+var teamHeads = wordSet(`team squad department dept crew unit`)
+
+// teamName returns the team a clause says someone is on or moved to: "got moved to the
+// ml team", "she's on the platform team", "transferred into the payments squad". The team
+// is a "team" fact of the clause's subject, never a home.
+func teamName(ts []token) string {
+	for i, t := range ts {
+		if t.low != "to" && t.low != "onto" && t.low != "on" && t.low != "into" && t.low != "joined" {
+			continue
+		}
+		j := i + 1
+		if j < len(ts) && (ts[j].low == "the" || ts[j].low == "a" || ts[j].low == "their" || ts[j].low == "our") {
+			j++
+		}
+		for k := j; k < min(len(ts), j+4); k++ {
+			if teamHeads[ts[k].low] && k > j {
+				return join(ts[j : k+1])
+			}
+			if !isWord(ts[k].low) || stopValue[ts[k].low] || ts[k].end {
+				break
+			}
+		}
+	}
+	return ""
+}

@@ -11,8 +11,9 @@ import (
 // its lower-case form with curly apostrophes straightened.
 type token struct {
 	orig, low string
-	// end says a clause-internal boundary (a comma, a colon, a dash) follows the word.
-	end bool
+	// end says a clause-internal boundary (a comma, a colon, a dash) follows the word;
+	// colon that it is a colon.
+	end, colon bool
 }
 
 func tokenize(s string) []token {
@@ -33,6 +34,7 @@ func tokenize(s string) []token {
 		t := token{orig: o, low: low}
 		last := f[len(f)-1]
 		t.end = last == ',' || last == ':' || last == ';' || last == ')'
+		t.colon = last == ':'
 		out = append(out, t)
 	}
 	return out
@@ -60,11 +62,17 @@ var speakerPrefix = regexp.MustCompile(`^([\p{Lu}][\p{L}'-]+(?: [\p{Lu}][\p{L}'-
 // notSpeakers are words people put before a colon that are not names.
 var notSpeakers = map[string]bool{"update": true, "note": true, "edit": true, "ps": true, "correction": true, "reminder": true, "todo": true, "question": true, "fyi": true, "btw": true, "ok": true, "okay": true, "also": true, "news": true, "plot twist": true, "good news": true, "bad news": true, "new rule": true}
 
+// labelOf reports whether a prefix is a label ("Home: a flat in Richmond"), not a name.
+func labelOf(prefix string) bool {
+	attr, _ := labelAttr(tokenize(prefix + ":"))
+	return attr != ""
+}
+
 // splitSpeaker strips a "Name: " prefix and says whose it is. A prefix that names
 // someone other than a given speaker is left in the text.
 func splitSpeaker(text, speaker string) (string, string) {
 	m := speakerPrefix.FindStringSubmatch(text)
-	if m == nil || notSpeakers[strings.ToLower(m[1])] {
+	if m == nil || notSpeakers[strings.ToLower(m[1])] || labelOf(m[1]) {
 		return text, speaker
 	}
 	if speaker != "" && !strings.EqualFold(m[1], speaker) {
@@ -316,6 +324,43 @@ func isNameToken(ts []token, i int) bool {
 	return false
 }
 
+// nounOpening reports whether a clause opens with a capitalised word that a lower-case
+// noun follows, so that the word is no name but the start of a noun phrase: "Mental
+// health's a priority", "Dance classes are the best", "Pottery class was fun". A name is
+// followed by its verb ("Caroline loves", "Mel went", "Theo only does yoga"), by "and",
+// or by a second capitalised name.
+func nounOpening(ts []token) bool {
+	if len(ts) < 3 || !isCapitalised(ts[0]) || ts[0].end || strings.HasSuffix(ts[0].low, "'s") || firstPerson[ts[0].low] || relations[ts[0].low] != "" {
+		return false
+	}
+	n := ts[1]
+	if isCapitalised(n) || !isWord(n.low) || subjectVerbs[n.low] || nameAdverbs[n.low] || pastVerbs[n.low] || auxiliaries[n.low] || verbWords[n.low] || n.low == "&" {
+		return false
+	}
+	w := strings.TrimSuffix(n.low, "'s")
+	if w != n.low {
+		return true // "health's a priority"
+	}
+	if strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "ing") {
+		return false
+	}
+	if strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+		// "Caroline loves" or "Dance classes are": a plural noun is followed by its verb.
+		switch ts[2].low {
+		case "are", "were", "have", "aren't", "weren't", "haven't", "make", "help", "give", "keep":
+			return true
+		}
+		return false
+	}
+	return ts[2].low == "is" || ts[2].low == "was" || ts[2].low == "has" || ts[2].low == "isn't" || ts[2].low == "wasn't" || ts[2].low == "makes" || ts[2].low == "helps" || ts[2].low == "gives" || ts[2].low == "keeps"
+}
+
+// nameAdverbs stand between a name and its verb: "Theo only does yoga".
+var nameAdverbs = wordSet(`only also just still never always finally really usually often sometimes recently already actually probably even ever totally basically now then`)
+
+// pastVerbs are irregular past forms that follow a name: "Ravi sent", "Mia bought".
+var pastVerbs = wordSet(`sent bought won told found brought taught kept met paid put read saw spent stood threw wrote drove flew grew knew became began fell felt heard held lost meant rode sang sat slept spoke swam wore woke gave got took made came went ran left sold`)
+
 func isWord(s string) bool {
 	for _, r := range s {
 		if !unicode.IsLetter(r) && r != '-' && r != '\'' {
@@ -407,6 +452,14 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 	}
 	if e, n := p.entity(ts); e != "" {
 		return e, ts[n:], ""
+	}
+	if nounOpening(ts) {
+		// "Mental health's a priority", "Dance classes are the best": a thing, no one's
+		// name, opens the clause; with no first person it states nobody's fact.
+		if slices.ContainsFunc(ts, func(t token) bool { return firstPerson[t.low] || t.low == "my" || t.low == "our" }) {
+			return self, ts, ""
+		}
+		return "", ts, ""
 	}
 	if isNameToken(ts, 0) {
 		// "ines's sister marta is coming": the last name of a possessive chain.
@@ -597,6 +650,22 @@ func (p *people) entity(ts []token) (string, int) {
 		}
 	}
 	return "", 0
+}
+
+// knowEntities makes the described third parties among the subjects of existing slot
+// keys known, as seen before everything of the call: "sync moved to 3pm" is about the
+// product-sync of an earlier memory ("weekly product sync is on thursdays at 2pm").
+func (p *people) knowEntities(slots []string) {
+	for _, key := range slots {
+		subj, _, ok := strings.Cut(key, "/")
+		subj = Kebab(subj)
+		if !ok || subj == "" || slices.Contains(p.entities, subj) {
+			continue
+		}
+		if entityHeads[subj[strings.LastIndex(subj, "-")+1:]] {
+			p.entities = slices.Insert(p.entities, 0, subj)
+		}
+	}
 }
 
 func isEntityModifier(w string) bool {

@@ -578,10 +578,53 @@ func shapeless(f Fact, cased bool) bool {
 			return true
 		}
 	case kindThing:
+		if abstractValue(f.Value) || mentionsAttribute(f) {
+			return true
+		}
 	default:
 		return false
 	}
 	return verbal(f.Value)
+}
+
+// abstractWords name no state of their own: a job, a project or a device is never "work",
+// "progress", "skills" or "opportunities" ("I'm putting in a lot of work on my business"
+// states no project = work).
+var abstractWords = wordSet(`work works job jobs progress problem problems skill skills opportunity opportunities week weeks day days
+	month months year years time times ready career industry experience experiences plan plans idea ideas goal goals passion purpose
+	journey success support help advice encouragement motivation inspiration chance chances step steps part side kind sort lot bit
+	challenge challenges obstacle obstacles effort efforts dream dreams future life moment moments news update updates stuff progress
+	breakthrough difference impact world people family friends`)
+
+// mentionsAttribute reports a value in which its own attribute's name modifies another
+// word: a car is not "car shop" or "car mod workshop", a job not "job training" — such a
+// phrase names what the clause is about, not the state. As the last word the name is the
+// value's head, and the value a kind of it: "estate car", "side project"; before a
+// number it is the value's name: "room 12".
+func mentionsAttribute(f Fact) bool {
+	attr := strings.Split(Kebab(f.Attribute), "-")
+	ws := strings.FieldsFunc(strings.ToLower(f.Value), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for i, w := range ws {
+		w = strings.TrimSuffix(w, "s")
+		if i < len(ws)-1 && !isDigitStart(ws[i+1]) && len(w) > 2 && slices.Contains(attr, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// abstractValue reports a value made only of abstract and empty words.
+func abstractValue(v string) bool {
+	ws := strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’' })
+	if len(ws) == 0 {
+		return false
+	}
+	for _, w := range ws {
+		if !abstractWords[w] && !emptyWords[w] {
+			return false
+		}
+	}
+	return true
 }
 
 // cased reports text whose writer uses capitals: every sentence starts with a capital

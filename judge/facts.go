@@ -12,6 +12,9 @@ import (
 // presentCue marks a statement about how things are from now on.
 var presentCue = regexp.MustCompile(`(?i)\b(?:now|still|these days|nowadays|anymore|any more|no longer|at the moment|from now on)\b`)
 
+// narrowCue says a scope narrows what held before: "only on rainy Sundays now".
+var narrowCue = regexp.MustCompile(`(?i)\b(?:only|just)\b`)
+
 var correctionCue = regexp.MustCompile(`(?i)\b(sorry|i meant|meant to say|correction|typo|my mistake|my bad|i misspoke|misspoke|wait,? no|oops|i got that wrong|not \w+,? (?:but|it'?s))\b`)
 
 // sharedSlot returns the first pair of facts, one of old's and one of new's, of one
@@ -58,7 +61,7 @@ func decideFacts(old, new fx.Fact, newText string) (Steps, Verdict) {
 		st, ct, act, why = StatusConflict, TypeExplicitNegation, ActionSupersede, "the new input says the value no longer holds"
 	case same && old.Negated && !new.Negated:
 		st, ct, act, why = StatusConflict, TypeTemporalUpdate, ActionTransition, "the value holds again after it was given up"
-	case same && new.Scope != "" && new.Scope != old.Scope && !new.Negated && presentCue.MatchString(newText):
+	case same && new.Scope != "" && new.Scope != old.Scope && !new.Negated && presentCue.MatchString(newText) && narrowCue.MatchString(newText):
 		// "Theo only does yoga on rainy Sundays now" after "four times a week": the same
 		// activity under a narrower scope from now on is a change of the rule itself,
 		// not an exception beside it.

@@ -38,6 +38,9 @@ func TestDecideFacts(t *testing.T) {
 			"marta only bakes bread at christmas these days", StatusConflict, TypeScopeMismatch, ActionSupersede, "marta's hobby: bake bread -> bake bread"},
 		{"still, but narrowed", fx.Fact{Subject: "user", Attribute: "exercise", Value: "row"}, fx.Fact{Subject: "user", Attribute: "exercise", Value: "row", Scope: "when the river is calm"},
 			"I still row, but only when the river is calm", StatusConflict, TypeScopeMismatch, ActionSupersede, "exercise: row -> row"},
+		// A scope said in passing, with no word that narrows, changes no rule.
+		{"a scope in passing", fx.Fact{Subject: "nate", Attribute: "hobby", Value: "video games"}, fx.Fact{Subject: "nate", Attribute: "hobby", Value: "video games", Scope: "when I need to unwind"},
+			"playing video games still helps me when I need to unwind", StatusConflict, TypeScopeMismatch, ActionScopedException, "nate's hobby: video games -> video games"},
 		{"an exception of the same value", fx.Fact{Subject: "user", Attribute: "exercise", Value: "row"}, fx.Fact{Subject: "user", Attribute: "exercise", Value: "row", Scope: "on holiday"},
 			"on holiday I row only at dawn", StatusConflict, TypeScopeMismatch, ActionScopedException, "exercise: row -> row"},
 		{"someone else's", fx.Fact{Subject: "sister", Attribute: "home", Value: "Leeds"}, fx.Fact{Subject: "sister", Attribute: "home", Value: "York"},

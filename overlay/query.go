@@ -143,7 +143,11 @@ func (o *Overlay) Query(ctx context.Context, user string, q QueryRequest) (*Quer
 	tr.Timings.Embed = time.Since(t0)
 
 	t0 = time.Now()
-	seeds, err := o.cfg.Host.Search(ctx, user, q.Text, vecs[0], max(2*k, 10))
+	// The host's lexical search leaves out the words that only say when the asked state
+	// holds ("now", "these days"): the profile reads them, and as terms they match every
+	// memory that says "now" about anything (retrieval.HostQuery). Its dense search
+	// embeds the whole question.
+	seeds, err := o.cfg.Host.Search(ctx, user, retrieval.HostQuery(q.Text), vecs[0], max(2*k, 10))
 	if err != nil {
 		return nil, fmt.Errorf("host seeds: %w", err)
 	}

@@ -39,7 +39,7 @@ func (f *Factory) findSentry(flag, dataDir, backbone string) string {
 	return ""
 }
 
-const sentryFlagUsage = "Sentry checkpoint (default: <data-dir>/sentry/, else the backbone's default from `make models` in $ATMA_CACHE/models/sentry/<backbone>/, else checkpoints/sentry/)"
+const sentryFlagUsage = "Sentry checkpoint file `PATH` (default: <data-dir>/sentry/, else the backbone's default that make models trains into $ATMA_CACHE/models/sentry/<backbone>/, else checkpoints/sentry/)"
 
 // addSentryFlag registers --sentry (-c), the Sentry checkpoint flag of every command, and
 // keeps --checkpoint, its old name on the sentry commands, as an alias.

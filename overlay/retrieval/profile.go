@@ -347,3 +347,21 @@ func set(words ...string) map[string]bool {
 	}
 	return m
 }
+
+// frameWords say when a query's state holds, not what it is about: "where do I live
+// now?" asks the host about living, and "now" picks the state among its hits. As a
+// search term, "now" or "still" matches every memory that says it about anything.
+var frameWords = regexp.MustCompile(`(?i)\b(?:right now|now|currently|nowadays|these days|at the moment|at present|presently|any ?more|still|lately|previously|formerly|used to)\b`)
+
+var spaceBeforePunct = regexp.MustCompile(`\s+([?!.,;:])`)
+
+// HostQuery is the text of the host's lexical search for a query's seeds: the query
+// without its frame words (frameWords), or the query itself when fewer than two words
+// would be left.
+func HostQuery(query string) string {
+	q := spaceBeforePunct.ReplaceAllString(strings.Join(strings.Fields(frameWords.ReplaceAllString(query, " ")), " "), "$1")
+	if !strings.ContainsFunc(strings.Trim(q, "?!. "), unicode.IsLetter) || len(words(q)) < 2 {
+		return query
+	}
+	return q
+}

@@ -315,3 +315,19 @@ func TestProfileOrder(t *testing.T) {
 		})
 	}
 }
+
+func TestHostQuery(t *testing.T) {
+	for q, want := range map[string]string{
+		"Where do I live now?":                      "Where do I live?",
+		"which course am I on these days?":          "which course am I on?",
+		"What did I used to drink?":                 "What did I drink?",
+		"Do I still have the Golf?":                 "Do I have the Golf?",
+		"Where did I live before I moved to Porto?": "Where did I live before I moved to Porto?",
+		"now?":      "now?",
+		"still now": "still now",
+	} {
+		if got := HostQuery(q); got != want {
+			t.Errorf("HostQuery(%q) = %q, want %q", q, got, want)
+		}
+	}
+}
