@@ -69,6 +69,10 @@ type Input struct {
 	// Slots are the user's nearest existing slot keys, for reuse: a fact that fits one of
 	// them takes its key rather than a new one.
 	Slots []string `json:"slots,omitempty"`
+	// Values are recent values of some of Slots, by slot key, newest first: a memory
+	// that names one of them is about that slot ("whistler is sold out, so we're doing
+	// banff instead"; "farah's back on platform").
+	Values map[string][]string `json:"values,omitempty"`
 	// Vector is the backbone's vector of Text when the caller has one (the overlay
 	// embeds every memory anyway): the offline extractor then does not embed it again.
 	// It must come from the extractor's own embedder.

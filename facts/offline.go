@@ -148,6 +148,7 @@ type slotRef struct {
 type slotSeen struct {
 	subject, attribute string
 	vecs               [][]float32
+	values             []string // newest first (Input.Values)
 }
 
 // Extract extracts the facts of each input; see Extractor for how inputs of one call
@@ -333,19 +334,17 @@ func addSeen(seen []slotSeen, f Fact, p prepared) []slotSeen {
 			break
 		}
 	}
-	for i := range seen {
-		if seen[i].subject == f.Subject && seen[i].attribute == f.Attribute {
-			if vec != nil {
-				seen[i].vecs = append(seen[i].vecs, vec)
-			}
-			return seen
-		}
+	i := slices.IndexFunc(seen, func(s slotSeen) bool { return s.subject == f.Subject && s.attribute == f.Attribute })
+	if i < 0 {
+		seen, i = append(seen, slotSeen{subject: f.Subject, attribute: f.Attribute}), len(seen)
 	}
-	s := slotSeen{subject: f.Subject, attribute: f.Attribute}
 	if vec != nil {
-		s.vecs = [][]float32{vec}
+		seen[i].vecs = append(seen[i].vecs, vec)
 	}
-	return append(seen, s)
+	if !f.Negated {
+		seen[i].values = append([]string{f.Value}, slices.DeleteFunc(seen[i].values, func(v string) bool { return strings.EqualFold(v, f.Value) })...)
+	}
+	return seen
 }
 
 // prototypes returns the prototype vectors, storing them on first use.
@@ -566,6 +565,11 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			g.Subject = owner
 			facts = append(facts, g)
 		}
+	}
+	for _, f := range valueMentions(in, p, facts, known) {
+		// Read by form, the change replaces what the meaning made of the same slot.
+		facts = slices.DeleteFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() && g.Confidence > 0 })
+		facts = append(facts, f)
 	}
 	if len(facts) > 0 {
 		return orderFacts(facts), ""

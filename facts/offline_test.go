@@ -678,3 +678,43 @@ func TestAbstractValue(t *testing.T) {
 		t.Error("a fact read by form is never shapeless")
 	}
 }
+
+// A change told by a slot's own value: the value returned to, or another in the place of
+// the one the memory names.
+func TestOfflineValueMentions(t *testing.T) {
+	values := map[string][]string{"user/trip-destination": {"whistler"}, "farah/team": {"ml team", "platform team"}}
+	tests := []struct {
+		text, slot, value string // slot "" means no fact read by form in any of values' slots
+	}{
+		{"bea says whistler is totally sold out for our weekend, so we're doing banff instead", "user/trip-destination", "banff"},
+		{"farah's back on platform!! the reorg was a mess", "farah/team", "platform team"},
+		{"so we're back on whistler!!", "user/trip-destination", "whistler"},
+		// The old value is not named: "instead" alone says nothing of which slot.
+		{"we're doing banff instead", "", ""},
+		// Another subject's clause is not about the user's slot.
+		{"bea says whistler is sold out, she's doing yoga instead", "", ""},
+	}
+	for _, tt := range tests {
+		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: tt.text, Values: values, Slots: []string{"user/trip-destination", "farah/team"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, f := range res[0].Facts {
+			if _, in := values[f.Slot()]; in && f.Confidence == 0 {
+				got = f.Slot() + "=" + f.Value
+			}
+		}
+		if want := strings.TrimSuffix(tt.slot+"="+tt.value, "="); got != want {
+			t.Errorf("%q: fact by form %q, want %q (facts %+v)", tt.text, got, want, res[0].Facts)
+		}
+	}
+	// Within one call, a value stated by an earlier input counts too.
+	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: "my desk buddy Farah is on the platform team"}, {Text: "farah got moved to the ml team"}, {Text: "farah's back on platform!!"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res[2].Facts, func(f Fact) bool { return f.Slot() == "farah/team" && f.Value == "platform team" }) {
+		t.Errorf("third memory: facts %+v, want farah/team = platform team", res[2].Facts)
+	}
+}

@@ -2,7 +2,9 @@ package facts
 
 import (
 	"regexp"
+	"slices"
 	"strings"
+	"unicode"
 )
 
 // Rules for clause classes whose attribute is decided by form rather than meaning:
@@ -487,6 +489,106 @@ func teamName(ts []token) string {
 				break
 			}
 		}
+	}
+	return ""
+}
+
+// Changes told by a slot's value: a memory names a value of one of its subject's
+// existing slots (Input.Values) and says, in a clause of that subject, that the value
+// is taken up again ("so we're back on whistler", "farah's back on platform") or that
+// another takes its place ("whistler is sold out, so we're doing banff instead"). The
+// slot is the one whose value it names; the attribute needs no word of its own.
+
+// backTo reads "back on/in/to/at X" and "back to being a X": the phrase X.
+var backTo = regexp.MustCompile(`(?i)\bback (?:on|in|to|at|with|into)(?: being)?(?: the| a| an| my| our)? ([\p{L}\d][\p{L}\d'&-]*(?: [\p{L}\d][\p{L}\d'&-]*){0,3})`)
+
+// valueMentions returns the facts of clauses that tell a change of an existing slot by
+// its values — those of Input.Values and those the call's earlier inputs stated (known)
+// — for the slots no other fact of the memory read by form.
+func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
+	values := map[string][]string{}
+	for k, vs := range in.Values {
+		if subj, attr, ok := strings.Cut(k, "/"); ok {
+			k = Kebab(subj) + "/" + Kebab(attr)
+			values[k] = append(values[k], vs...)
+		}
+	}
+	for _, s := range known {
+		if k := s.subject + "/" + Kebab(s.attribute); len(s.values) > 0 {
+			values[k] = append(slices.Clone(s.values), values[k]...)
+		}
+	}
+	if len(values) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, c := range p.clauses {
+		b.WriteString(strings.ToLower(c.text) + " ")
+	}
+	text := b.String()
+	var out []Fact
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		subj, attr, ok := strings.Cut(key, "/")
+		if !ok || slices.ContainsFunc(have, func(f Fact) bool { return f.Subject == subj && Kebab(f.Attribute) == attr && f.Confidence == 0 }) {
+			continue
+		}
+		vals := values[key]
+		// "back on platform" names the value it returns to; "banff instead" needs the
+		// old value named elsewhere in the memory.
+		named := slices.ContainsFunc(vals, func(v string) bool { return mentions(text, v) })
+		for _, c := range p.clauses {
+			if c.subj != subj {
+				continue
+			}
+			f := Fact{Subject: subj, Attribute: attr, EventTime: eventTime(c.text, in.Time)}
+			if m := backTo.FindStringSubmatch(c.text); m != nil {
+				if i := slices.IndexFunc(vals, func(v string) bool { return SameValue(v, m[1]) || SameValue(v, phrase(tokenize(m[1]))) }); i >= 0 {
+					f.Value = vals[i]
+					out = append(out, f)
+					break
+				}
+			}
+			if v := insteadValue(c.rest); named && v != "" && !slices.ContainsFunc(vals, func(x string) bool { return SameValue(x, v) }) {
+				f.Value = v
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// mentions reports whether the lower-case text holds every content word of value.
+func mentions(text, value string) bool {
+	ws := valueWords(value)
+	if len(ws) == 0 {
+		return false
+	}
+	padded := " " + strings.Join(strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ") + " "
+	for _, w := range ws {
+		if len(w) < 3 || !strings.Contains(padded, " "+w+" ") {
+			return false
+		}
+	}
+	return true
+}
+
+// insteadValue reads "<verb> X instead" (not "instead of"): the thing phrase X.
+func insteadValue(rest []token) string {
+	for i, t := range rest {
+		if t.low != "instead" || i == 0 || i+1 < len(rest) && rest[i+1].low == "of" {
+			continue
+		}
+		v := thingPhrase(rest[:i])
+		if v == "" || emptyValue(v) || abstractValue(v) {
+			return ""
+		}
+		return v
 	}
 	return ""
 }

@@ -476,3 +476,18 @@ func TestActivityGroupJoined(t *testing.T) {
 		t.Errorf("another subject or a non-activity attribute joined: %q, %q", trs[1].Slot, trs[2].Slot)
 	}
 }
+
+// The extractor is shown each recent slot's latest values, newest first, each once.
+func TestRecentSlotsValues(t *testing.T) {
+	var r recentSlots
+	for _, kv := range [][2]string{{"user/home", "Lisbon"}, {"user/home", "Porto"}, {"user/home", "lisbon"}, {"user/job", ""}, {"user/home", "Faro"}, {"user/home", "Braga"}, {"user/home", "Evora"}} {
+		r.add(kv[0], kv[1])
+	}
+	got := r.values()
+	if want := []string{"Evora", "Braga", "Faro", "lisbon"}; !slices.Equal(got["user/home"], want) || len(got) != 1 {
+		t.Errorf("values %v, want user/home %v only", got, want)
+	}
+	if keys := r.list(); !slices.Equal(keys, []string{"user/home", "user/job"}) {
+		t.Errorf("keys %v", keys)
+	}
+}

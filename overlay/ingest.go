@@ -152,6 +152,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 	tr.Timings.Seeds = time.Since(t0)
 
 	var fs []facts.Fact
+	slotValue := "" // the value of rec's slot, for the extractor (noteSlot)
 	if o.cfg.Facts != nil {
 		t0 = time.Now()
 		res := e.facts
@@ -178,6 +179,9 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 			// Each group is one value's time line: a single-valued slot's, or one value's
 			// of a multi-valued attribute (facts.Fact.Group).
 			rec.Slot, rec.SingleValued = f.Group(), true
+			if !f.Negated {
+				slotValue = f.Value
+			}
 			if !f.EventTime.IsZero() {
 				// "Back in March I …": the version group orders by when it became true.
 				rec.EventTime = f.EventTime
@@ -300,7 +304,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 		apply()
 		tr.Timings.Commit = time.Since(t0)
 		tr.Status = rec.Status
-		o.noteSlot(user, rec.Slot)
+		o.noteSlot(user, rec.Slot, slotValue)
 		return tr, nil
 	}
 
@@ -321,7 +325,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 	}
 	tr.Timings.Commit = time.Since(t0)
 	tr.Status = rec.Status
-	o.noteSlot(user, rec.Slot)
+	o.noteSlot(user, rec.Slot, slotValue)
 	get := func(ctx context.Context, id string) (store.Record, error) { return o.cfg.Store.Get(ctx, user, id) }
 	ms, err := o.hostMemories(ctx, get, mem, tr)
 	if err != nil {
@@ -534,14 +538,14 @@ func RecordFacts(r store.Record) []facts.Fact {
 // the memories without facts (the traces say why) rather than losing them.
 func (o *Overlay) extract(ctx context.Context, user string, inputs []Input, vecs [][]float32) ([]facts.Result, error) {
 	recent := o.recentSlots(user)
-	slots := recent.list()
+	slots, values := recent.list(), recent.values()
 	in := make([]facts.Input, len(inputs))
 	for i, x := range inputs {
 		at := x.EventTime
 		if at.IsZero() {
 			at = o.cfg.Now()
 		}
-		in[i] = facts.Input{Text: x.Content, Time: at, Slots: slots, Vector: vecs[i]}
+		in[i] = facts.Input{Text: x.Content, Time: at, Slots: slots, Values: values, Vector: vecs[i]}
 	}
 	// Whom the last memory's pronouns referred to carries over to this chunk.
 	in[0].Referent = recent.referent()
@@ -567,22 +571,25 @@ func (o *Overlay) extract(ctx context.Context, user string, inputs []Input, vecs
 }
 
 // noteSlot records a committed record's slot key (subject/attribute, without the value
-// of a multi-valued attribute's group) for the extractor.
-func (o *Overlay) noteSlot(user, slot string) {
+// of a multi-valued attribute's group) and the value it states, if any, for the
+// extractor.
+func (o *Overlay) noteSlot(user, slot, value string) {
 	subj, attr, ok := strings.Cut(slot, "/")
 	if o.cfg.Facts == nil || !ok {
 		return
 	}
 	attr, _, _ = strings.Cut(attr, "/")
-	o.recentSlots(user).add(subj + "/" + attr)
+	o.recentSlots(user).add(subj+"/"+attr, value)
 }
 
-// recentSlots keeps a user's most recent slot keys (at most maxRecentSlots), which the
-// fact extractor is shown, and whom the user's last memory referred to. It is safe for concurrent use.
+// recentSlots keeps a user's most recent slot keys (at most maxRecentSlots) and their
+// latest values (at most maxRecentValues each), which the fact extractor is shown, and
+// whom the user's last memory referred to. It is safe for concurrent use.
 type recentSlots struct {
 	mu   sync.Mutex
-	keys []string // oldest first
-	ref  string   // the last extraction's facts.Result.Referent
+	keys []string            // oldest first
+	vals map[string][]string // by key, newest first
+	ref  string              // the last extraction's facts.Result.Referent
 }
 
 func (r *recentSlots) referent() string {
@@ -597,22 +604,48 @@ func (r *recentSlots) setReferent(ref string) {
 	r.ref = ref
 }
 
-const maxRecentSlots = 64
+const (
+	maxRecentSlots  = 64
+	maxRecentValues = 4
+)
 
 func (o *Overlay) recentSlots(user string) *recentSlots {
 	v, _ := o.slots.LoadOrStore(user, &recentSlots{})
 	return v.(*recentSlots)
 }
 
-// add makes key the most recent.
-func (r *recentSlots) add(key string) {
+// add makes key the most recent, and value (unless "") its latest value.
+func (r *recentSlots) add(key, value string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.keys = slices.DeleteFunc(r.keys, func(k string) bool { return k == key })
 	r.keys = append(r.keys, key)
 	if len(r.keys) > maxRecentSlots {
+		for _, k := range r.keys[:len(r.keys)-maxRecentSlots] {
+			delete(r.vals, k)
+		}
 		r.keys = r.keys[len(r.keys)-maxRecentSlots:]
 	}
+	if value == "" {
+		return
+	}
+	if r.vals == nil {
+		r.vals = map[string][]string{}
+	}
+	vs := slices.DeleteFunc(r.vals[key], func(v string) bool { return strings.EqualFold(v, value) })
+	vs = append([]string{value}, vs...)
+	r.vals[key] = vs[:min(len(vs), maxRecentValues)]
+}
+
+// values returns a copy of the keys' values.
+func (r *recentSlots) values() map[string][]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[string][]string, len(r.vals))
+	for k, v := range r.vals {
+		out[k] = slices.Clone(v)
+	}
+	return out
 }
 
 // list returns the keys, newest first.

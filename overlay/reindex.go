@@ -135,7 +135,7 @@ func (o *Overlay) Reindex(ctx context.Context, user string) (ReindexReport, erro
 	}
 	rep.Slots = slices.Sorted(maps.Keys(slots))
 	for _, s := range rep.Slots {
-		o.noteSlot(user, s)
+		o.noteSlot(user, s, "")
 	}
 	return rep, nil
 }
