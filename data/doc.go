@@ -77,6 +77,11 @@
 // filler sentence or chat casing. A text already written is drawn again, so texts hardly
 // repeat. The same GenConfig always gives the same dataset, byte for byte.
 //
+// GenConfig.Echo adds the echo families (job, location, hobbies, numerical): conflicts that
+// repeat the wording of the fact's own templates with only the value changed ("I live in
+// {new_city}."), and consistent lines that restate the fact in other words — the hard case
+// for a gate that compares embeddings.
+//
 // Adding a family — for instance more implicit violations for the Judge audit set — is one
 // literal in families.go: a category, a style, the update type if it is not the category's,
 // templates for each relation over the placeholders of that category, and optionally which
@@ -90,7 +95,10 @@
 // separating the pairs of one — to train, val and test (80/10/10 by default), stratified by
 // update type × relation. Phrasing families can be held out (SplitConfig.HoldOutFamilies, by
 // family or style, or HoldOutFraction): their interactions go only to the HeldOut split, so
-// evaluation can report unseen wording next to the ordinary test split. A split that is empty
+// evaluation can report unseen wording next to the ordinary test split. ValFamilies and
+// ValFamilyFraction do the same for the validation split: those families' interactions go to
+// Val only, so thresholds calibrated on Val are checked on wording the model never saw
+// (after the held-out families are drawn, and without changing them). A split that is empty
 // or lacks a class is an error naming the split and what it lacks (ErrDegenerateSplit).
 //
 // Randomness is always a seed in a configuration or a *rand.Rand (math/rand/v2) passed in;

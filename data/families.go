@@ -17,6 +17,10 @@ const (
 	StyleNarrative = "narrative" // a small scene the fact shows through
 	StyleCasual    = "casual"    // chat register: lower case, fragments, slang
 	StyleImplicit  = "implicit"  // the slot is never named; only implied (ImplicitViolation)
+	// StyleEcho is the hard case for a similarity gate: a conflict in the fact's own words
+	// with only the value changed, a consistent line restating the fact in other words.
+	// Generated only with GenConfig.Echo.
+	StyleEcho = "echo"
 )
 
 // family is a named group of templates for one category. Templates are plain text with
@@ -50,14 +54,26 @@ func (f *family) templates(r Relation) []string {
 	return f.Consistent
 }
 
-// Families lists the names of all phrasing families the generator uses, sorted.
+// Families lists the names of all phrasing families the generator uses (the StyleEcho ones
+// only with GenConfig.Echo), sorted.
 func Families() []string {
-	names := make([]string, len(families))
-	for i := range families {
-		names[i] = families[i].name()
+	var names []string
+	for _, f := range allFamilies() {
+		names = append(names, f.name())
 	}
 	slices.Sort(names)
 	return names
+}
+
+// allFamilies are families and echoFamilies.
+func allFamilies() []*family {
+	var fs []*family
+	for _, list := range [][]family{families, echoFamilies} {
+		for i := range list {
+			fs = append(fs, &list[i])
+		}
+	}
+	return fs
 }
 
 // expand fills the placeholders of a template.
@@ -452,6 +468,53 @@ var families = []family{
 		Conflicting: []string{
 			"fun fact: {claim}",
 			"wait, {claim}, I said it wrong before lol",
+		}},
+}
+
+// echoFamilies are the StyleEcho families, used with GenConfig.Echo. Their conflicting
+// templates repeat the wording of the profile facts' own templates (generate.go) with the
+// new value in place of the old; the consistent ones say the same value in other words.
+var echoFamilies = []family{
+	{Category: CategoryJob, Style: StyleEcho,
+		Consistent: []string{
+			"still at {employer}, nothing new on the work front",
+			"Same job as ever, {employer} hasn't got rid of me yet.",
+			"{Employer} is still where I spend my weekdays.",
+		},
+		Conflicting: []string{
+			"I work as {a_new_title} at {new_employer}.",
+			"I'm employed at {new_employer} as {a_new_title}.",
+			"My job? {A_new_title} at {new_employer}.",
+		}},
+	{Category: CategoryLocation, Style: StyleEcho,
+		Consistent: []string{
+			"still in {city}, not going anywhere",
+			"{City} is where I call home, same as before.",
+			"Yes, I'm based in {city}, that hasn't changed.",
+		},
+		Conflicting: []string{
+			"I live in {new_city}.",
+			"My flat is in {new_city}.",
+			"I've lived in {new_city} for {years} years.",
+		}},
+	{Category: CategoryHobbies, Style: StyleEcho,
+		Consistent: []string{
+			"{doing_hobby} is still a regular thing for me",
+			"Still very much into {hobby}, no change there.",
+		},
+		Conflicting: []string{
+			"I {do_hobby} {rarely}.",
+			"My favourite hobby is {hobby}; I do it {rarely}.",
+			"You'll find me {doing_hobby} {rarely}.",
+		}},
+	{Category: CategoryNumerical, Style: StyleEcho,
+		Consistent: []string{
+			"{new}, if you want the exact figure",
+			"That's right, {new}.",
+		},
+		Conflicting: []string{
+			"{Claim}.",
+			"Just so you know, {claim}.",
 		}},
 }
 

@@ -57,6 +57,8 @@ type GenConfig struct {
 	// family (job, location, likes/dislikes with a diet fact) written in it, with update type
 	// ImplicitViolation (0: none).
 	ImplicitRate float64
+	// Echo adds the StyleEcho families (job, location, hobbies, numerical) to the others.
+	Echo bool `json:",omitempty"`
 }
 
 func (c GenConfig) withDefaults() GenConfig {
@@ -405,16 +407,16 @@ func (g *generator) interactions() error {
 	for i, t := range tasks {
 		key := familyKey{t.cat, t.implicit}
 		if len(decks[key]) == 0 {
-			decks[key] = g.eligible(familiesFor(key.cat, key.implicit))
+			decks[key] = g.eligible(g.familiesFor(key.cat, key.implicit))
 		}
 		if len(decks[key]) == 0 && t.implicit {
 			// No profile has a fact an implicit family can talk about (no diet, say).
 			key.implicit, t.implicit = false, false
 			if len(decks[key]) == 0 {
-				decks[key] = g.eligible(familiesFor(key.cat, false))
+				decks[key] = g.eligible(g.familiesFor(key.cat, false))
 			}
 		}
-		fams := familiesFor(key.cat, key.implicit)
+		fams := g.familiesFor(key.cat, key.implicit)
 		p := decks[key][0]
 		decks[key] = decks[key][1:]
 		in, err := g.interaction(p, t, fams)
@@ -432,6 +434,19 @@ func hasImplicit(c Category) bool { return len(familiesFor(c, true)) > 0 }
 // familiesFor lists the families of a category, implicit or not.
 func familiesFor(c Category, implicit bool) []*family {
 	return familyIndex[familyKey{c, implicit}]
+}
+
+// familiesFor lists the families of a category the generator's configuration uses.
+func (g *generator) familiesFor(c Category, implicit bool) []*family {
+	fams := familiesFor(c, implicit)
+	if g.cfg.Echo && !implicit {
+		for i := range echoFamilies {
+			if f := &echoFamilies[i]; f.Category == c {
+				fams = append(fams[:len(fams):len(fams)], f)
+			}
+		}
+	}
+	return fams
 }
 
 type familyKey struct {

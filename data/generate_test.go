@@ -123,8 +123,8 @@ func TestGenerateDefaults(t *testing.T) {
 		}
 	}
 	for _, f := range Families() {
-		if strings.HasSuffix(f, "/"+StyleImplicit) {
-			continue
+		if strings.HasSuffix(f, "/"+StyleImplicit) || strings.HasSuffix(f, "/"+StyleEcho) {
+			continue // used only with ImplicitRate or Echo
 		}
 		if n := s.ByFamily[f]; n.Consistent == 0 || n.Conflicting == 0 {
 			t.Errorf("family %s: %d consistent, %d conflicting; want both used", f, n.Consistent, n.Conflicting)
@@ -214,6 +214,28 @@ func TestGenerateOptions(t *testing.T) {
 					if strings.HasPrefix(in.Text, f+" ") || strings.HasSuffix(in.Text, " "+f) {
 						t.Errorf("%s has filler %q with noise off: %q", in.ID, f, in.Text)
 					}
+				}
+			}
+		}},
+		{"echo families", GenConfig{Seed: 2, Echo: true}, func(t *testing.T, d *Dataset, s Stats) {
+			echo := map[string]int{}
+			for _, in := range d.Interactions {
+				if strings.HasSuffix(in.Family, "/"+StyleEcho) {
+					echo[in.Family]++
+				}
+			}
+			for _, c := range []Category{CategoryJob, CategoryLocation, CategoryHobbies, CategoryNumerical} {
+				if echo[string(c)+"/"+StyleEcho] < 10 {
+					t.Errorf("family %s/%s has %d interactions, want some of the category's", c, StyleEcho, echo[string(c)+"/"+StyleEcho])
+				}
+			}
+			plain, err := Generate(GenConfig{Seed: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, in := range plain.Interactions {
+				if strings.HasSuffix(in.Family, "/"+StyleEcho) {
+					t.Fatalf("interaction %s is of family %s without Echo", in.ID, in.Family)
 				}
 			}
 		}},
@@ -323,8 +345,7 @@ func TestFamilies(t *testing.T) {
 		t.Errorf("Families() is not sorted and unique: %v", names)
 	}
 	perCat := map[Category]map[Relation]int{}
-	for i := range families {
-		f := &families[i]
+	for _, f := range allFamilies() {
 		if !familyRE.MatchString(f.name()) {
 			t.Errorf("family name %q does not match %s", f.name(), familyPattern)
 		}
@@ -353,8 +374,7 @@ func TestFamilies(t *testing.T) {
 
 	g := &generator{cfg: GenConfig{Profiles: 30, FactsPerProfile: MaxFactsPerProfile}.withDefaults(), rng: rand.New(rand.NewPCG(1, 2))}
 	g.profiles()
-	for i := range families {
-		fam := &families[i]
+	for _, fam := range allFamilies() {
 		implicit := fam.Style == StyleImplicit
 		used := 0
 		for p := range g.facts {

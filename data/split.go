@@ -33,6 +33,14 @@ type SplitConfig struct {
 	// HoldOutFraction holds out that share of the families present in the pairs (rounded,
 	// at least one when positive), drawn with Seed among those not named already.
 	HoldOutFraction float64
+	// ValFamilies and ValFamilyFraction name or draw (as HoldOutFamilies and HoldOutFraction
+	// do, among the families not held out) families whose interactions go to Val only: a
+	// model trained on Train never sees their wording, so thresholds calibrated on Val must
+	// reach their recall on unseen phrasings too, not only in distribution.
+	// (omitempty keeps the JSON, and so the data hash checkpoints record, of configurations
+	// without them unchanged.)
+	ValFamilies       []string `json:",omitempty"`
+	ValFamilyFraction float64  `json:",omitempty"`
 }
 
 func (c SplitConfig) withDefaults() SplitConfig {
@@ -61,17 +69,28 @@ func (c SplitConfig) Validate() error {
 		add("train share is 0")
 	}
 	seen := map[string]bool{}
-	for _, f := range c.HoldOutFamilies {
-		switch {
-		case seen[f]:
-			add("held-out family %q is named twice", f)
-		case !familyRE.MatchString(f):
-			add("held-out family %q is not a family (category/style) or a style name", f)
+	for _, list := range []struct {
+		what  string
+		names []string
+	}{{"held-out", c.HoldOutFamilies}, {"validation", c.ValFamilies}} {
+		for _, f := range list.names {
+			switch {
+			case seen[f]:
+				add("%s family %q is named twice", list.what, f)
+			case !familyRE.MatchString(f):
+				add("%s family %q is not a family (category/style) or a style name", list.what, f)
+			}
+			seen[f] = true
 		}
-		seen[f] = true
 	}
 	if !(c.HoldOutFraction >= 0 && c.HoldOutFraction < 1) {
 		add("held-out family fraction %g is outside [0, 1)", c.HoldOutFraction)
+	}
+	if !(c.ValFamilyFraction >= 0 && c.ValFamilyFraction < 1) {
+		add("validation family fraction %g is outside [0, 1)", c.ValFamilyFraction)
+	}
+	if (len(c.ValFamilies) > 0 || c.ValFamilyFraction > 0) && c.Val == 0 && (c.Train != 0 || c.Test != 0) {
+		add("validation families need a validation split (val share is 0)")
 	}
 	return errors.Join(errs...)
 }
@@ -84,6 +103,8 @@ type Splits struct {
 	HeldOut []Pair
 	// HeldOutFamilies lists the families held out, sorted.
 	HeldOutFamilies []string
+	// ValFamilies lists the families whose interactions are in Val only, sorted.
+	ValFamilies []string
 }
 
 // splitStream separates the split's random stream from others seeded with the same seed.
@@ -129,7 +150,11 @@ func Split(pairs []Pair, cfg SplitConfig) (Splits, error) {
 		}
 	}
 
-	held, err := heldOutFamilies(present, cfg, rng)
+	held, err := pickFamilies(present, "held-out", cfg.HoldOutFamilies, cfg.HoldOutFraction, nil, rng)
+	if err != nil {
+		return Splits{}, fmt.Errorf("split pairs: %w", err)
+	}
+	valOnly, err := pickFamilies(present, "validation", cfg.ValFamilies, cfg.ValFamilyFraction, held, rng)
 	if err != nil {
 		return Splits{}, fmt.Errorf("split pairs: %w", err)
 	}
@@ -146,6 +171,10 @@ func Split(pairs []Pair, cfg SplitConfig) (Splits, error) {
 	for _, in := range order {
 		if held[in.family] {
 			assign[in.id] = heldOut
+			continue
+		}
+		if valOnly[in.family] {
+			assign[in.id] = val
 			continue
 		}
 		key := string(in.update) + "/" + string(Consistent)
@@ -186,6 +215,10 @@ func Split(pairs []Pair, cfg SplitConfig) (Splits, error) {
 		out.HeldOutFamilies = append(out.HeldOutFamilies, f)
 	}
 	slices.Sort(out.HeldOutFamilies)
+	for f := range valOnly {
+		out.ValFamilies = append(out.ValFamilies, f)
+	}
+	slices.Sort(out.ValFamilies)
 
 	var errs []error
 	for _, s := range []struct {
@@ -194,7 +227,7 @@ func Split(pairs []Pair, cfg SplitConfig) (Splits, error) {
 		want  bool
 	}{
 		{"train", out.Train, cfg.Train > 0},
-		{"val", out.Val, cfg.Val > 0},
+		{"val", out.Val, cfg.Val > 0 || len(valOnly) > 0},
 		{"test", out.Test, cfg.Test > 0},
 		{"heldout", out.HeldOut, len(held) > 0},
 	} {
@@ -208,8 +241,10 @@ func Split(pairs []Pair, cfg SplitConfig) (Splits, error) {
 	return out, nil
 }
 
-// heldOutFamilies resolves the named families and styles and draws the fraction.
-func heldOutFamilies(present map[string]bool, cfg SplitConfig, rng *rand.Rand) (map[string]bool, error) {
+// pickFamilies resolves the named families and styles and draws the fraction (of all the
+// families present) among those not named and not taken already; what names the set in
+// errors. A named family that is taken already is an error.
+func pickFamilies(present map[string]bool, what string, names []string, fraction float64, taken map[string]bool, rng *rand.Rand) (map[string]bool, error) {
 	all := make([]string, 0, len(present))
 	for f := range present {
 		all = append(all, f)
@@ -217,34 +252,37 @@ func heldOutFamilies(present map[string]bool, cfg SplitConfig, rng *rand.Rand) (
 	slices.Sort(all)
 	held := map[string]bool{}
 	var errs []error
-	for _, name := range cfg.HoldOutFamilies {
+	for _, name := range names {
 		if strings.Contains(name, "/") {
-			if !present[name] {
-				errs = append(errs, fmt.Errorf("held-out family %q does not occur in the pairs", name))
+			switch {
+			case !present[name]:
+				errs = append(errs, fmt.Errorf("%s family %q does not occur in the pairs", what, name))
+			case taken[name]:
+				errs = append(errs, fmt.Errorf("%s family %q is held out already", what, name))
 			}
 			held[name] = true
 			continue
 		}
 		n := 0
 		for _, f := range all {
-			if strings.HasSuffix(f, "/"+name) {
+			if strings.HasSuffix(f, "/"+name) && !taken[f] {
 				held[f] = true
 				n++
 			}
 		}
 		if n == 0 {
-			errs = append(errs, fmt.Errorf("held-out style %q matches no family in the pairs", name))
+			errs = append(errs, fmt.Errorf("%s style %q matches no family in the pairs that is not held out already", what, name))
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if cfg.HoldOutFraction > 0 {
+	if fraction > 0 {
 		if len(all) == 0 {
-			return nil, errors.New("a held-out family fraction needs pairs with phrasing families")
+			return nil, fmt.Errorf("a %s family fraction needs pairs with phrasing families", what)
 		}
-		k := max(1, int(math.Round(cfg.HoldOutFraction*float64(len(all)))))
-		rest := slices.DeleteFunc(slices.Clone(all), func(f string) bool { return held[f] })
+		k := max(1, int(math.Round(fraction*float64(len(all)))))
+		rest := slices.DeleteFunc(slices.Clone(all), func(f string) bool { return held[f] || taken[f] })
 		rng.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
 		for _, f := range rest[:min(k, len(rest))] {
 			held[f] = true

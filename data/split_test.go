@@ -273,3 +273,70 @@ func TestSplitConfigValidate(t *testing.T) {
 		})
 	}
 }
+
+func TestSplitValFamilies(t *testing.T) {
+	pairs := pairsOf(t, generate(t, GenConfig{Seed: 9, ImplicitRate: 0.1}), 1)
+	base := splitOf(t, pairs, SplitConfig{Seed: 2, HoldOutFamilies: []string{"job/casual"}})
+	tests := []struct {
+		name string
+		cfg  SplitConfig
+		n    int
+	}{
+		// Six casual families: job/casual is held out already and stays in HeldOut.
+		{"a style", SplitConfig{Seed: 2, HoldOutFamilies: []string{"job/casual"}, ValFamilies: []string{StyleCasual}}, 6},
+		{"a fraction", SplitConfig{Seed: 2, HoldOutFamilies: []string{"job/casual"}, ValFamilyFraction: 0.1}, 4}, // 10% of 38
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := splitOf(t, pairs, tt.cfg)
+			if len(s.ValFamilies) != tt.n || slices.Contains(s.ValFamilies, "job/casual") {
+				t.Fatalf("validation families %v, want %d without the held-out job/casual", s.ValFamilies, tt.n)
+			}
+			if diff := cmp.Diff(base.HeldOutFamilies, s.HeldOutFamilies); diff != "" {
+				t.Errorf("held-out families changed (-without +with validation families):\n%s", diff)
+			}
+			valOnly := map[string]bool{}
+			for _, f := range s.ValFamilies {
+				valOnly[f] = true
+			}
+			want, inVal, other := 0, 0, 0
+			for _, p := range pairs {
+				if valOnly[p.Family] {
+					want++
+				}
+			}
+			for _, p := range s.Val {
+				if valOnly[p.Family] {
+					inVal++
+				} else {
+					other++
+				}
+			}
+			if inVal != want {
+				t.Errorf("val holds %d pairs of the validation families, want all %d", inVal, want)
+			}
+			if other == 0 {
+				t.Error("val holds only the validation families; it should keep its in-distribution share")
+			}
+			for name, sp := range map[string][]Pair{"train": s.Train, "test": s.Test, "heldout": s.HeldOut} {
+				for _, p := range sp {
+					if valOnly[p.Family] {
+						t.Errorf("%s has a pair of validation family %s", name, p.Family)
+						break
+					}
+				}
+			}
+		})
+	}
+	if _, err := Split(pairs, SplitConfig{HoldOutFamilies: []string{"job/casual"}, ValFamilies: []string{"job/casual"}}); err == nil ||
+		!strings.Contains(err.Error(), "named twice") {
+		t.Errorf("a family both held out and for validation: %v", err)
+	}
+	if _, err := Split(pairs, SplitConfig{HoldOutFamilies: []string{StyleCasual}, ValFamilies: []string{"job/casual"}}); err == nil ||
+		!strings.Contains(err.Error(), `validation family "job/casual" is held out already`) {
+		t.Errorf("a validation family held out by its style: %v", err)
+	}
+	if err := (SplitConfig{ValFamilyFraction: 1}).Validate(); err == nil || !strings.Contains(err.Error(), "validation family fraction 1") {
+		t.Errorf("validation fraction 1: %v", err)
+	}
+}

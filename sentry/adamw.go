@@ -12,14 +12,18 @@ import (
 type adamW struct {
 	beta1, beta2, eps, wd float64
 	t                     int      // updates taken so far
-	m, v                  [8]any   // first and second moments, like the parameters: []float32 or []float64
-	params                [8]any   // the parameters' backing slices
+	m, v                  []any    // first and second moments, like the parameters: []float32 or []float64
+	params                []any    // the parameters' backing slices
 	names                 []string // for error messages
 }
 
 // newAdamW returns an optimizer with zero moments for params (each []float32 or []float64).
-func newAdamW(cfg Config, params [8]any) *adamW {
-	o := &adamW{beta1: cfg.Beta1, beta2: cfg.Beta2, eps: cfg.Eps, wd: cfg.WeightDecay, params: params, names: paramNames[:]}
+func newAdamW(cfg Config, params []any, names []string) *adamW {
+	if len(names) != len(params) {
+		panic(fmt.Sprintf("sentry: %d parameter names for %d parameters", len(names), len(params)))
+	}
+	o := &adamW{beta1: cfg.Beta1, beta2: cfg.Beta2, eps: cfg.Eps, wd: cfg.WeightDecay, params: params, names: names,
+		m: make([]any, len(params)), v: make([]any, len(params))}
 	for i, p := range params {
 		switch p := p.(type) {
 		case []float32:
@@ -35,7 +39,10 @@ func newAdamW(cfg Config, params [8]any) *adamW {
 
 // step applies one update with learning rate lr. It refuses a non-finite gradient and then
 // leaves everything unchanged.
-func (o *adamW) step(grads [8]any, lr float64) error {
+func (o *adamW) step(grads []any, lr float64) error {
+	if len(grads) != len(o.params) {
+		return fmt.Errorf("%d gradients for %d parameters", len(grads), len(o.params))
+	}
 	for i, g := range grads {
 		if j, bad := firstNonFinite(g); bad {
 			return fmt.Errorf("gradient of %s[%d] is not finite", o.names[i], j)

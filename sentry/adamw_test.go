@@ -5,14 +5,14 @@ import (
 	"testing"
 )
 
-func newTestAdamW(params [8]any, lr, wd float64) *adamW {
+func newTestAdamW(params []any, lr, wd float64) *adamW {
 	cfg := Config{LR: lr, WeightDecay: wd}.withDefaults()
-	return newAdamW(cfg, params)
+	return newAdamW(cfg, params, paramNames[:])
 }
 
 // oneParam puts p in the first of the eight parameter slots and empty slices in the rest.
-func oneParam[T float32 | float64](p []T) [8]any {
-	var ps [8]any
+func oneParam[T float32 | float64](p []T) []any {
+	ps := make([]any, 8)
 	ps[0] = p
 	for i := 1; i < 8; i++ {
 		ps[i] = []T{}

@@ -32,7 +32,7 @@ func BenchmarkTrainStep(b *testing.B) {
 				for i, p := range n.params {
 					params[i] = data(p)
 				}
-				opt := newAdamW(cfg, params)
+				opt := newAdamW(cfg, params[:], paramNames[:])
 				for b.Loop() {
 					if _, _, err := n.run(batch); err != nil {
 						b.Fatal(err)
@@ -41,20 +41,40 @@ func BenchmarkTrainStep(b *testing.B) {
 					for i := range grads {
 						grads[i], _ = n.grad(i)
 					}
-					if err := opt.step(grads, 1e-3); err != nil {
+					if err := opt.step(grads[:], 1e-3); err != nil {
 						b.Fatal(err)
 					}
 				}
 				b.ReportMetric(float64(s.b)*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
 			})
 		}
+		b.Run(s.name+"/gorgonia-pair-float32", func(b *testing.B) {
+			hp := h.Clone()
+			hp.Pair = newPairHead(s.out, DefaultPairHidden, rand.New(rand.NewPCG(5, 5)))
+			n := newGraphT(b, hp, s.b, 1, 1, tensor.Float32)
+			opt := newAdamW(cfg, n.paramData(), n.dims.names())
+			for b.Loop() {
+				if _, _, err := n.run(batch); err != nil {
+					b.Fatal(err)
+				}
+				grads := make([]any, len(n.params))
+				for i := range grads {
+					grads[i], _ = n.grad(i)
+				}
+				if err := opt.step(grads, 1e-3); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(s.b)*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
+		})
 		b.Run(s.name+"/gonum-float64", func(b *testing.B) {
 			ref := newRefNet(h, 1, 1)
-			opt := newAdamW(cfg, ref.params())
+			ps := ref.params()
+			opt := newAdamW(cfg, ps[:], paramNames[:])
 			for b.Loop() {
 				ref.step(batch)
-				if err := opt.step(ref.grads(), 1e-3); err != nil {
-					b.Fatal(err)
+				if g := ref.grads(); opt.step(g[:], 1e-3) != nil {
+					b.Fatal("optimizer step failed")
 				}
 			}
 			b.ReportMetric(float64(s.b)*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
@@ -111,6 +131,20 @@ func BenchmarkGate(b *testing.B) {
 			for b.Loop() {
 				p := idx[i%pairs]
 				if g.Score(proj[p[0]], proj[p[1]]).Route {
+					routed++
+				}
+				i++
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
+		})
+		hp := h.Clone()
+		hp.Pair = newPairHead(s.out, DefaultPairHidden, rand.New(rand.NewPCG(5, 5)))
+		projPair := hp.ProjectAll(embs)
+		b.Run(s.name+"/scored-pair", func(b *testing.B) {
+			i, routed := 0, 0
+			for b.Loop() {
+				p := idx[i%pairs]
+				if g.Score(projPair[p[0]], projPair[p[1]]).Route {
 					routed++
 				}
 				i++

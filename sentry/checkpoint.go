@@ -143,35 +143,74 @@ func (m Meta) CheckShape(hidden, out int) error {
 	return nil
 }
 
-// torchShapes are the PyTorch shapes of the eight parameters in paramNames order.
-func torchShapes(in, hidden, out int) [8][]int64 {
-	i, h, o := int64(in), int64(hidden), int64(out)
-	return [8][]int64{{h, i}, {h}, {o, h}, {o}, {h, i}, {h}, {o, h}, {o}}
+// dims are the sizes of a set of heads; pairHidden is 0 without a pair head.
+type dims struct{ in, hidden, out, pairHidden int }
+
+func dimsOf(h *Heads) dims {
+	d := dims{in: h.Dim(), hidden: h.Topic.Hidden, out: h.Topic.Out}
+	if h.Pair != nil {
+		d.pairHidden = h.Pair.Hidden
+	}
+	return d
 }
 
-// headSlices are the eight parameter slices of h in paramNames order.
-func headSlices(h *Heads) [8]*[]float32 {
-	return [8]*[]float32{&h.Topic.W1, &h.Topic.B1, &h.Topic.W2, &h.Topic.B2, &h.Logic.W1, &h.Logic.B1, &h.Logic.W2, &h.Logic.B2}
+// names are the PyTorch names of the parameters: paramNames, then pairParamNames with a
+// pair head.
+func (d dims) names() []string {
+	n := paramNames[:]
+	if d.pairHidden > 0 {
+		n = append(n[:len(n):len(n)], pairParamNames[:]...)
+	}
+	return n
+}
+
+// matrix returns the input-major rows and columns of parameter i, or ok false for a bias.
+func (d dims) matrix(i int) (rows, cols int, ok bool) {
+	switch i {
+	case 0, 4:
+		return d.in, d.hidden, true
+	case 2, 6:
+		return d.hidden, d.out, true
+	case 8:
+		return 2 * d.out, d.pairHidden, true
+	case 10:
+		return d.pairHidden, 1, true
+	}
+	return 0, 0, false
+}
+
+// torchShapes are the PyTorch shapes of the parameters in names order.
+func (d dims) torchShapes() [][]int64 {
+	i, h, o := int64(d.in), int64(d.hidden), int64(d.out)
+	s := [][]int64{{h, i}, {h}, {o, h}, {o}, {h, i}, {h}, {o, h}, {o}}
+	if d.pairHidden > 0 {
+		ph := int64(d.pairHidden)
+		s = append(s, []int64{ph, 2 * o}, []int64{ph}, []int64{1, ph}, []int64{1})
+	}
+	return s
+}
+
+// headSlices are the parameter slices of h in names order.
+func headSlices(h *Heads) []*[]float32 {
+	s := []*[]float32{&h.Topic.W1, &h.Topic.B1, &h.Topic.W2, &h.Topic.B2, &h.Logic.W1, &h.Logic.B1, &h.Logic.W2, &h.Logic.B2}
+	if p := h.Pair; p != nil {
+		s = append(s, &p.W1, &p.B1, &p.W2, &p.B2)
+	}
+	return s
 }
 
 // toTorch converts parameter i (input-major, as Heads and the graph store it) to PyTorch
 // layout; fromTorch undoes it. Biases are unchanged.
-func toTorch(i int, v []float32, in, hidden, out int) []float32 {
-	switch i % 4 {
-	case 0:
-		return transpose(v, in, hidden)
-	case 2:
-		return transpose(v, hidden, out)
+func (d dims) toTorch(i int, v []float32) []float32 {
+	if r, c, ok := d.matrix(i); ok {
+		return transpose(v, r, c)
 	}
 	return v
 }
 
-func fromTorch(i int, v []float32, in, hidden, out int) []float32 {
-	switch i % 4 {
-	case 0:
-		return transpose(v, hidden, in)
-	case 2:
-		return transpose(v, out, hidden)
+func (d dims) fromTorch(i int, v []float32) []float32 {
+	if r, c, ok := d.matrix(i); ok {
+		return transpose(v, c, r)
 	}
 	return v
 }
@@ -189,11 +228,15 @@ func (c *Checkpoint) encode() ([]byte, error) {
 		return nil, fmt.Errorf("encode checkpoint: metadata sizes %d→%d→%d differ from the heads' %d→%d→%d",
 			m.Backbone.Dim, m.Hidden, m.Out, h.Dim(), h.Topic.Hidden, h.Topic.Out)
 	}
-	in, hidden, out := h.Dim(), h.Topic.Hidden, h.Topic.Out
-	shapes := torchShapes(in, hidden, out)
-	tensors := make(map[string]stTensor, 8)
+	if got := h.LogicKind(); m.Config.Logic != "" && m.Config.Logic != got {
+		return nil, fmt.Errorf("encode checkpoint: hyper-parameters say logic head %q, the heads are %q", m.Config.Logic, got)
+	}
+	d := dimsOf(h)
+	in, hidden, out := d.in, d.hidden, d.out
+	shapes, names := d.torchShapes(), d.names()
+	tensors := make(map[string]stTensor, len(names))
 	for i, p := range headSlices(h) {
-		tensors[paramNames[i]] = stTensor{DType: "F32", Shape: shapes[i], Data: f32Bytes(toTorch(i, *p, in, hidden, out))}
+		tensors[names[i]] = stTensor{DType: "F32", Shape: shapes[i], Data: f32Bytes(d.toTorch(i, *p))}
 	}
 	sum, err := tensorsSHA256(tensors)
 	if err != nil {
@@ -217,6 +260,7 @@ func (c *Checkpoint) encode() ([]byte, error) {
 		"out_dim":          strconv.Itoa(out),
 		"topic_activation": string(ReLU),
 		"logic_activation": string(Tanh),
+		"logic_head":       h.LogicKind(),
 		"norm_eps":         fmtFloat(NormEps),
 		"alpha":            fmtFloat(m.Alpha),
 		"beta":             fmtFloat(m.Beta),
@@ -233,6 +277,9 @@ func (c *Checkpoint) encode() ([]byte, error) {
 		"val_loss_log":     fmtFloat(m.ValLossLog),
 		"progress":         string(prog),
 		"data_sha256":      sum,
+	}
+	if d.pairHidden > 0 {
+		meta["pair_hidden_dim"] = strconv.Itoa(d.pairHidden)
 	}
 	return encodeSafetensors(tensors, meta)
 }
@@ -408,13 +455,28 @@ func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
 	m.ValLossLog = r.float("val_loss_log", false)
 	r.json("progress", &m.Progress)
 	m.WeightsSHA256 = meta["data_sha256"]
+	// Checkpoints written before the pair head existed have no logic_head: the paper's.
+	pairHidden := 0
+	switch lh, ok := meta["logic_head"]; {
+	case !ok || lh == LogicCosine:
+		if _, ok := meta["pair_hidden_dim"]; ok {
+			r.errs = append(r.errs, fmt.Errorf("metadata \"pair_hidden_dim\" is set for logic head %q", LogicCosine))
+		}
+	case lh == LogicPair:
+		if pairHidden = r.int("pair_hidden_dim"); pairHidden == 0 && len(r.errs) == 0 {
+			r.errs = append(r.errs, errors.New("metadata \"pair_hidden_dim\" is 0"))
+		}
+	default:
+		r.errs = append(r.errs, fmt.Errorf("metadata \"logic_head\" = %q: this build reads %q and %q", lh, LogicCosine, LogicPair))
+	}
 	if len(r.errs) > 0 {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, errors.Join(r.errs...))
 	}
 	if m.Backbone.Dim == 0 || m.Hidden == 0 || m.Out == 0 {
 		return nil, fmt.Errorf("%w: head sizes %d→%d→%d", ErrCorrupt, m.Backbone.Dim, m.Hidden, m.Out)
 	}
-	params, err := readParams(tensors, m.Backbone.Dim, m.Hidden, m.Out, "")
+	d := dims{in: m.Backbone.Dim, hidden: m.Hidden, out: m.Out, pairHidden: pairHidden}
+	params, err := readParams(tensors, d, "")
 	if err != nil {
 		return nil, err
 	}
@@ -422,23 +484,34 @@ func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
 		Topic: Head{In: m.Backbone.Dim, Hidden: m.Hidden, Out: m.Out, Act: ReLU},
 		Logic: Head{In: m.Backbone.Dim, Hidden: m.Hidden, Out: m.Out, Act: Tanh},
 	}
+	if pairHidden > 0 {
+		h.Pair = &PairHead{In: m.Out, Hidden: pairHidden}
+	}
+	names := d.names()
 	for i, p := range headSlices(h) {
 		*p = params[i]
 		if j, bad := firstNonFinite(params[i]); bad {
-			return nil, fmt.Errorf("%w: %s[%d] is not finite", ErrCorrupt, paramNames[i], j)
+			return nil, fmt.Errorf("%w: %s[%d] is not finite", ErrCorrupt, names[i], j)
 		}
+	}
+	if m.Config.Logic == "" { // written before the field existed
+		m.Config.Logic = h.LogicKind()
+	}
+	if m.Config.Logic != h.LogicKind() {
+		return nil, fmt.Errorf("%w: hyper-parameters say logic head %q, the metadata %q", ErrCorrupt, m.Config.Logic, h.LogicKind())
 	}
 	return &Checkpoint{Heads: h, Meta: m}, nil
 }
 
-// readParams checks that tensors holds exactly the eight parameters (each name with suffix
-// appended) as F32 in PyTorch shapes, and returns them input-major.
-func readParams(tensors map[string]stTensor, in, hidden, out int, suffix string) ([8][]float32, error) {
-	var params [8][]float32
+// readParams checks that tensors holds exactly the parameters of heads of sizes d (each name
+// with suffix appended) as F32 in PyTorch shapes, and returns them input-major.
+func readParams(tensors map[string]stTensor, d dims, suffix string) ([][]float32, error) {
+	names := d.names()
+	params := make([][]float32, len(names))
 	var errs []error
-	shapes := torchShapes(in, hidden, out)
-	want := make(map[string]bool, 8)
-	for i, base := range paramNames {
+	shapes := d.torchShapes()
+	want := make(map[string]bool, len(names))
+	for i, base := range names {
 		name := base + suffix
 		want[name] = true
 		t, ok := tensors[name]
@@ -450,7 +523,7 @@ func readParams(tensors map[string]stTensor, in, hidden, out int, suffix string)
 		case !equalShape(t.Shape, shapes[i]):
 			errs = append(errs, fmt.Errorf("tensor %s has shape %v, want %v", name, t.Shape, shapes[i]))
 		default:
-			params[i] = fromTorch(i, bytesF32(t.Data), in, hidden, out)
+			params[i] = d.fromTorch(i, bytesF32(t.Data))
 		}
 	}
 	for name := range tensors {
@@ -486,17 +559,20 @@ func OptimizerPath(path string) string {
 
 // writeOptimizer writes the AdamW moments (PyTorch names with ".exp_avg" / ".exp_avg_sq" and
 // layout) and step count, tied to the weights by their checksum.
-func writeOptimizer(path string, o *adamW, in, hidden, out int, weightsSum string) error {
-	shapes := torchShapes(in, hidden, out)
-	tensors := make(map[string]stTensor, 16)
-	for i, name := range paramNames {
+func writeOptimizer(path string, o *adamW, d dims, weightsSum string) error {
+	shapes, names := d.torchShapes(), d.names()
+	if len(o.m) != len(names) {
+		return fmt.Errorf("write optimizer state: %d moments for %d parameters", len(o.m), len(names))
+	}
+	tensors := make(map[string]stTensor, 2*len(names))
+	for i, name := range names {
 		m, ok1 := o.m[i].([]float32)
 		v, ok2 := o.v[i].([]float32)
 		if !ok1 || !ok2 {
 			return fmt.Errorf("write optimizer state: only float32 state is stored")
 		}
-		tensors[name+".exp_avg"] = stTensor{DType: "F32", Shape: shapes[i], Data: f32Bytes(toTorch(i, m, in, hidden, out))}
-		tensors[name+".exp_avg_sq"] = stTensor{DType: "F32", Shape: shapes[i], Data: f32Bytes(toTorch(i, v, in, hidden, out))}
+		tensors[name+".exp_avg"] = stTensor{DType: "F32", Shape: shapes[i], Data: f32Bytes(d.toTorch(i, m))}
+		tensors[name+".exp_avg_sq"] = stTensor{DType: "F32", Shape: shapes[i], Data: f32Bytes(d.toTorch(i, v))}
 	}
 	sum, err := tensorsSHA256(tensors)
 	if err != nil {
@@ -522,7 +598,7 @@ func writeOptimizer(path string, o *adamW, in, hidden, out int, weightsSum strin
 
 // readOptimizer loads the moments and step count written by writeOptimizer into o, checking
 // that they belong to the weights with checksum weightsSum.
-func readOptimizer(path string, o *adamW, in, hidden, out int, weightsSum string) error {
+func readOptimizer(path string, o *adamW, d dims, weightsSum string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("read optimizer state: %w", err)
@@ -558,15 +634,18 @@ func readOptimizer(path string, o *adamW, in, hidden, out int, weightsSum string
 			return fail(fmt.Errorf("%w: unexpected tensor %s", ErrShapeMismatch, name))
 		}
 	}
-	m, err := readParams(ms, in, hidden, out, "")
+	m, err := readParams(ms, d, "")
 	if err != nil {
 		return fail(err)
 	}
-	v, err := readParams(vs, in, hidden, out, "")
+	v, err := readParams(vs, d, "")
 	if err != nil {
 		return fail(err)
 	}
-	for i := range paramNames {
+	if len(o.m) != len(m) {
+		return fail(fmt.Errorf("%w: optimizer state does not fit the model", ErrShapeMismatch))
+	}
+	for i := range m {
 		dm, ok1 := o.m[i].([]float32)
 		dv, ok2 := o.v[i].([]float32)
 		if !ok1 || !ok2 || len(dm) != len(m[i]) || len(dv) != len(v[i]) {

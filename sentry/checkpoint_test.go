@@ -254,7 +254,7 @@ func TestOptimizerStateRoundTrip(t *testing.T) {
 		for i, p := range headSlices(randomHeads(31, in, hidden, out)) {
 			params[i] = *p
 		}
-		return newAdamW(Config{}.withDefaults(), params), params
+		return newAdamW(Config{}.withDefaults(), params[:], paramNames[:]), params
 	}
 	o, params := newOpt()
 	for step := range 2 {
@@ -266,16 +266,16 @@ func TestOptimizerStateRoundTrip(t *testing.T) {
 			}
 			grads[i] = g
 		}
-		if err := o.step(grads, 1e-3); err != nil {
+		if err := o.step(grads[:], 1e-3); err != nil {
 			t.Fatal(err)
 		}
 	}
 	path := filepath.Join(t.TempDir(), "x.optim.safetensors")
-	if err := writeOptimizer(path, o, in, hidden, out, "weights-sum"); err != nil {
+	if err := writeOptimizer(path, o, dims{in: in, hidden: hidden, out: out}, "weights-sum"); err != nil {
 		t.Fatal(err)
 	}
 	r, _ := newOpt()
-	if err := readOptimizer(path, r, in, hidden, out, "weights-sum"); err != nil {
+	if err := readOptimizer(path, r, dims{in: in, hidden: hidden, out: out}, "weights-sum"); err != nil {
 		t.Fatal(err)
 	}
 	if r.t != 2 {
@@ -285,17 +285,17 @@ func TestOptimizerStateRoundTrip(t *testing.T) {
 		compareSlices(t, paramNames[i]+".exp_avg", to64(r.m[i].([]float32)), to64(o.m[i].([]float32)), 0)
 		compareSlices(t, paramNames[i]+".exp_avg_sq", to64(r.v[i].([]float32)), to64(o.v[i].([]float32)), 0)
 	}
-	if err := readOptimizer(path, r, in, hidden, out, "other-weights"); !errors.Is(err, ErrCorrupt) {
+	if err := readOptimizer(path, r, dims{in: in, hidden: hidden, out: out}, "other-weights"); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("state for other weights: %v", err)
 	}
-	if err := readOptimizer(path, r, in, hidden+1, out, "weights-sum"); !errors.Is(err, ErrShapeMismatch) {
+	if err := readOptimizer(path, r, dims{in: in, hidden: hidden + 1, out: out}, "weights-sum"); !errors.Is(err, ErrShapeMismatch) {
 		t.Errorf("state for other sizes: %v", err)
 	}
 	b, _ := os.ReadFile(path)
 	if err := os.WriteFile(path, b[:len(b)-1], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := readOptimizer(path, r, in, hidden, out, "weights-sum"); !errors.Is(err, ErrCorrupt) {
+	if err := readOptimizer(path, r, dims{in: in, hidden: hidden, out: out}, "weights-sum"); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("truncated state: %v", err)
 	}
 }

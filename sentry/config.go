@@ -20,6 +20,7 @@ const (
 	DefaultSeed         = 1
 	DefaultTargetRecall = 0.95
 	DefaultGridStep     = 0.02
+	DefaultPairHidden   = 64
 )
 
 // Learning-rate schedules.
@@ -29,14 +30,20 @@ const (
 )
 
 // Config holds the training hyper-parameters. Its zero value means the defaults: hidden 512,
-// out 256, α = β = 1, lr 1e-3, weight decay 0.01, AdamW betas 0.9/0.999, ε 1e-8, batch 64,
-// 10 epochs, seed 1, constant schedule, no early stopping, default gate thresholds, and
-// calibration for 0.95 conflict recall on a 0.02 grid. Because zero means "default", a field
+// out 256, the paper's cosine logic head (a pair head has 64 hidden units), α = β = 1,
+// lr 1e-3, weight decay 0.01, AdamW betas 0.9/0.999, ε 1e-8, batch 64, 10 epochs, seed 1,
+// constant schedule, no early stopping, default gate thresholds, and calibration for 0.95
+// conflict recall on a 0.02 grid. Because zero means "default", a field
 // cannot be set to zero by leaving it zero: NoWeightDecay turns weight decay off, and Seed 0
 // means seed 1.
 type Config struct {
 	Hidden int `json:"hidden"` // width of each head's hidden layer
 	Out    int `json:"out"`    // width of each head's normalised output
+
+	// Logic is how the logic similarity b is computed: LogicCosine (the paper's head, the
+	// default) or LogicPair (a pair head over the two logic vectors, trained with them).
+	Logic      string `json:"logic,omitempty"`
+	PairHidden int    `json:"pair_hidden,omitempty"` // hidden width of the pair head; 0 means 64
 
 	Alpha float64 `json:"alpha"` // weight of the topic head's squared error
 	Beta  float64 `json:"beta"`  // weight of the logic head's squared error
@@ -84,6 +91,12 @@ func (c Config) withDefaults() Config {
 	}
 	setInt(&c.Hidden, DefaultHidden)
 	setInt(&c.Out, DefaultOut)
+	if c.Logic == "" {
+		c.Logic = LogicCosine
+	}
+	if c.Logic == LogicPair {
+		setInt(&c.PairHidden, DefaultPairHidden)
+	}
 	setF(&c.Alpha, 1)
 	setF(&c.Beta, 1)
 	setF(&c.LR, DefaultLR)
@@ -136,6 +149,17 @@ func (c Config) Validate() error {
 	}
 	if c.Out < 0 {
 		bad("output size %d is negative", c.Out)
+	}
+	switch c.Logic {
+	case "", LogicCosine, LogicPair:
+	default:
+		bad("unknown logic head %q (want %q or %q)", c.Logic, LogicCosine, LogicPair)
+	}
+	if c.PairHidden < 0 {
+		bad("pair head hidden size %d is negative", c.PairHidden)
+	}
+	if c.PairHidden > 0 && c.Logic != LogicPair {
+		bad("pair head hidden size %d is set without logic head %q", c.PairHidden, LogicPair)
 	}
 	for _, f := range []struct {
 		name string

@@ -12,12 +12,28 @@
 // logic similarity b = ⟨z_log(u), z_log(p)⟩. Training minimises, per batch, the mean of
 // α(a − y_top)² + β(b − y_log)². Normalisation is z = h / sqrt(Σh² + NormEps) everywhere.
 //
+// That is the paper's model and the zero Config's (LogicCosine). Config.Logic = LogicPair
+// adds a pair head (PairHead, beyond the paper) that computes b from the two logic vectors
+// instead of their dot product:
+//
+//	b = tanh(Linear(h, 1)(ReLU(Linear(2·out, h)([|z_log(u) − z_log(p)|, z_log(u) ⊙ z_log(p)]))))
+//
+// with h = Config.PairHidden (64), trained with the logic head under the same loss. A dot
+// product of unit vectors cannot fit a relation that is not transitive (u agrees with v, v
+// with w, u conflicts with w), and our backbones put "the same sentence with another value"
+// closer than a restatement in other words, so a cosine sees many conflicts as agreement;
+// the pair head can weigh which coordinates differ. Its figures against the paper's head are
+// in docs/benchmarks.md.
+//
 // # Gate
 //
 // Gate routes a pair to the Judge when a > τ_top ∧ (b < τ_log ∨ a − b > τ_gap); the defaults
 // are 0.60, 0.45 and 0.15. The inference path is plain Go (gonum's BLAS kernels, no Gorgonia):
 // Heads.Project or Heads.ProjectAll once per text, then Gate.Score per pair, which is two dot
-// products.
+// products, or a dot product and the pair head's small MLP. Projections made by
+// Heads.ProjectAll (or rebuilt from stored vectors with Heads.Projection) carry the heads'
+// pair head, so Gate.Score needs no other wiring; a Projection literal carries none, and
+// Score uses the pair head of whichever side has one.
 //
 // # Labels
 //
@@ -35,7 +51,10 @@
 // real rows 1/n, so loss and gradients equal those of a graph built for n rows. Weights are
 // initialised from Config.Seed (Kaiming-uniform for the ReLU layer, Xavier-uniform
 // otherwise), and each epoch's shuffle is seeded by (Seed, epoch), so a run is reproducible
-// and a resumed run continues exactly where it stopped.
+// and a resumed run continues exactly where it stopped. The pair head's graph normalises the
+// logic outputs with 1/sqrt and reshapes before its tanh: Gorgonia's gradients of
+// InverseSqrt and of a Reshape of a Tanh are wrong (TestPairGradientCheck compares every
+// gradient with finite differences).
 //
 // Every epoch Train validates, writes sentry_last.safetensors (and sentry_best.safetensors
 // when the validation loss improves), each with its optimizer state, appends a line to
@@ -43,7 +62,8 @@
 // sentry_last at the current batch and returns an error wrapping context.Canceled; pass that
 // file as Options.Resume to continue. NaN or infinite embeddings, targets or losses stop
 // training with an error naming the example or batch. After training, Calibrate chooses the
-// thresholds on the validation split and they are written into sentry_best.
+// thresholds on the validation split (or CalibrateSets on Options.CalibrationSets) and they
+// are written into sentry_best.
 //
 // # Checkpoints
 //
@@ -54,12 +74,16 @@
 //	nn.ModuleDict({"topic_head": nn.Sequential(nn.Linear(d, 512), nn.ReLU(), nn.Linear(512, 256)),
 //	               "logic_head": nn.Sequential(nn.Linear(d, 512), nn.Tanh(), nn.Linear(512, 256))})
 //
-// loads them with load_state_dict(safetensors.torch.load_file(path)). The metadata holds the
-// format and version, backbone id and model sha256, sizes, α and β, the thresholds (and
+// loads them with load_state_dict(safetensors.torch.load_file(path)); a pair head adds
+// "pair_head": nn.Sequential(nn.Linear(2·out, h), nn.ReLU(), nn.Linear(h, 1)), with tanh
+// applied to its output. The metadata holds the format and version, backbone id and model
+// sha256, sizes, logic_head ("cosine" or "pair", with pair_hidden_dim; a file without it,
+// written before the pair head existed, holds the paper's head), α and β, the thresholds (and
 // whether they were calibrated), the hyper-parameters as JSON, the data hash, epoch, step,
 // validation losses, the resume state, and data_sha256, a checksum of the tensors.
-// ReadCheckpoint verifies all of it: a truncated or altered file wraps ErrCorrupt, a newer
-// format ErrVersion, tensors of other sizes ErrShapeMismatch; LoadCheckpoint also rejects
+// ReadCheckpoint verifies all of it: a truncated or altered file wraps ErrCorrupt (so does an
+// unknown logic_head, or one the hyper-parameters contradict), a newer format ErrVersion,
+// tensors of other sizes or missing or extra pair tensors ErrShapeMismatch; LoadCheckpoint also rejects
 // another backbone with ErrBackboneMismatch. Files are written to a temporary name and
 // renamed. The optimizer state lives beside a checkpoint (OptimizerPath: x.optim.safetensors,
 // tensors "<param>.exp_avg" and "<param>.exp_avg_sq") and records the checksum of the weights
@@ -71,13 +95,17 @@
 // (and, for comparison, by 1 − b), and the gate's precision, recall, F1 and routing rate.
 // Calibrate searches τ_top and τ_log over [-1, 1] and τ_gap over [-2, 2] on a grid (step
 // 0.02) for the thresholds that reach the target conflict recall (0.95) while routing the
-// fewest pairs.
+// fewest pairs. CalibrateSets requires that recall of each of several sets: with phrasing
+// families held out of training into the validation split (data.SplitConfig.ValFamilies),
+// Splits.ValSeen and Splits.ValUnseen make the thresholds reach it on unseen wording too,
+// not only in distribution.
 //
 // # Export
 //
 // Heads.ONNX and Checkpoint.WriteONNX export the heads as an ONNX model (input "embedding"
 // [batch, d]; outputs "topic" and "logic" [batch, out]) built with package internal/onnx/graph; its
-// outputs match Project within 1e-5 in ONNX Runtime.
+// outputs match Project within 1e-5 in ONNX Runtime. Heads with a pair head are refused
+// (ErrPairExport): the export's outputs are per text, and the pair head needs both texts.
 //
 // # Embedding cache
 //

@@ -53,7 +53,7 @@ func similarities(h *Heads, exs []Example) (a, b []float64, conflict []bool) {
 	a, b, conflict = make([]float64, len(exs)), make([]float64, len(exs)), make([]bool, len(exs))
 	for i, ex := range exs {
 		u, p := proj[2*i], proj[2*i+1]
-		a[i], b[i] = dot(u.Top, p.Top), dot(u.Log, p.Log)
+		a[i], b[i] = dot(u.Top, p.Top), logicScore(u, p)
 		conflict[i] = ex.Conflict()
 	}
 	return a, b, conflict
@@ -184,6 +184,11 @@ type CalibrationReport struct {
 	Conflicts    int        `json:"conflicts"`
 	N            int        `json:"n"`
 	Candidates   int        `json:"candidates"` // threshold triples searched
+	// SetRecalls and SetConflicts are the recall and conflicts of each set CalibrateSets
+	// was given (nil for Calibrate; recall 0 for a set without conflicts); Recall is over
+	// all of them.
+	SetRecalls   []float64 `json:"set_recalls,omitempty"`
+	SetConflicts []int     `json:"set_conflicts,omitempty"`
 }
 
 // grid returns lo, lo+step, …, hi (rounded to 1e-9 so the values print cleanly).
@@ -201,15 +206,34 @@ func grid(lo, hi, step float64) []float64 {
 // that route the fewest pairs; ties go to more routed conflicts, then to the first triple in
 // ascending (τ_top, τ_log, τ_gap) order. Zero fields of cfg mean defaults.
 func Calibrate(h *Heads, exs []Example, cfg CalibrationConfig) (CalibrationReport, error) {
+	rep, err := CalibrateSets(h, [][]Example{exs}, cfg)
+	rep.SetRecalls, rep.SetConflicts = nil, nil
+	return rep, err
+}
+
+// CalibrateSets is Calibrate over several sets of examples at once: the thresholds must
+// reach the target recall on each set that holds conflicts — for instance the validation
+// pairs of the families seen in training and those of families held out of it (see
+// data.SplitConfig.ValFamilies), so that unseen wording cannot hide behind the seen — and
+// route the fewest pairs over all of them.
+func CalibrateSets(h *Heads, sets [][]Example, cfg CalibrationConfig) (CalibrationReport, error) {
 	cfg = cfg.withDefaults()
 	if err := (Config{Calibration: cfg}).Validate(); err != nil {
 		return CalibrationReport{}, fmt.Errorf("calibrate: %w", err)
 	}
-	if _, err := checkExamples("calibration", exs, h.Dim()); err != nil {
-		return CalibrationReport{}, fmt.Errorf("calibrate: %w", err)
+	var exs []Example
+	var set []int
+	for i, s := range sets {
+		if _, err := checkExamples(fmt.Sprintf("calibration set %d", i+1), s, h.Dim()); err != nil {
+			return CalibrationReport{}, fmt.Errorf("calibrate: %w", err)
+		}
+		exs = append(exs, s...)
+		for range s {
+			set = append(set, i)
+		}
 	}
 	a, b, conflict := similarities(h, exs)
-	return calibrate(a, b, conflict, cfg)
+	return calibrateSets(a, b, conflict, set, len(sets), cfg)
 }
 
 // calibrate runs the search on precomputed similarities. For each τ_top it bins the pairs
@@ -217,14 +241,26 @@ func Calibrate(h *Heads, exs []Example, cfg CalibrationConfig) (CalibrationRepor
 // exactly when b ≥ τ_log and gap ≤ τ_gap, so 2-D cumulative sums of the bins give the
 // routed and truly-routed counts of every (τ_log, τ_gap) at once: O(G·(n + G²)) overall.
 func calibrate(a, b []float64, conflict []bool, cfg CalibrationConfig) (CalibrationReport, error) {
+	return calibrateSets(a, b, conflict, make([]int, len(a)), 1, cfg)
+}
+
+// calibrateSets is calibrate with each pair in one of nsets sets (set[e]), and the target
+// recall required of each set with conflicts: the routed conflicts are counted per set.
+func calibrateSets(a, b []float64, conflict []bool, set []int, nsets int, cfg CalibrationConfig) (CalibrationReport, error) {
 	pos := 0
-	for _, c := range conflict {
+	setPos := make([]int, nsets)
+	for e, c := range conflict {
 		if c {
 			pos++
+			setPos[set[e]]++
 		}
 	}
 	if pos == 0 {
 		return CalibrationReport{}, fmt.Errorf("calibrate: %w among %d examples", ErrNoConflicts, len(a))
+	}
+	need := make([]int, nsets)
+	for s, p := range setPos {
+		need[s] = int(math.Ceil(cfg.TargetRecall*float64(p) - 1e-9))
 	}
 	tops := grid(-1, 1, cfg.Step)
 	logs := grid(-1, 1, cfg.Step)
@@ -239,14 +275,28 @@ func calibrate(a, b []float64, conflict []bool, cfg CalibrationConfig) (Calibrat
 		ka[e] = sort.SearchFloat64s(tops, a[e])
 	}
 	all := make([]int, nl*ng)
-	hit := make([]int, nl*ng)
+	hits := make([][]int, nsets) // per set: the conflicts' bins
+	for s := range hits {
+		hits[s] = make([]int, nl*ng)
+	}
 	best := CalibrationReport{TargetRecall: cfg.TargetRecall, N: len(a), Conflicts: pos}
-	bestRouted, bestTP, found := 0, 0, false
-	need := int(math.Ceil(cfg.TargetRecall*float64(pos) - 1e-9))
+	bestRouted, found := 0, false
+	bestTP := make([]int, nsets)
+	nHit, tp := make([]int, nsets), make([]int, nsets)
+	sum := func(v []int) int {
+		n := 0
+		for _, x := range v {
+			n += x
+		}
+		return n
+	}
 	for i, tTop := range tops {
 		clear(all)
-		clear(hit)
-		nAll, nHit := 0, 0
+		for _, h := range hits {
+			clear(h)
+		}
+		clear(nHit)
+		nAll := 0
 		for e := range a {
 			if i >= ka[e] {
 				continue
@@ -254,16 +304,20 @@ func calibrate(a, b []float64, conflict []bool, cfg CalibrationConfig) (Calibrat
 			nAll++
 			all[kb[e]*ng+kg[e]]++
 			if conflict[e] {
-				nHit++
-				hit[kb[e]*ng+kg[e]]++
+				nHit[set[e]]++
+				hits[set[e]][kb[e]*ng+kg[e]]++
 			}
 		}
-		if nHit < need {
+		short := false
+		for s := range nHit {
+			short = short || nHit[s] < need[s]
+		}
+		if short {
 			continue // raising τ_log or τ_gap cannot bring back pairs excluded by τ_top
 		}
 		// Prefix sums along kg, then suffix sums along kb: cell (r, k) becomes
 		// Σ_{kb ≥ r} Σ_{kg ≤ k}, so (j+1, k) counts the pairs not routed at (logs[j], gaps[k]).
-		for _, c := range [][]int{all, hit} {
+		for _, c := range append([][]int{all}, hits...) {
 			for r := range nl {
 				row := c[r*ng : (r+1)*ng]
 				for k := 1; k < ng; k++ {
@@ -276,15 +330,18 @@ func calibrate(a, b []float64, conflict []bool, cfg CalibrationConfig) (Calibrat
 				}
 			}
 		}
+	cells:
 		for j, tLog := range logs {
 			for k, tGap := range gaps {
-				tp := nHit - hit[(j+1)*ng+k]
-				if tp < need {
-					continue
+				for s := range tp {
+					if tp[s] = nHit[s] - hits[s][(j+1)*ng+k]; tp[s] < need[s] {
+						continue cells
+					}
 				}
 				routed := nAll - all[(j+1)*ng+k]
-				if !found || routed < bestRouted || (routed == bestRouted && tp > bestTP) {
-					found, bestRouted, bestTP = true, routed, tp
+				if !found || routed < bestRouted || (routed == bestRouted && sum(tp) > sum(bestTP)) {
+					found, bestRouted = true, routed
+					copy(bestTP, tp)
 					best.Thresholds = Thresholds{Top: tTop, Log: tLog, Gap: tGap}
 				}
 			}
@@ -294,7 +351,16 @@ func calibrate(a, b []float64, conflict []bool, cfg CalibrationConfig) (Calibrat
 	if !found {
 		return best, fmt.Errorf("calibrate: no thresholds on the grid reach recall %v", cfg.TargetRecall)
 	}
-	best.Precision, best.Recall, best.F1 = prf(bestTP, bestRouted-bestTP, pos-bestTP)
+	tpAll := sum(bestTP)
+	best.Precision, best.Recall, best.F1 = prf(tpAll, bestRouted-tpAll, pos-tpAll)
 	best.RoutingRate = float64(bestRouted) / float64(len(a))
+	for s := range bestTP {
+		r := 0.0
+		if setPos[s] > 0 {
+			r = float64(bestTP[s]) / float64(setPos[s])
+		}
+		best.SetRecalls = append(best.SetRecalls, r)
+	}
+	best.SetConflicts = setPos
 	return best, nil
 }

@@ -146,7 +146,7 @@ func TestEvaluate(t *testing.T) {
 	for _, ex := range exs {
 		ut, ul := h.Project(ex.U)
 		pt, pl := h.Project(ex.P)
-		d := g.Score(Projection{ut, ul}, Projection{pt, pl})
+		d := g.Score(Projection{Top: ut, Log: ul}, Projection{Top: pt, Log: pl})
 		mseTop += (d.A - float64(ex.YTop)) * (d.A - float64(ex.YTop)) / 90
 		mseLog += (d.B - float64(ex.YLog)) * (d.B - float64(ex.YLog)) / 90
 		c := ex.YTop == 1 && ex.YLog == 0
@@ -214,5 +214,76 @@ func TestEvaluateSlotAUC(t *testing.T) {
 	}
 	if _, err := json.Marshal(a); err != nil {
 		t.Errorf("an evaluation with an empty class does not marshal: %v", err)
+	}
+}
+
+// TestCalibrateSetsMatchesBruteForce checks the per-set recall constraint against trying
+// every grid triple: a second, harder set (its conflicts scored like consistent pairs half
+// the time) must force looser thresholds than the first set alone would get.
+func TestCalibrateSetsMatchesBruteForce(t *testing.T) {
+	a, b, conflict := scoredSet(7, 300)
+	a2, b2, conflict2 := scoredSet(8, 120)
+	rng := rand.New(rand.NewPCG(9, 9))
+	for i := range a2 {
+		if conflict2[i] && rng.IntN(2) == 0 {
+			b2[i] = 0.9 // looks consistent
+		}
+	}
+	set := make([]int, len(a)+len(a2))
+	for i := len(a); i < len(set); i++ {
+		set[i] = 1
+	}
+	aa, bb, cc := append(slices.Clone(a), a2...), append(slices.Clone(b), b2...), append(slices.Clone(conflict), conflict2...)
+	cfg := CalibrationConfig{TargetRecall: 0.9, Step: 0.1}
+	got, err := calibrateSets(aa, bb, cc, set, 2, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pos [2]int
+	for i, c := range cc {
+		if c {
+			pos[set[i]]++
+		}
+	}
+	bestRouted, bestTP := len(aa)+1, -1
+	var best Thresholds
+	for _, tt := range grid(-1, 1, 0.1) {
+		for _, tl := range grid(-1, 1, 0.1) {
+			for _, tg := range grid(-2, 2, 0.1) {
+				g := NewGate(Thresholds{Top: tt, Log: tl, Gap: tg})
+				routed := 0
+				var tp [2]int
+				for i := range aa {
+					if g.Decide(aa[i], bb[i]).Route {
+						routed++
+						if cc[i] {
+							tp[set[i]]++
+						}
+					}
+				}
+				ok := float64(tp[0]) >= 0.9*float64(pos[0])-1e-9 && float64(tp[1]) >= 0.9*float64(pos[1])-1e-9
+				if ok && (routed < bestRouted || (routed == bestRouted && tp[0]+tp[1] > bestTP)) {
+					bestRouted, bestTP, best = routed, tp[0]+tp[1], g.Thresholds
+				}
+			}
+		}
+	}
+	if got.Thresholds != best {
+		t.Errorf("thresholds %+v, brute force %+v", got.Thresholds, best)
+	}
+	for s, r := range got.SetRecalls {
+		if r < 0.9 {
+			t.Errorf("set %d: recall %v below the target", s+1, r)
+		}
+	}
+	if got.SetConflicts[0] != pos[0] || got.SetConflicts[1] != pos[1] {
+		t.Errorf("set conflicts %v, want %v", got.SetConflicts, pos)
+	}
+	one, err := calibrate(aa, bb, cc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Thresholds == got.Thresholds {
+		t.Errorf("pooled calibration picks the same thresholds %+v; the harder set does not constrain the search", one.Thresholds)
 	}
 }

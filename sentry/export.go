@@ -1,6 +1,7 @@
 package sentry
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -8,6 +9,10 @@ import (
 
 	"github.com/atma-dev/atma/internal/onnx/graph"
 )
+
+// ErrPairExport: the heads have a pair logic head (LogicPair), which the per-text ONNX
+// export cannot hold; gate with the checkpoint in Go, or export a cosine-head checkpoint.
+var ErrPairExport = errors.New("the pair logic head scores pairs of texts and is not exported; export a checkpoint trained with the cosine logic head")
 
 // ONNX input and output names of the exported heads.
 const (
@@ -20,17 +25,23 @@ const (
 // ONNXTopOutput and ONNXLogOutput [batch, out], each Gemm, Relu or Tanh, Gemm, then
 // x / sqrt(ReduceSumSquare(x) + NormEps), the same computation as Project. Initializers carry
 // the PyTorch parameter names and layout; metadata is written as the model's metadata_props.
+// Heads with a pair head are refused with an error wrapping ErrPairExport: the model's
+// outputs are per text, and the pair head's score needs both texts of a pair.
 func (h *Heads) ONNX(metadata map[string]string) ([]byte, error) {
 	if err := h.validate(); err != nil {
 		return nil, fmt.Errorf("export heads to ONNX: %w", err)
 	}
-	in, hidden, out := h.Dim(), h.Topic.Hidden, h.Topic.Out
+	if h.Pair != nil {
+		return nil, fmt.Errorf("export heads to ONNX: %w", ErrPairExport)
+	}
+	d := dimsOf(h)
+	in, out := d.in, d.out
 	g := graph.New("sentry_heads")
 	g.Producer = "atma sentry"
 	g.Doc = "Sentry projection heads: backbone embedding → L2-normalised topic and logic vectors"
 	x := g.Input(ONNXInput, graph.Float32, graph.Sym("batch"), graph.Fixed(int64(in)))
 	eps := g.ScalarFloat32(NormEps)
-	shapes := torchShapes(in, hidden, out)
+	shapes := d.torchShapes()
 	params := headSlices(h)
 	for k, head := range []struct {
 		output string
@@ -38,7 +49,7 @@ func (h *Heads) ONNX(metadata map[string]string) ([]byte, error) {
 	}{{ONNXTopOutput, "Relu"}, {ONNXLogOutput, "Tanh"}} {
 		init := func(i int) string {
 			i += 4 * k
-			return g.InitFloat32(paramNames[i], shapes[i], toTorch(i, *params[i], in, hidden, out))
+			return g.InitFloat32(paramNames[i], shapes[i], d.toTorch(i, *params[i]))
 		}
 		w1, b1, w2, b2 := init(0), init(1), init(2), init(3)
 		hid := g.Op(head.act, g.OpWith("Gemm", []string{x, w1, b1}, graph.AttrInt("transB", 1)))

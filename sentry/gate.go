@@ -62,8 +62,25 @@ func (g Gate) Decide(a, b float64) Decision {
 	return Decision{A: a, B: b, Gap: gap, Route: a > t.Top && (b < t.Log || gap > t.Gap)}
 }
 
-// Score compares two texts' projections (from Heads.Project or Heads.ProjectAll). It panics
-// if the vectors differ in length (a programmer error).
+// Score compares two texts' projections (from Heads.ProjectAll or Heads.Projection): a is
+// the topic vectors' dot product, b the logic vectors' (the paper's head) or, when either
+// projection carries a pair head, that head's score. It panics if the vectors differ in
+// length or the two projections carry different pair heads (programmer errors).
 func (g Gate) Score(u, p Projection) Decision {
-	return g.Decide(dot(u.Top, p.Top), dot(u.Log, p.Log))
+	return g.Decide(dot(u.Top, p.Top), logicScore(u, p))
+}
+
+// logicScore is b of a pair of projections.
+func logicScore(u, p Projection) float64 {
+	ph := u.pair
+	switch {
+	case ph == nil:
+		ph = p.pair
+	case p.pair != nil && p.pair != ph:
+		panic("sentry: projections of two different pair heads")
+	}
+	if ph == nil {
+		return dot(u.Log, p.Log)
+	}
+	return ph.Score(u.Log, p.Log)
 }

@@ -14,7 +14,12 @@ var paramNames = [8]string{
 	"logic_head.0.weight", "logic_head.0.bias", "logic_head.2.weight", "logic_head.2.bias",
 }
 
-// netGraph is the Gorgonia training graph of both heads for batches of at most batch pairs.
+// pairParamNames follow paramNames with a pair head, nn.Sequential(Linear(2·out, hidden),
+// ReLU, Linear(hidden, 1)) with tanh applied to its output.
+var pairParamNames = [4]string{"pair_head.0.weight", "pair_head.0.bias", "pair_head.2.weight", "pair_head.2.bias"}
+
+// netGraph is the Gorgonia training graph of both heads (and the pair head, if any) for
+// batches of at most batch pairs.
 // A smaller batch is padded with copies of its first pair whose loss weight is zero, and the
 // real pairs weigh 1/n each, so the loss and its gradients are exactly those of a graph built
 // for n pairs.
@@ -25,8 +30,9 @@ type netGraph struct {
 	batch int
 	in    int
 
-	u, p, yTop, yLog, w *G.Node // inputs: [batch, in], [batch, in], [batch], [batch], [batch]
-	params              [8]*G.Node
+	u, p, yTop, yLog, w *G.Node   // inputs: [batch, in], [batch, in], [batch], [batch], [batch]
+	params              []*G.Node // in dims.names order
+	dims                dims
 	lossTop, lossLog    G.Value // Σ w·(s − y)² per head (the batch's mean squared error)
 	loss                G.Value // α·lossTop + β·lossLog
 }
@@ -39,7 +45,7 @@ func newNetGraph(h *Heads, batch int, alpha, beta float64, dt tensor.Dtype) (n *
 	if dt != tensor.Float32 && dt != tensor.Float64 {
 		return nil, fmt.Errorf("build training graph: unsupported dtype %v", dt)
 	}
-	n = &netGraph{g: G.NewGraph(), dt: dt, batch: batch, in: h.Dim()}
+	n = &netGraph{g: G.NewGraph(), dt: dt, batch: batch, in: h.Dim(), dims: dimsOf(h)}
 	g := n.g
 	mat := func(name string, rows, cols int) *G.Node {
 		return G.NewMatrix(g, dt, G.WithShape(rows, cols), G.WithName(name),
@@ -54,11 +60,19 @@ func newNetGraph(h *Heads, batch int, alpha, beta float64, dt tensor.Dtype) (n *
 	n.yTop = vec("y_top", batch)
 	n.yLog = vec("y_log", batch)
 	n.w = vec("w", batch)
+	names := n.dims.names()
+	n.params = make([]*G.Node, len(names))
 	for i, hd := range []*Head{&h.Topic, &h.Logic} {
-		n.params[4*i+0] = mat(paramNames[4*i+0], hd.In, hd.Hidden)
-		n.params[4*i+1] = mat(paramNames[4*i+1], 1, hd.Hidden)
-		n.params[4*i+2] = mat(paramNames[4*i+2], hd.Hidden, hd.Out)
-		n.params[4*i+3] = mat(paramNames[4*i+3], 1, hd.Out)
+		n.params[4*i+0] = mat(names[4*i+0], hd.In, hd.Hidden)
+		n.params[4*i+1] = mat(names[4*i+1], 1, hd.Hidden)
+		n.params[4*i+2] = mat(names[4*i+2], hd.Hidden, hd.Out)
+		n.params[4*i+3] = mat(names[4*i+3], 1, hd.Out)
+	}
+	if ph := h.Pair; ph != nil {
+		n.params[8] = mat(names[8], 2*ph.In, ph.Hidden)
+		n.params[9] = mat(names[9], 1, ph.Hidden)
+		n.params[10] = mat(names[10], ph.Hidden, 1)
+		n.params[11] = mat(names[11], 1, 1)
 	}
 	n.setHeads(h)
 
@@ -107,11 +121,34 @@ func newNetGraph(h *Heads, batch int, alpha, beta float64, dt tensor.Dtype) (n *
 		s := must(G.HadamardDiv(dotp, must(G.Sqrt(must(G.HadamardProd(squ, sqp))))))
 		return must(G.Sum(must(G.HadamardProd(must(G.Square(must(G.Sub(s, y)))), n.w))))
 	}
+	// pairLoss scores the pair from the normalised logic vectors z_u, z_p instead:
+	// s = tanh(ReLU([|z_u − z_p|, z_u ⊙ z_p]·W1 + b1)·W2 + b2), as PairHead.Score.
+	pairLoss := func(ps, pp []*G.Node, y *G.Node) *G.Node {
+		unit := func(x *G.Node) *G.Node {
+			o, sq := head(x, ps, Tanh)
+			// 1/sqrt, not G.InverseSqrt: Gorgonia's gradient of InverseSqrt is wrong
+			// (TestPairGradientCheck catches it).
+			inv := must(G.Reshape(must(G.Inverse(must(G.Sqrt(sq)))), tensor.Shape{batch, 1}))
+			return must(G.BroadcastHadamardProd(o, inv, nil, []byte{1}))
+		}
+		zu, zp := unit(n.u), unit(n.p)
+		feat := must(G.Concat(1, must(G.Abs(must(G.Sub(zu, zp)))), must(G.HadamardProd(zu, zp))))
+		hid := must(G.Rectify(must(G.BroadcastAdd(must(G.Mul(feat, pp[0])), pp[1], nil, []byte{0}))))
+		// Reshape before Tanh: Gorgonia's gradient of a Reshape of a Tanh is wrong.
+		o := must(G.BroadcastAdd(must(G.Mul(hid, pp[2])), pp[3], nil, []byte{0}))
+		s := must(G.Tanh(must(G.Reshape(o, tensor.Shape{batch}))))
+		return must(G.Sum(must(G.HadamardProd(must(G.Square(must(G.Sub(s, y)))), n.w))))
+	}
 	lt := headLoss(n.params[0:4], ReLU, n.yTop)
-	ll := headLoss(n.params[4:8], Tanh, n.yLog)
+	var ll *G.Node
+	if h.Pair != nil {
+		ll = pairLoss(n.params[4:8], n.params[8:12], n.yLog)
+	} else {
+		ll = headLoss(n.params[4:8], Tanh, n.yLog)
+	}
 	loss := must(G.Add(must(G.Mul(scalar(alpha), lt)), must(G.Mul(scalar(beta), ll))))
 	roots := G.Nodes{G.Read(lt, &n.lossTop), G.Read(ll, &n.lossLog), G.Read(loss, &n.loss)}
-	grads, err := G.Grad(loss, n.params[:]...)
+	grads, err := G.Grad(loss, n.params...)
 	if err != nil {
 		return nil, fmt.Errorf("build training graph: gradients: %w", err)
 	}
@@ -119,7 +156,7 @@ func newNetGraph(h *Heads, batch int, alpha, beta float64, dt tensor.Dtype) (n *
 	// which nothing needs; compiling only what the losses and parameter gradients depend on
 	// leaves those products (a fifth of the work) out.
 	roots = append(roots, grads...)
-	n.vm = G.NewTapeMachine(g.SubgraphRoots(roots...), G.BindDualValues(n.params[:]...))
+	n.vm = G.NewTapeMachine(g.SubgraphRoots(roots...), G.BindDualValues(n.params...))
 	return n, nil
 }
 
@@ -133,7 +170,7 @@ func data(x *G.Node) any { return x.Value().Data() }
 func (n *netGraph) grad(i int) (any, error) {
 	v, err := n.params[i].Grad()
 	if err != nil {
-		return nil, fmt.Errorf("gradient of %s: %w", paramNames[i], err)
+		return nil, fmt.Errorf("gradient of %s: %w", n.dims.names()[i], err)
 	}
 	return v.Data(), nil
 }
@@ -157,7 +194,7 @@ func (n *netGraph) run(batch []Example) (top, log float64, err error) {
 	for i, p := range n.params {
 		g, err := p.Grad()
 		if err != nil {
-			return 0, 0, fmt.Errorf("gradient of %s: %w", paramNames[i], err)
+			return 0, 0, fmt.Errorf("gradient of %s: %w", n.dims.names()[i], err)
 		}
 		if g, ok := g.(*tensor.Dense); ok { // nil before the first run
 			g.Zero()
@@ -197,39 +234,47 @@ func scalarOf(v G.Value) float64 {
 
 // setHeads copies h into the graph's parameters (transposition-free: both are input-major).
 func (n *netGraph) setHeads(h *Heads) {
-	for i, hd := range []*Head{&h.Topic, &h.Logic} {
-		for j, src := range [][]float32{hd.W1, hd.B1, hd.W2, hd.B2} {
-			switch dst := data(n.params[4*i+j]).(type) {
-			case []float32:
-				copy(dst, src)
-			case []float64:
-				for k, v := range src {
-					dst[k] = float64(v)
-				}
+	for i, src := range headSlices(h) {
+		switch dst := data(n.params[i]).(type) {
+		case []float32:
+			copy(dst, *src)
+		case []float64:
+			for k, v := range *src {
+				dst[k] = float64(v)
 			}
 		}
 	}
 }
 
-// heads returns the graph's parameters as Heads (rounded to float32 for a float64 graph).
-func (n *netGraph) heads(in, hidden, out int) *Heads {
-	h := &Heads{
-		Topic: Head{In: in, Hidden: hidden, Out: out, Act: ReLU},
-		Logic: Head{In: in, Hidden: hidden, Out: out, Act: Tanh},
+// paramData returns the parameters' backing slices, for the optimizer.
+func (n *netGraph) paramData() []any {
+	ps := make([]any, len(n.params))
+	for i, p := range n.params {
+		ps[i] = data(p)
 	}
-	for i, hd := range []*Head{&h.Topic, &h.Logic} {
-		dst := [4]*[]float32{&hd.W1, &hd.B1, &hd.W2, &hd.B2}
-		for j := range dst {
-			switch src := data(n.params[4*i+j]).(type) {
-			case []float32:
-				*dst[j] = append([]float32(nil), src...)
-			case []float64:
-				s := make([]float32, len(src))
-				for k, v := range src {
-					s[k] = float32(v)
-				}
-				*dst[j] = s
+	return ps
+}
+
+// heads returns the graph's parameters as Heads (rounded to float32 for a float64 graph).
+func (n *netGraph) heads() *Heads {
+	d := n.dims
+	h := &Heads{
+		Topic: Head{In: d.in, Hidden: d.hidden, Out: d.out, Act: ReLU},
+		Logic: Head{In: d.in, Hidden: d.hidden, Out: d.out, Act: Tanh},
+	}
+	if d.pairHidden > 0 {
+		h.Pair = &PairHead{In: d.out, Hidden: d.pairHidden}
+	}
+	for i, dst := range headSlices(h) {
+		switch src := data(n.params[i]).(type) {
+		case []float32:
+			*dst = append([]float32(nil), src...)
+		case []float64:
+			s := make([]float32, len(src))
+			for k, v := range src {
+				s[k] = float32(v)
 			}
+			*dst = s
 		}
 	}
 	return h

@@ -36,17 +36,38 @@ type Head struct {
 	B2              []float32 // Out
 }
 
-// Heads are the topic and logic heads over one backbone. They are read-only after training
-// and safe for concurrent use.
+// Heads are the topic and logic heads over one backbone, and the pair head when the logic
+// similarity comes from one (LogicPair; nil is the paper's cosine). They are read-only after
+// training and safe for concurrent use.
 type Heads struct {
 	Topic Head
 	Logic Head
+	Pair  *PairHead
 }
 
 // Projection is a text's pair of normalised head outputs. Gate.Score compares two of them;
-// computing each text's Projection once and reusing it is what makes gating cheap.
+// computing each text's Projection once and reusing it is what makes gating cheap. A
+// Projection made by Heads (ProjectAll, Heads.Projection) also carries the heads' pair
+// head, if any, and Gate.Score compares the logic vectors with it; one built as a literal
+// from stored vectors carries none, so at least one side of a pair must come from Heads.
 type Projection struct {
 	Top, Log []float32
+
+	pair *PairHead
+}
+
+// Projection rebuilds a text's Projection from stored topic and logic vectors, attached to
+// the heads' pair head (if any) the way ProjectAll attaches it.
+func (h *Heads) Projection(top, log []float32) Projection {
+	return Projection{Top: top, Log: log, pair: h.Pair}
+}
+
+// LogicKind names how the heads compute the logic similarity: LogicCosine or LogicPair.
+func (h *Heads) LogicKind() string {
+	if h.Pair != nil {
+		return LogicPair
+	}
+	return LogicCosine
 }
 
 // NewHeads returns heads with seeded random weights: the first layer Kaiming-uniform for the
@@ -88,7 +109,7 @@ func (h *Heads) Dim() int { return h.Topic.In }
 
 // Clone returns a deep copy.
 func (h *Heads) Clone() *Heads {
-	return &Heads{Topic: h.Topic.clone(), Logic: h.Logic.clone()}
+	return &Heads{Topic: h.Topic.clone(), Logic: h.Logic.clone(), Pair: h.Pair.clone()}
 }
 
 func (h Head) clone() Head {
@@ -129,6 +150,11 @@ func (h *Heads) validate() error {
 	if len(errs) == 0 && (h.Topic.In != h.Logic.In || h.Topic.Hidden != h.Logic.Hidden || h.Topic.Out != h.Logic.Out) {
 		errs = append(errs, fmt.Errorf("topic head %d→%d→%d and logic head %d→%d→%d differ in size",
 			h.Topic.In, h.Topic.Hidden, h.Topic.Out, h.Logic.In, h.Logic.Hidden, h.Logic.Out))
+	}
+	if h.Pair != nil {
+		if err := h.Pair.validate(h.Logic.Out); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -213,7 +239,7 @@ func (h *Heads) ProjectAll(embs [][]float32) []Projection {
 		log, sc := h.Logic.forwardBatch(x[:n*d], n, sc)
 		scratch = sc
 		for i := range n {
-			out[start+i] = Projection{Top: top[i*h.Topic.Out : (i+1)*h.Topic.Out : (i+1)*h.Topic.Out], Log: log[i*h.Logic.Out : (i+1)*h.Logic.Out : (i+1)*h.Logic.Out]}
+			out[start+i] = Projection{Top: top[i*h.Topic.Out : (i+1)*h.Topic.Out : (i+1)*h.Topic.Out], Log: log[i*h.Logic.Out : (i+1)*h.Logic.Out : (i+1)*h.Logic.Out], pair: h.Pair}
 		}
 	}
 	return out

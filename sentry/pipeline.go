@@ -16,6 +16,10 @@ type Splits struct {
 	Train, Val, Test, HeldOut []Example
 	// HeldOutFamilies are the phrasing families whose pairs are only in HeldOut.
 	HeldOutFamilies []string
+	// ValFamilies are the phrasing families whose pairs are only in Val (never trained
+	// on); ValUnseen are those pairs, the tail of Val, and ValSeen the rest of Val.
+	ValFamilies        []string
+	ValSeen, ValUnseen []Example
 	// DataHash identifies the dataset and the split configuration; checkpoints record it.
 	DataHash string
 }
@@ -43,7 +47,19 @@ func Prepare(ctx context.Context, e Embedder, d *dataset.Dataset, cfg PrepareCon
 	if err != nil {
 		return nil, err
 	}
-	parts := [][]dataset.Pair{ds.Train, ds.Val, ds.Test, ds.HeldOut}
+	valOnly := map[string]bool{}
+	for _, f := range ds.ValFamilies {
+		valOnly[f] = true
+	}
+	var seen, unseen []dataset.Pair
+	for _, p := range ds.Val {
+		if valOnly[p.Family] {
+			unseen = append(unseen, p)
+		} else {
+			seen = append(seen, p)
+		}
+	}
+	parts := [][]dataset.Pair{ds.Train, seen, unseen, ds.Test, ds.HeldOut}
 	var all []TextPair
 	for _, part := range parts {
 		for _, p := range part {
@@ -67,9 +83,11 @@ func Prepare(ctx context.Context, e Embedder, d *dataset.Dataset, cfg PrepareCon
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n", d.Hash(), splitJSON)
+	val := exs[len(ds.Train) : len(ds.Train)+len(ds.Val)]
 	return &Splits{
-		Train: cut(0), Val: cut(1), Test: cut(2), HeldOut: cut(3),
-		HeldOutFamilies: ds.HeldOutFamilies,
-		DataHash:        hex.EncodeToString(h.Sum(nil)),
+		Train: cut(0), Val: val[:len(val):len(val)], Test: cut(3), HeldOut: cut(4),
+		ValSeen: cut(1), ValUnseen: cut(2),
+		HeldOutFamilies: ds.HeldOutFamilies, ValFamilies: ds.ValFamilies,
+		DataHash: hex.EncodeToString(h.Sum(nil)),
 	}, nil
 }

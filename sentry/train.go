@@ -42,6 +42,10 @@ type Options struct {
 	DataHash string
 	// Resume is a checkpoint to continue from, with its optimizer state beside it.
 	Resume string
+	// CalibrationSets, when set, are what the thresholds are calibrated on (CalibrateSets:
+	// the target recall on each set) instead of the validation split alone — for instance
+	// the validation pairs of the families seen in training and of those held out of it.
+	CalibrationSets [][]Example
 	// KeepEpochs also keeps every epoch's weights as sentry_epoch_NNN.safetensors.
 	KeepEpochs bool
 	// Progress receives a progress bar per epoch; nil means none.
@@ -125,7 +129,11 @@ func Train(ctx context.Context, cfg Config, train, val []Example, opts Options) 
 	r.prog.BestValLoss = math.Inf(1)
 	r.lastVal = EpochMetrics{ValLoss: math.NaN(), ValLossTop: math.NaN(), ValLossLog: math.NaN()}
 
-	heads := NewHeads(dim, cfg.Hidden, cfg.Out, rand.New(rand.NewPCG(cfg.Seed, 0)))
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0))
+	heads := NewHeads(dim, cfg.Hidden, cfg.Out, rng)
+	if cfg.Logic == LogicPair {
+		heads.Pair = newPairHead(cfg.Out, cfg.PairHidden, rng)
+	}
 	var resumed *Checkpoint
 	if opts.Resume != "" {
 		if resumed, err = r.loadResume(); err != nil {
@@ -138,13 +146,9 @@ func Train(ctx context.Context, cfg Config, train, val []Example, opts Options) 
 		return nil, fmt.Errorf("train sentry: %w", err)
 	}
 	defer r.net.close()
-	var params [8]any
-	for i, p := range r.net.params {
-		params[i] = data(p)
-	}
-	r.opt = newAdamW(cfg, params)
+	r.opt = newAdamW(cfg, r.net.paramData(), r.net.dims.names())
 	if resumed != nil {
-		if err := readOptimizer(OptimizerPath(opts.Resume), r.opt, dim, cfg.Hidden, cfg.Out, resumed.Meta.WeightsSHA256); err != nil {
+		if err := readOptimizer(OptimizerPath(opts.Resume), r.opt, r.net.dims, resumed.Meta.WeightsSHA256); err != nil {
 			return nil, fmt.Errorf("train sentry: resume: %w", err)
 		}
 		if r.opt.t != r.step {
@@ -189,7 +193,8 @@ func (r *trainRun) loadResume() (*Checkpoint, error) {
 	for _, f := range []struct {
 		name     string
 		old, new any
-	}{{"batch size", old.BatchSize, r.cfg.BatchSize}, {"seed", old.Seed, r.cfg.Seed}, {"alpha", old.Alpha, r.cfg.Alpha}, {"beta", old.Beta, r.cfg.Beta}} {
+	}{{"batch size", old.BatchSize, r.cfg.BatchSize}, {"seed", old.Seed, r.cfg.Seed}, {"alpha", old.Alpha, r.cfg.Alpha}, {"beta", old.Beta, r.cfg.Beta},
+		{"logic head", c.Heads.LogicKind(), r.cfg.Logic}, {"pair head hidden size", old.PairHidden, r.cfg.PairHidden}} {
 		if f.old != f.new {
 			errs = append(errs, fmt.Errorf("checkpoint %s %v differs from %v", f.name, f.old, f.new))
 		}
@@ -277,7 +282,7 @@ func (r *trainRun) loop(ctx context.Context, metrics io.Writer, res *Result) err
 				return fmt.Errorf("epoch %d, batch %d (train examples %s): loss is not finite (topic %v, logic %v)",
 					r.epoch+1, bi+1, describeIndices(idx), top, log)
 			}
-			var grads [8]any
+			grads := make([]any, len(r.net.params))
 			for i := range grads {
 				if grads[i], err = r.net.grad(i); err != nil {
 					return err
@@ -321,7 +326,7 @@ func (r *trainRun) loop(ctx context.Context, metrics io.Writer, res *Result) err
 // endEpoch validates, records and saves the epoch just trained, and reports whether early
 // stopping says to stop.
 func (r *trainRun) endEpoch(metrics io.Writer, lr float64, took time.Duration) (bool, error) {
-	cur := r.net.heads(r.backbone.Dim, r.cfg.Hidden, r.cfg.Out)
+	cur := r.net.heads()
 	vt, vl, err := r.validate(cur)
 	if err != nil {
 		return false, fmt.Errorf("epoch %d: %w", r.epoch+1, err)
@@ -406,7 +411,7 @@ func (r *trainRun) checkpoint(h *Heads, completed int) *Checkpoint {
 // completed epochs (and r.prog.EpochBatches batches of the next).
 func (r *trainRun) save(file string, completed int) error {
 	path := filepath.Join(r.opts.Dir, file)
-	c := r.checkpoint(r.net.heads(r.backbone.Dim, r.cfg.Hidden, r.cfg.Out), completed)
+	c := r.checkpoint(r.net.heads(), completed)
 	b, err := c.encode()
 	if err != nil {
 		return err
@@ -417,7 +422,7 @@ func (r *trainRun) save(file string, completed int) error {
 	}
 	// The optimizer state goes first: a crash between the two writes leaves a new sidecar next
 	// to old weights, which resuming refuses (checksum mismatch) instead of mixing them.
-	if err := writeOptimizer(OptimizerPath(path), r.opt, r.backbone.Dim, r.cfg.Hidden, r.cfg.Out, written.Meta.WeightsSHA256); err != nil {
+	if err := writeOptimizer(OptimizerPath(path), r.opt, r.net.dims, written.Meta.WeightsSHA256); err != nil {
 		return err
 	}
 	if err := graph.WriteFileAtomic(path, b); err != nil {
@@ -439,7 +444,14 @@ func (r *trainRun) finish(res *Result) error {
 	th := r.cfg.Thresholds
 	calibrated := false
 	if !r.cfg.Calibration.Skip {
-		rep, err := Calibrate(r.best, r.val, r.cfg.Calibration)
+		sets := r.opts.CalibrationSets
+		if len(sets) == 0 {
+			sets = [][]Example{r.val}
+		}
+		rep, err := CalibrateSets(r.best, sets, r.cfg.Calibration)
+		if len(sets) == 1 {
+			rep.SetRecalls, rep.SetConflicts = nil, nil
+		}
 		switch {
 		case errors.Is(err, ErrNoConflicts):
 			r.log.Warn("sentry calibration skipped: the validation split has no conflicting pairs; keeping thresholds", "tau_top", th.Top, "tau_log", th.Log, "tau_gap", th.Gap)
@@ -448,6 +460,9 @@ func (r *trainRun) finish(res *Result) error {
 		default:
 			th, calibrated = rep.Thresholds, true
 			res.Calibration = &rep
+			if rep.SetRecalls != nil {
+				r.log.Info("sentry calibration sets", "recalls", rep.SetRecalls, "conflicts", rep.SetConflicts)
+			}
 		}
 	}
 	res.Thresholds = th

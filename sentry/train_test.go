@@ -151,10 +151,19 @@ func TestTrainLearns(t *testing.T) {
 func headsEqual(t *testing.T, what string, got, want *Heads) {
 	t.Helper()
 	g, w := headSlices(got), headSlices(want)
+	if got.LogicKind() != want.LogicKind() || len(g) != len(w) {
+		t.Errorf("%s: %s logic head with %d tensors, want %s with %d", what, got.LogicKind(), len(g), want.LogicKind(), len(w))
+		return
+	}
+	names := dimsOf(got).names()
 	for i := range g {
+		if len(*g[i]) != len(*w[i]) {
+			t.Errorf("%s: %s has %d values, want %d", what, names[i], len(*g[i]), len(*w[i]))
+			return
+		}
 		for j := range *g[i] {
 			if (*g[i])[j] != (*w[i])[j] {
-				t.Errorf("%s: %s[%d] = %v, want %v", what, paramNames[i], j, (*g[i])[j], (*w[i])[j])
+				t.Errorf("%s: %s[%d] = %v, want %v", what, names[i], j, (*g[i])[j], (*w[i])[j])
 				return
 			}
 		}
@@ -189,12 +198,19 @@ func TestTrainDeterministic(t *testing.T) {
 // TestTrainCancelAndResume cancels a run in the middle of its second epoch, checks that the
 // state was saved, resumes it, and expects exactly the weights of an uninterrupted run.
 func TestTrainCancelAndResume(t *testing.T) {
+	for _, logic := range []string{LogicCosine, LogicPair} {
+		t.Run(logic, func(t *testing.T) { testTrainCancelAndResume(t, logic) })
+	}
+}
+
+func testTrainCancelAndResume(t *testing.T, logic string) {
 	task := newSlotTask(7, 8, 3, 2)
 	train, val := task.examples(8, 75), task.examples(9, 30) // 5 batches of 16, the last of 11
 	cfg := smallConfig()
 	cfg.Epochs = 3
 	cfg.Schedule = ScheduleCosine
 	cfg.WarmupSteps = 3
+	cfg.Logic = logic
 	bb := Backbone{ID: "synthetic", SHA256: strings.Repeat("0", 64)}
 
 	full, err := Train(t.Context(), cfg, train, val, Options{Dir: t.TempDir(), Backbone: bb, Logger: quiet})
@@ -228,6 +244,9 @@ func TestTrainCancelAndResume(t *testing.T) {
 	resumed, err := Train(t.Context(), cfg, train, val, Options{Dir: dir, Backbone: bb, Logger: quiet, Resume: filepath.Join(dir, LastFile)})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := resumed.Heads.LogicKind(); got != logic {
+		t.Errorf("resumed run has a %s logic head, want %s", got, logic)
 	}
 	headsEqual(t, "resumed best", resumed.Heads, full.Heads)
 	if len(resumed.History) != len(full.History) {
@@ -276,6 +295,7 @@ func TestTrainResumeRefusesMismatch(t *testing.T) {
 		{"hidden size", func(c *Config, _ *Options, _ *[]Example) { c.Hidden = 8 }, ErrShapeMismatch, "8→24→16, want 8→8→16"},
 		{"data", func(_ *Config, _ *Options, tr *[]Example) { *tr = (*tr)[1:] }, nil, "data hash"},
 		{"batch size", func(c *Config, _ *Options, _ *[]Example) { c.BatchSize = 8 }, nil, "batch size 16 differs from 8"},
+		{"logic head", func(c *Config, _ *Options, _ *[]Example) { c.Logic = LogicPair }, nil, "logic head cosine differs from pair"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

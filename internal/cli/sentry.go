@@ -35,7 +35,10 @@ type sentryDataOptions struct {
 	Data     string
 	Seed     uint64
 	HoldOut  []string
+	ValFams  []string
+	ValFrac  float64
 	GenSeed  uint64
+	Echo     bool
 	Task     string
 	Batch    int
 	NoCache  bool
@@ -45,8 +48,11 @@ type sentryDataOptions struct {
 func (o *sentryDataOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Data, "data", "", "dataset directory (atma data generate); default: generate the default dataset")
 	fs.Uint64Var(&o.GenSeed, "data-seed", 1, "seed of the generated dataset when --data is not given")
+	fs.BoolVar(&o.Echo, "data-echo", false, "add the echo phrasing families to the generated dataset (conflicts in the fact's own words with another value)")
 	fs.Uint64Var(&o.Seed, "split-seed", 1, "seed of the pairs and the train/val/test split")
 	fs.StringSliceVar(&o.HoldOut, "hold-out", nil, `phrasing families ("job/reported") or styles ("reported") kept out of training, measured apart`)
+	fs.StringSliceVar(&o.ValFams, "val-families", nil, `phrasing families or styles kept out of training and put in the validation split: calibration must reach the target recall on them too`)
+	fs.Float64Var(&o.ValFrac, "val-family-fraction", 0, "like --val-families, for this share of the families, drawn with the split seed")
 	fs.StringVar(&o.Task, "task", "", "backbone task prefix for the texts (default: the backbone's)")
 	fs.IntVar(&o.Batch, "embed-batch", 256, "texts per embedding call")
 	fs.BoolVar(&o.NoCache, "no-cache", false, "do not use the on-disk embedding cache")
@@ -100,18 +106,24 @@ func (f *Factory) sentrySplits(ctx context.Context, env *sentryEnv, do *sentryDa
 	if do.Data != "" {
 		d, err = data.Load(do.Data)
 	} else {
-		d, err = data.Generate(data.GenConfig{Seed: do.GenSeed})
-		f.Logger.Info("generated the default dataset", "seed", do.GenSeed, "interactions", len(d.Interactions))
+		d, err = data.Generate(data.GenConfig{Seed: do.GenSeed, Echo: do.Echo})
+		if err == nil {
+			f.Logger.Info("generated the default dataset", "seed", do.GenSeed, "echo", do.Echo, "interactions", len(d.Interactions))
+		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	s, err := sentry.Prepare(ctx, env.embedder, d, sentry.PrepareConfig{Seed: do.Seed, Split: data.SplitConfig{HoldOutFamilies: do.HoldOut}, Batch: do.Batch})
+	split := data.SplitConfig{HoldOutFamilies: do.HoldOut, ValFamilies: do.ValFams, ValFamilyFraction: do.ValFrac}
+	s, err := sentry.Prepare(ctx, env.embedder, d, sentry.PrepareConfig{Seed: do.Seed, Split: split, Batch: do.Batch})
 	if err != nil {
 		return nil, err
 	}
 	attrs := []any{"train", len(s.Train), "val", len(s.Val), "test", len(s.Test), "heldout", len(s.HeldOut), "seconds", time.Since(start).Seconds()}
+	if len(s.ValFamilies) > 0 {
+		attrs = append(attrs, "val_unseen", len(s.ValUnseen), "val_families", strings.Join(s.ValFamilies, ","))
+	}
 	if env.cache != nil {
 		st := env.cache.Stats()
 		attrs = append(attrs, "cache", fmt.Sprintf("%+v", st))
@@ -170,6 +182,8 @@ phrasings) are evaluated at default and calibrated thresholds.`,
 	fl.Float64Var(&opts.Config.WeightDecay, "weight-decay", 0.01, "AdamW decoupled weight decay")
 	fl.IntVar(&opts.Config.Hidden, "hidden", 512, "hidden width of each head")
 	fl.IntVar(&opts.Config.Out, "out-dim", 256, "output width of each head")
+	fl.StringVar(&opts.Config.Logic, "logic", sentry.LogicCosine, "logic similarity: cosine (the paper's head) or pair (a pair head over the two logic vectors; not exportable to ONNX)")
+	fl.IntVar(&opts.Config.PairHidden, "pair-hidden", 0, "hidden width of the pair head with --logic pair (0: 64)")
 	fl.Float64Var(&opts.Config.Alpha, "alpha", 1, "weight of the topic head's loss")
 	fl.Float64Var(&opts.Config.Beta, "beta", 1, "weight of the logic head's loss")
 	fl.IntVar(&opts.Config.Patience, "patience", 0, "stop after this many epochs without a better validation loss (0: never)")
@@ -184,6 +198,7 @@ phrasings) are evaluated at default and calibrated thresholds.`,
 type sentrySummary struct {
 	Backbone   sentry.Backbone              `json:"backbone"`
 	Checkpoint string                       `json:"checkpoint"`
+	Logic      string                       `json:"logic"`
 	BestEpoch  int                          `json:"best_epoch,omitempty"`
 	Seconds    float64                      `json:"seconds,omitempty"`
 	Rows       []sentryEvalRow              `json:"rows"`
@@ -209,7 +224,7 @@ func sentryTrainRun(ctx context.Context, f *Factory, opts *sentryTrainOptions) e
 	}
 	res, err := sentry.Train(ctx, opts.Config, splits.Train, splits.Val, sentry.Options{
 		Dir: opts.Out, Backbone: env.backbone, DataHash: splits.DataHash, Resume: opts.Resume,
-		Progress: f.IO.ErrOut, Logger: f.Logger,
+		CalibrationSets: calibrationSets(splits), Progress: f.IO.ErrOut, Logger: f.Logger,
 	})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -228,10 +243,20 @@ func sentryTrainRun(ctx context.Context, f *Factory, opts *sentryTrainOptions) e
 	return writeSentrySummary(f.IO.Out, sum, opts.JSON)
 }
 
+// calibrationSets are the validation pairs of the trained families and of the families
+// kept for validation, when there are any: the thresholds must reach the target recall on
+// each; nil means the whole validation split.
+func calibrationSets(s *sentry.Splits) [][]sentry.Example {
+	if len(s.ValUnseen) == 0 {
+		return nil
+	}
+	return [][]sentry.Example{s.ValSeen, s.ValUnseen}
+}
+
 // sentryEvaluate measures heads on the test and held-out splits at the default and the
 // given (usually calibrated) thresholds.
 func sentryEvaluate(h *sentry.Heads, th sentry.Thresholds, s *sentry.Splits) (*sentrySummary, error) {
-	sum := &sentrySummary{Thresholds: map[string]sentry.Thresholds{"default": sentry.DefaultThresholds(), "checkpoint": th}}
+	sum := &sentrySummary{Logic: h.LogicKind(), Thresholds: map[string]sentry.Thresholds{"default": sentry.DefaultThresholds(), "checkpoint": th}}
 	for _, split := range []struct {
 		name string
 		exs  []sentry.Example
@@ -254,7 +279,7 @@ func writeSentrySummary(w io.Writer, sum *sentrySummary, asJSON bool) error {
 	if asJSON {
 		return json.NewEncoder(w).Encode(sum)
 	}
-	fmt.Fprintf(w, "backbone %s (sha256 %.12s…, %d-d); checkpoint %s", sum.Backbone.ID, sum.Backbone.SHA256, sum.Backbone.Dim, sum.Checkpoint)
+	fmt.Fprintf(w, "backbone %s (sha256 %.12s…, %d-d); checkpoint %s, %s logic head", sum.Backbone.ID, sum.Backbone.SHA256, sum.Backbone.Dim, sum.Checkpoint, sum.Logic)
 	if sum.BestEpoch > 0 {
 		fmt.Fprintf(w, " (best epoch %d, %.1f s)", sum.BestEpoch, sum.Seconds)
 	}
@@ -419,7 +444,11 @@ func sentryCalibrateRun(ctx context.Context, f *Factory, opts *sentryCalibrateOp
 	if err != nil {
 		return err
 	}
-	rep, err := sentry.Calibrate(c.Heads, splits.Val, opts.Calibration)
+	sets := calibrationSets(splits)
+	if sets == nil {
+		sets = [][]sentry.Example{splits.Val}
+	}
+	rep, err := sentry.CalibrateSets(c.Heads, sets, opts.Calibration)
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,22 @@ func TestSentryTrainOptions(t *testing.T) {
 		got.HoldOut[0] != "reported" || got.Data != "d" || got.Backbone != "test-tiny" || c.Calibration.TargetRecall != 0.9 || got.Resume != "ck/last" {
 		t.Errorf("%+v", got)
 	}
+	if c.Logic != sentry.LogicCosine || c.PairHidden != 0 || got.Echo || got.ValFams != nil {
+		t.Errorf("defaults: logic %q, pair hidden %d, echo %v, val families %v; want the paper's head on the plain data", c.Logic, c.PairHidden, got.Echo, got.ValFams)
+	}
+	cmd = newCmdSentryTrain(&Factory{}, func(_ context.Context, o *sentryTrainOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--logic", "pair", "--pair-hidden", "8", "--val-families", "casual,job/direct", "--val-family-fraction", "0.1", "--data-echo"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if c := got.Config; c.Logic != sentry.LogicPair || c.PairHidden != 8 || len(got.ValFams) != 2 || got.ValFams[1] != "job/direct" || got.ValFrac != 0.1 || !got.Echo {
+		t.Errorf("pair options: %+v", got)
+	}
+	cmd = newCmdSentryTrain(&Factory{}, func(context.Context, *sentryTrainOptions) error { return nil })
+	cmd.SetArgs([]string{"--logic", "bilinear"})
+	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), `unknown logic head "bilinear"`) {
+		t.Errorf("unknown logic head: %v", err)
+	}
 	cmd = newCmdSentryTrain(&Factory{}, func(context.Context, *sentryTrainOptions) error { return nil })
 	cmd.SetArgs([]string{"--epochs", "-1"})
 	if err := cmd.Execute(); err == nil {
@@ -129,5 +145,42 @@ func TestSentryEndToEnd(t *testing.T) {
 	// A checkpoint from another backbone is refused with a clear error.
 	if code, _, stderr := run(t, "sentry", env, "a\tb\n", "gate", "-c", ck, "--backbone", "use-lite", "--no-cache"); code != ExitFailure || !strings.Contains(stderr, "another backbone") {
 		t.Errorf("wrong backbone: exit %d: %s", code, stderr)
+	}
+}
+
+// TestSentryPairEndToEnd trains a pair logic head with the test-tiny backbone, gates with it
+// and checks that export refuses it with a clear error.
+func TestSentryPairEndToEnd(t *testing.T) {
+	cache := testTinyCache(t)
+	env := map[string]string{"ATMA_CACHE": cache}
+	dir := t.TempDir()
+	ds, out := filepath.Join(dir, "data"), filepath.Join(dir, "ck")
+	if code, _, stderr := run(t, "atma", nil, "", "data", "generate", "--out", ds, "--profiles", "10", "--interactions", "280"); code != 0 {
+		t.Fatal(stderr)
+	}
+	common := []string{"--backbone", "test-tiny", "--data", ds, "--no-cache"}
+	code, stdout, stderr := run(t, "sentry", env, "", append([]string{"train", "--out", out, "--epochs", "2", "--hidden", "32", "--out-dim", "16", "--logic", "pair", "--pair-hidden", "8", "--json"}, common...)...)
+	if code != 0 {
+		t.Fatalf("train: exit %d: %s", code, stderr)
+	}
+	var sum sentrySummary
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || sum.Logic != sentry.LogicPair {
+		t.Fatalf("train summary %q: %v", stdout, err)
+	}
+	ck := filepath.Join(out, sentry.BestFile)
+	c, err := sentry.ReadCheckpoint(ck)
+	if err != nil || c.Heads.LogicKind() != sentry.LogicPair || c.Heads.Pair.Hidden != 8 {
+		t.Fatalf("checkpoint: %v", err)
+	}
+	code, stdout, stderr = run(t, "sentry", env, "I live in Berlin.\tI moved to Lisbon.\n", "gate", "-c", ck, "--backbone", "test-tiny", "--json", "--no-cache")
+	var g gateOutput
+	if code != 0 || json.Unmarshal([]byte(stdout), &g) != nil || g.B <= -1 || g.B >= 1 {
+		t.Errorf("gate: exit %d: %q %s", code, stdout, stderr)
+	}
+	if code, _, stderr := run(t, "sentry", env, "", "export", "-c", ck, "--out", filepath.Join(dir, "heads.onnx")); code == 0 || !strings.Contains(stderr, "pair logic head") {
+		t.Errorf("export of a pair head: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "heads.onnx")); err == nil {
+		t.Error("a refused export wrote its file")
 	}
 }
