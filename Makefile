@@ -1,5 +1,7 @@
 # atma — build, test and demo. `make demo` and `make test` do all set-up on a fresh machine
-# (Go, Node.js/npm and gcc present); every step is idempotent and cached under $(ATMA_CACHE).
+# (Go, Node.js/npm and gcc present; `make test` also needs PostgreSQL's server binaries, which
+# scripts/pg-test.sh installs when they are missing and it runs as root); every step is
+# idempotent and cached under $(ATMA_CACHE).
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 GO ?= go
@@ -12,14 +14,15 @@ TEST_BACKBONE := $(ATMA_CACHE)/backbones/test-tiny/manifest.json
 BIN := bin
 FUZZTIME ?= 10s
 
-.PHONY: all build test demo bench lint fuzz onnxruntime test-backbone models npm-clients llama-server test-integration generate clean help
+.PHONY: all build test test-postgres demo bench lint fuzz onnxruntime test-backbone models npm-clients llama-server test-integration generate clean help
 
 all: build
 
 help:
 	@echo "make demo        replay a memory scenario through the whole overlay on the embedded defaults"
 	@echo "make models      fetch and convert the embedded default backbone (use-lite) and train its default Sentry"
-	@echo "make test        vet, format check and all tests (sets everything up)"
+	@echo "make test        vet, format check and all tests (sets everything up, PostgreSQL included)"
+	@echo "make test-postgres  the overlay's tests with a throw-away PostgreSQL server"
 	@echo "make build       build bin/atma, bin/sentry, bin/judge"
 	@echo "make bench       run the benchmarks"
 	@echo "make fuzz        run every fuzz target for FUZZTIME ($(FUZZTIME))"
@@ -55,8 +58,15 @@ lint:
 npm-clients:
 	@scripts/npm-clients.sh
 
+# The PostgreSQL tests run on a throw-away server that scripts/pg-test.sh starts (initdb
+# in a fresh temporary directory, a unix socket, fsync off) and stops when the tests end;
+# it exports ATMA_TEST_DATABASE_URL, without which those tests skip.
 test: onnxruntime test-backbone models npm-clients lint
-	$(GO) test -count=1 ./...
+	scripts/pg-test.sh run $(GO) test -count=1 ./...
+
+# The overlay's PostgreSQL-backed packages alone, on a throw-away server (no models needed).
+test-postgres:
+	scripts/pg-test.sh run $(GO) test -count=1 ./overlay/... ./internal/cli/
 
 demo: build onnxruntime models
 	@$(BIN)/atma gpu info

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/overlay/store/pgdb"
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
@@ -84,16 +85,20 @@ func (t *MemoryTraces) Trace(_ context.Context, user, id string) (string, json.R
 	return s.kind, s.data, nil
 }
 
-// SQLTraces keeps traces in a table of the overlay's SQLite database. It is safe for
-// concurrent use.
+// SQLTraces keeps traces in a table of the overlay's database, SQLite or PostgreSQL. It
+// is safe for concurrent use.
 type SQLTraces struct {
 	db    *sql.DB
-	stmts *sqlitedb.Stmts
+	q     func(*sql.Tx) sqlitedb.Execer
+	close func() error
+	// unavailable maps an error of a database that cannot be reached (PostgreSQL) to
+	// store.ErrUnavailable; SQLite's errors pass as they are.
+	unavailable func(error) error
 }
 
 var _ TraceStore = (*SQLTraces)(nil)
 
-// NewSQLTraces creates the traces table if needed.
+// NewSQLTraces creates the traces table of an SQLite database if needed.
 func NewSQLTraces(ctx context.Context, db *sql.DB) (*SQLTraces, error) {
 	_, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS overlay_traces (
 		user TEXT NOT NULL, id TEXT NOT NULL, kind TEXT NOT NULL, created TEXT NOT NULL, data TEXT NOT NULL,
@@ -101,11 +106,38 @@ func NewSQLTraces(ctx context.Context, db *sql.DB) (*SQLTraces, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create traces table: %w", err)
 	}
-	return &SQLTraces{db: db, stmts: sqlitedb.NewStmts(db, 4)}, nil
+	stmts := sqlitedb.NewStmts(db, 4)
+	return &SQLTraces{db: db, q: func(tx *sql.Tx) sqlitedb.Execer { return stmts.On(tx) }, close: stmts.Close,
+		unavailable: func(err error) error { return err }}, nil
+}
+
+// postgresTraces is the traces table on PostgreSQL, as a migration (replicas that start
+// together create it once).
+var postgresTraces = []sqlitedb.Migration{{Version: 1, Name: "init", SQL: `CREATE TABLE overlay_traces (
+	"user"  text COLLATE "C" NOT NULL,
+	id      text COLLATE "C" NOT NULL,
+	kind    text NOT NULL,
+	created text NOT NULL,
+	data    text NOT NULL,
+	PRIMARY KEY ("user", id))`}}
+
+// NewPostgresTraces creates the traces table of a PostgreSQL database (from pgdb.Open)
+// if needed.
+func NewPostgresTraces(ctx context.Context, db *sql.DB) (*SQLTraces, error) {
+	if _, err := pgdb.Migrate(ctx, db, "traces", postgresTraces); err != nil {
+		return nil, fmt.Errorf("create traces table: %w", err)
+	}
+	return &SQLTraces{db: db, q: func(tx *sql.Tx) sqlitedb.Execer { return pgdb.On(db, tx) }, close: func() error { return nil },
+		unavailable: func(err error) error {
+			if pgdb.IsUnavailable(err) {
+				return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
+			}
+			return err
+		}}, nil
 }
 
 // Close closes the prepared statements (the database stays open).
-func (t *SQLTraces) Close() error { return t.stmts.Close() }
+func (t *SQLTraces) Close() error { return t.close() }
 
 // tracedAt formats a trace's creation time so that text order is time order.
 const tracedAt = "2006-01-02T15:04:05.000000000Z"
@@ -115,11 +147,16 @@ func (t *SQLTraces) put(ctx context.Context, q sqlitedb.Execer, user, id, kind, 
 	if err != nil {
 		return err
 	}
-	_, err = q.ExecContext(ctx, `INSERT OR REPLACE INTO overlay_traces (user, id, kind, created, data) VALUES (?, ?, ?, ?, ?)`, user, id, kind, created, string(b))
+	_, err = q.ExecContext(ctx, `INSERT INTO overlay_traces ("user", id, kind, created, data) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT ("user", id) DO UPDATE SET kind = excluded.kind, created = excluded.created, data = excluded.data`, user, id, kind, created, string(b))
 	return err
 }
 
 func (t *SQLTraces) PutIngest(ctx context.Context, trs ...*IngestTrace) error {
+	return t.unavailable(t.putIngest(ctx, trs))
+}
+
+func (t *SQLTraces) putIngest(ctx context.Context, trs []*IngestTrace) error {
 	if len(trs) == 0 {
 		return nil
 	}
@@ -129,7 +166,7 @@ func (t *SQLTraces) PutIngest(ctx context.Context, trs ...*IngestTrace) error {
 	}
 	defer tx.Rollback()
 	for _, tr := range trs {
-		if err := t.put(ctx, t.stmts.On(tx), tr.User, tr.ID, "ingest", tr.Created.Format(tracedAt), tr); err != nil {
+		if err := t.put(ctx, t.q(tx), tr.User, tr.ID, "ingest", tr.Created.Format(tracedAt), tr); err != nil {
 			return err
 		}
 	}
@@ -137,23 +174,69 @@ func (t *SQLTraces) PutIngest(ctx context.Context, trs ...*IngestTrace) error {
 }
 
 func (t *SQLTraces) PutQuery(ctx context.Context, tr *QueryTrace) error {
-	return t.put(ctx, t.stmts.On(nil), tr.User, tr.ID, "query", tr.Created.Format(tracedAt), tr)
+	return t.unavailable(t.put(ctx, t.q(nil), tr.User, tr.ID, "query", tr.Created.Format(tracedAt), tr))
 }
 
 func (t *SQLTraces) Trace(ctx context.Context, user, id string) (string, json.RawMessage, error) {
 	var kind, data string
-	err := t.db.QueryRowContext(ctx, `SELECT kind, data FROM overlay_traces WHERE user = ? AND id = ?`, user, id).Scan(&kind, &data)
+	err := t.q(nil).QueryRowContext(ctx, `SELECT kind, data FROM overlay_traces WHERE "user" = ? AND id = ?`, user, id).Scan(&kind, &data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil, fmt.Errorf("trace %s: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
-		return "", nil, err
+		return "", nil, t.unavailable(fmt.Errorf("trace %s: %w", id, err))
 	}
 	return kind, json.RawMessage(data), nil
 }
 
 // DeleteUser removes a user's traces (deleting a user's data removes them too).
 func (t *SQLTraces) DeleteUser(ctx context.Context, user string) error {
-	_, err := t.db.ExecContext(ctx, `DELETE FROM overlay_traces WHERE user = ?`, user)
-	return err
+	_, err := t.q(nil).ExecContext(ctx, `DELETE FROM overlay_traces WHERE "user" = ?`, user)
+	return t.unavailable(err)
+}
+
+// CopyTo copies every trace into dst, in batches of one transaction each, and returns
+// how many it copied; a trace dst already has (same user and id) is replaced.
+func (t *SQLTraces) CopyTo(ctx context.Context, dst *SQLTraces) (int, error) {
+	type row struct{ user, id, kind, created, data string }
+	n := 0
+	after := [2]string{}
+	for {
+		rows, err := sqlitedb.Collect(ctx, t.q(nil), func(rs *sql.Rows) (r row, err error) {
+			err = rs.Scan(&r.user, &r.id, &r.kind, &r.created, &r.data)
+			return r, err
+		}, `SELECT "user", id, kind, created, data FROM overlay_traces WHERE "user" > ? OR ("user" = ? AND id > ?) ORDER BY "user", id LIMIT 500`,
+			after[0], after[0], after[1])
+		if err != nil {
+			return n, fmt.Errorf("copy traces: %w", err)
+		}
+		if len(rows) == 0 {
+			return n, nil
+		}
+		tx, err := dst.db.BeginTx(ctx, nil)
+		if err != nil {
+			return n, fmt.Errorf("copy traces: %w", err)
+		}
+		for _, r := range rows {
+			if err := dst.put(ctx, dst.q(tx), r.user, r.id, r.kind, r.created, json.RawMessage(r.data)); err != nil {
+				tx.Rollback()
+				return n, fmt.Errorf("copy trace %s: %w", r.id, err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return n, fmt.Errorf("copy traces: commit: %w", err)
+		}
+		n += len(rows)
+		last := rows[len(rows)-1]
+		after = [2]string{last.user, last.id}
+	}
+}
+
+// Count returns the number of traces.
+func (t *SQLTraces) Count(ctx context.Context) (int, error) {
+	var n int
+	if err := t.q(nil).QueryRowContext(ctx, `SELECT count(*) FROM overlay_traces`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count traces: %w", err)
+	}
+	return n, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/overlay/store/pgdb"
 	"github.com/atma-dev/atma/sentry"
 )
 
@@ -28,7 +29,10 @@ type overlayOptions struct {
 	runtimeOptions
 	llmOptions
 	factsOptions
-	DataDir    string
+	DataDir string
+	// Store is the PostgreSQL bank's URL (--store, else $ATMA_DATABASE_URL); empty: the
+	// SQLite bank in DataDir.
+	Store      string
 	Checkpoint string
 	GateOff    bool
 	User       string
@@ -36,7 +40,8 @@ type overlayOptions struct {
 }
 
 func (o *overlayOptions) addFlags(fs *pflag.FlagSet, models bool) {
-	fs.StringVar(&o.DataDir, "data-dir", "", "data directory (default: $ATMA_DATA, else ~/.local/share/atma)")
+	fs.StringVar(&o.DataDir, "data-dir", "", "data directory (default: $ATMA_DATA, else ~/.local/share/atma); the bank's SQLite file unless --store")
+	fs.StringVar(&o.Store, "store", "", "the bank on PostgreSQL, shared by any number of processes: postgres://user:password@host:port/db (default: $ATMA_DATABASE_URL; none: SQLite in the data directory)")
 	fs.StringVarP(&o.User, "user", "u", "", "the user whose memory to use (required)")
 	fs.BoolVar(&o.JSON, "json", false, "print JSON")
 	if models {
@@ -61,6 +66,36 @@ func (f *Factory) dataDir(o *overlayOptions) string {
 	return "atma-data"
 }
 
+// storeURL is the PostgreSQL bank's URL: --store, else $ATMA_DATABASE_URL; "" for the
+// SQLite bank in the data directory.
+func (f *Factory) storeURL(o *overlayOptions) (string, error) {
+	u, from := o.Store, "--store"
+	if u == "" {
+		u, from = f.env("ATMA_DATABASE_URL"), "$ATMA_DATABASE_URL"
+	}
+	if u != "" && !pgdb.IsURL(u) {
+		return "", usagef("%s %q: want a postgres:// URL (postgres://user:password@host:5432/db); the SQLite bank is chosen with --data-dir", from, pgdb.Redact(u))
+	}
+	return u, nil
+}
+
+// openBank opens the bank: on PostgreSQL when a URL is given (storeURL), else the
+// SQLite file in the data directory.
+func (f *Factory) openBank(ctx context.Context, o *overlayOptions) (*overlay.Bank, error) {
+	u, err := f.storeURL(o)
+	if err != nil {
+		return nil, err
+	}
+	if u != "" {
+		bank, err := overlay.OpenPostgresBank(ctx, u, pgdb.Config{})
+		if err != nil {
+			return nil, fmt.Errorf("%w; check --store or $ATMA_DATABASE_URL and that the server is up", err)
+		}
+		return bank, nil
+	}
+	return overlay.OpenBank(ctx, f.dataDir(o))
+}
+
 // overlayEnv is an opened overlay with what must be closed after it.
 type overlayEnv struct {
 	ov   *overlay.Overlay
@@ -79,6 +114,13 @@ func (e *overlayEnv) Close() error {
 // openExisting is openOverlay for a command that only reads (or regroups) a bank: a data
 // directory without one is an error, not a new empty bank (a mistyped --data-dir).
 func (f *Factory) openExisting(ctx context.Context, o *overlayOptions, models bool) (*overlayEnv, error) {
+	if u, err := f.storeURL(o); err != nil || u != "" {
+		if err != nil {
+			return nil, err
+		}
+		// A database holds one bank, possibly still empty: there is no file to miss.
+		return f.openOverlay(ctx, o, models)
+	}
 	dir := f.dataDir(o)
 	if _, err := os.Stat(filepath.Join(dir, overlay.DBFile)); errors.Is(err, os.ErrNotExist) {
 		return nil, usagef("no bank in %s (no %s): check --data-dir or $ATMA_DATA; `atma overlay add` creates one", dir, overlay.DBFile)
@@ -98,7 +140,7 @@ func (f *Factory) openOverlay(ctx context.Context, o *overlayOptions, models boo
 			return nil, err
 		}
 	}
-	bank, err := overlay.OpenBank(ctx, f.dataDir(o))
+	bank, err := f.openBank(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +227,7 @@ func newCmdOverlay(f *Factory) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdOverlayAdd(f), newCmdOverlayQuery(f), newCmdOverlayShow(f), newCmdOverlayTrace(f), newCmdOverlayCheck(f), newCmdOverlayReindex(f), newCmdOverlayServe(f), newCmdOverlayKeys(f), newCmdOverlayMCP(f))
+	cmd.AddCommand(newCmdOverlayAdd(f), newCmdOverlayQuery(f), newCmdOverlayShow(f), newCmdOverlayTrace(f), newCmdOverlayCheck(f), newCmdOverlayReindex(f), newCmdOverlayServe(f), newCmdOverlayKeys(f), newCmdOverlayMCP(f), newCmdOverlayMigrate(f))
 	return cmd
 }
 

@@ -121,7 +121,7 @@ func overlayServeRun(ctx context.Context, f *Factory, opts *overlayServeOptions,
 			auth = "bearer token and API keys"
 		}
 	}
-	f.Logger.Info("overlay API listening", "addr", ln.Addr().String(), "auth", auth, "data", f.dataDir(&opts.overlayOptions))
+	f.Logger.Info("overlay API listening", "addr", ln.Addr().String(), "auth", auth, "bank", env.bank.Where)
 	if ready != nil {
 		ready(ln.Addr())
 	}
@@ -153,14 +153,18 @@ func (f *Factory) checkServeBind(ctx context.Context, opts *overlayServeOptions)
 	if opts.Token != "" {
 		return nil
 	}
+	u, err := f.storeURL(&opts.overlayOptions)
+	if err != nil {
+		return err
+	}
 	dir := f.dataDir(&opts.overlayOptions)
-	if _, err := os.Stat(filepath.Join(dir, overlay.DBFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, overlay.DBFile)); u == "" && err != nil {
 		if err := api.CheckBind(opts.Addr, ""); err != nil {
 			return usageError{err}
 		}
 		return nil
 	}
-	bank, err := overlay.OpenBank(ctx, dir)
+	bank, err := f.openBank(ctx, &opts.overlayOptions)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/atma-dev/atma/internal/httpauth"
 	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/apikey"
+	"github.com/atma-dev/atma/overlay/store"
 )
 
 // Defaults and limits.
@@ -263,6 +264,9 @@ func (s *server) authorize(r *http.Request) (principal, error) {
 	if s.cfg.Keys != nil {
 		if _, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.HasPrefix(strings.TrimSpace(tok), apikey.TokenPrefix) {
 			k, err := s.cfg.Keys.Authenticate(r.Context(), strings.TrimSpace(tok))
+			if errors.Is(err, store.ErrUnavailable) {
+				return principal{}, err // 503: the key may be good, the bank did not answer
+			}
 			if err != nil {
 				return unauthorized(err)
 			}

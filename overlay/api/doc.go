@@ -35,7 +35,10 @@
 // 405, 409 (a commit that would break a bank invariant), 413 (body over
 // Config.MaxBodyBytes), 415 (a body that is not application/json), 500 (details only in
 // the log) and 503 (more than Config.MaxInFlight requests at once, with Retry-After; a
-// passed deadline; a bank that does not answer the health check; bank_damaged: the bank
+// passed deadline; a bank that does not answer the health check; a bank database that
+// cannot be reached or whose connection was lost — PostgreSQL down or restarting, the
+// write that failed committed nothing — or that gave up a transaction, with
+// Retry-After; bank_damaged: the bank
 // file failed SQLite's integrity check — run at start-up, quick — or a statement found a
 // malformed page, and every write is refused until the file is restored, while /healthz
 // answers 503 with the same code). A Judge endpoint that

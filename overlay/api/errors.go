@@ -80,7 +80,7 @@ func classify(err error) *httpError {
 		return &httpError{status: http.StatusServiceUnavailable, code: CodeBankDamaged, err: err}
 	case errors.Is(err, store.ErrReadOnly):
 		return &httpError{status: http.StatusServiceUnavailable, code: CodeBankReadOnly, err: err}
-	case errors.Is(err, store.ErrBusy):
+	case errors.Is(err, store.ErrBusy), errors.Is(err, store.ErrUnavailable):
 		return &httpError{status: http.StatusServiceUnavailable, code: CodeUnavailable, err: err}
 	case errors.Is(err, store.ErrDiskFull):
 		return &httpError{status: http.StatusInsufficientStorage, code: CodeDiskFull, err: err}
@@ -94,6 +94,10 @@ func classify(err error) *httpError {
 // details stay in the log.
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	he := classify(err)
+	if errors.Is(err, store.ErrBusy) || errors.Is(err, store.ErrUnavailable) {
+		// Nothing was written and the bank may answer again soon: say when to retry.
+		w.Header().Set("Retry-After", "1")
+	}
 	msg := he.Error()
 	if he.status >= 500 {
 		s.log.Error("api request failed", "method", r.Method, "path", r.URL.Path, "status", he.status, "err", err)

@@ -1,6 +1,6 @@
 // Package apikey holds the overlay API's keys: each is bound to a tenant namespace, and
 // optionally to some of the tenant's users, with scopes (read, write, admin). Keys live
-// in the bank's SQLite database, their secrets as SHA-256 hashes only; the token is
+// in the bank's database (SQLite or PostgreSQL), their secrets as SHA-256 hashes only; the token is
 // shown once, when the key is created. `atma overlay keys create|list|revoke` manages
 // them; package api authenticates requests with Store.Authenticate and maps a key's
 // users into its tenant's namespace (Key.UserID), so a key of one tenant can never name
@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/overlay/store/pgdb"
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
@@ -79,15 +80,22 @@ func (k Key) UserID(user string) (string, error) {
 	return k.Tenant + Separator + user, nil
 }
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql pgmigrations/*.sql
 var migrationFiles embed.FS
 
-var schema = sqlitedb.Schema{Component: "apikey", FS: migrationFiles, Dir: "migrations"}
+var (
+	schema   = sqlitedb.Schema{Component: "apikey", FS: migrationFiles, Dir: "migrations"}
+	pgSchema = pgdb.Schema{Component: "apikey", FS: migrationFiles, Dir: "pgmigrations"}
+)
 
 // Store is the keys table. Safe for concurrent use.
 type Store struct {
-	sqlitedb.Handle
-	now func() time.Time
+	q     func(*sql.Tx) sqlitedb.Execer
+	close func() error
+	now   func() time.Time
+	// unavailable maps an error of a database that cannot be reached (PostgreSQL) to
+	// store.ErrUnavailable; SQLite's errors pass as they are.
+	unavailable func(error) error
 }
 
 // NewSQLite migrates the keys table in db (the bank's database, opened with
@@ -97,8 +105,28 @@ func NewSQLite(ctx context.Context, db *sql.DB) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{Handle: h, now: time.Now}, nil
+	return &Store{q: func(tx *sql.Tx) sqlitedb.Execer { return h.Q(tx) }, close: h.Close, now: time.Now,
+		unavailable: func(err error) error { return err }}, nil
 }
+
+// NewPostgres migrates the keys table in db (the bank's database, opened with
+// pgdb.Open); Close leaves db open.
+func NewPostgres(ctx context.Context, db *sql.DB) (*Store, error) {
+	h, err := pgSchema.Adopt(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{q: func(tx *sql.Tx) sqlitedb.Execer { return h.Q(tx) }, close: h.Close, now: time.Now,
+		unavailable: func(err error) error {
+			if pgdb.IsUnavailable(err) {
+				return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
+			}
+			return err
+		}}, nil
+}
+
+// Close releases the store's prepared statements; the database stays open.
+func (s *Store) Close() error { return s.close() }
 
 // validName: tenants, names and users are short printable words.
 func validName(what, s string) error {
@@ -157,7 +185,7 @@ func (s *Store) Create(ctx context.Context, name, tenant string, users []string,
 	us, _ := json.Marshal(k.Users)
 	ss, _ := json.Marshal(k.Scopes)
 	sum := sha256.Sum256([]byte(hex.EncodeToString(secret)))
-	if _, err := s.DB().ExecContext(ctx, `INSERT INTO api_keys (id, name, tenant, users, scopes, secret_sha, created_ns) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	if _, err := s.q(nil).ExecContext(ctx, `INSERT INTO api_keys (id, name, tenant, users, scopes, secret_sha, created_ns) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		k.ID, k.Name, k.Tenant, string(us), string(ss), hex.EncodeToString(sum[:]), k.Created.UnixNano()); err != nil {
 		return Key{}, "", fmt.Errorf("create key: %w", err)
 	}
@@ -166,7 +194,7 @@ func (s *Store) Create(ctx context.Context, name, tenant string, users []string,
 
 // List returns every key, revoked ones included, oldest first.
 func (s *Store) List(ctx context.Context) ([]Key, error) {
-	rows, err := s.DB().QueryContext(ctx, `SELECT id, name, tenant, users, scopes, created_ns, revoked_ns FROM api_keys ORDER BY created_ns, id`)
+	rows, err := s.q(nil).QueryContext(ctx, `SELECT id, name, tenant, users, scopes, created_ns, revoked_ns FROM api_keys ORDER BY created_ns, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list keys: %w", err)
 	}
@@ -185,14 +213,14 @@ func (s *Store) List(ctx context.Context) ([]Key, error) {
 // Active reports whether some key is not revoked.
 func (s *Store) Active(ctx context.Context) (bool, error) {
 	var n int
-	err := s.DB().QueryRowContext(ctx, `SELECT count(*) FROM api_keys WHERE revoked_ns IS NULL`).Scan(&n)
+	err := s.q(nil).QueryRowContext(ctx, `SELECT count(*) FROM api_keys WHERE revoked_ns IS NULL`).Scan(&n)
 	return n > 0, err
 }
 
 // Revoke revokes key id; store.ErrNotFound when there is none. Revoking twice keeps the
 // first time.
 func (s *Store) Revoke(ctx context.Context, id string) error {
-	res, err := s.DB().ExecContext(ctx, `UPDATE api_keys SET revoked_ns = coalesce(revoked_ns, ?) WHERE id = ?`, s.now().UnixNano(), id)
+	res, err := s.q(nil).ExecContext(ctx, `UPDATE api_keys SET revoked_ns = coalesce(revoked_ns, ?) WHERE id = ?`, s.now().UnixNano(), id)
 	if err != nil {
 		return fmt.Errorf("revoke key: %w", err)
 	}
@@ -203,7 +231,8 @@ func (s *Store) Revoke(ctx context.Context, id string) error {
 }
 
 // Authenticate returns the key a token belongs to: ErrUnknownKey for a token of no key
-// (or not in the key format), ErrRevoked for a revoked key. The secret is compared by
+// (or not in the key format), ErrRevoked for a revoked key, an error that is
+// store.ErrUnavailable when the database cannot be reached. The secret is compared by
 // its hash in constant time.
 func (s *Store) Authenticate(ctx context.Context, token string) (Key, error) {
 	rest, ok := strings.CutPrefix(token, TokenPrefix)
@@ -211,13 +240,13 @@ func (s *Store) Authenticate(ctx context.Context, token string) (Key, error) {
 	if !ok || !ok2 || id == "" || secret == "" {
 		return Key{}, ErrUnknownKey
 	}
-	row := s.DB().QueryRowContext(ctx, `SELECT id, name, tenant, users, scopes, created_ns, revoked_ns, secret_sha FROM api_keys WHERE id = ?`, id)
+	row := s.q(nil).QueryRowContext(ctx, `SELECT id, name, tenant, users, scopes, created_ns, revoked_ns, secret_sha FROM api_keys WHERE id = ?`, id)
 	k, sha, err := scanKey(row, true)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Key{}, ErrUnknownKey
 	}
 	if err != nil {
-		return Key{}, fmt.Errorf("authenticate: %w", err)
+		return Key{}, fmt.Errorf("authenticate: %w", s.unavailable(err))
 	}
 	got := sha256.Sum256([]byte(secret))
 	want, err := hex.DecodeString(sha)
@@ -255,4 +284,28 @@ func scanKey(sc scanner, withSecret bool) (Key, string, error) {
 		k.Revoked = time.Unix(0, revoked.Int64).UTC()
 	}
 	return k, sha, nil
+}
+
+// CopyTo copies every key (revoked ones and their secrets' hashes included) into dst,
+// which must hold none of their ids, and returns how many it copied.
+func (s *Store) CopyTo(ctx context.Context, dst *Store) (int, error) {
+	type row struct {
+		id, name, tenant, users, scopes, sha string
+		created                              int64
+		revoked                              sql.NullInt64
+	}
+	rows, err := sqlitedb.Collect(ctx, s.q(nil), func(rs *sql.Rows) (r row, err error) {
+		err = rs.Scan(&r.id, &r.name, &r.tenant, &r.users, &r.scopes, &r.sha, &r.created, &r.revoked)
+		return r, err
+	}, `SELECT id, name, tenant, users, scopes, secret_sha, created_ns, revoked_ns FROM api_keys ORDER BY id`)
+	if err != nil {
+		return 0, fmt.Errorf("copy keys: %w", err)
+	}
+	for _, r := range rows {
+		if _, err := dst.q(nil).ExecContext(ctx, `INSERT INTO api_keys (id, name, tenant, users, scopes, secret_sha, created_ns, revoked_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.id, r.name, r.tenant, r.users, r.scopes, r.sha, r.created, r.revoked); err != nil {
+			return 0, fmt.Errorf("copy key %s: %w", r.id, err)
+		}
+	}
+	return len(rows), nil
 }

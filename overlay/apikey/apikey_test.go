@@ -8,10 +8,12 @@ import (
 
 	"github.com/atma-dev/atma/overlay/apikey"
 	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/overlay/store/pgdb"
+	"github.com/atma-dev/atma/overlay/store/pgdb/pgtest"
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
-func open(t *testing.T) *apikey.Store {
+func openSQLite(t *testing.T) *apikey.Store {
 	t.Helper()
 	db, err := sqlitedb.Open(t.Context(), filepath.Join(t.TempDir(), "bank.db"), sqlitedb.Config{})
 	if err != nil {
@@ -26,8 +28,32 @@ func open(t *testing.T) *apikey.Store {
 	return s
 }
 
+func openPostgres(t *testing.T) *apikey.Store {
+	t.Helper()
+	db, err := pgdb.Open(t.Context(), pgtest.URL(t), pgdb.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s, err := apikey.NewPostgres(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 func TestKeys(t *testing.T) {
-	s, ctx := open(t), t.Context()
+	for _, impl := range []struct {
+		name string
+		open func(*testing.T) *apikey.Store
+	}{{"SQLite", openSQLite}, {"Postgres", openPostgres}} {
+		t.Run(impl.name, func(t *testing.T) { testKeys(t, impl.open(t)) })
+	}
+}
+
+func testKeys(t *testing.T, s *apikey.Store) {
+	ctx := t.Context()
 	if active, err := s.Active(ctx); err != nil || active {
 		t.Fatalf("a new table has active keys: %v %v", active, err)
 	}

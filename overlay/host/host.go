@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/overlay/store/pgdb"
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
@@ -22,8 +23,8 @@ var (
 )
 
 // Host is a memory the overlay wraps: it stores raw memories and retrieves seeds for a
-// query. The built-in hosts are SQLite and InMemory; adapters for external memories
-// (Mem0, Zep) implement the same three methods.
+// query. The built-in hosts are SQL (on SQLite or PostgreSQL) and InMemory; adapters
+// for external memories (Mem0, Zep) implement the same three methods.
 type Host interface {
 	// Add stores m under user, replacing a memory with the same ID.
 	Add(ctx context.Context, user string, m Memory) error
@@ -75,13 +76,15 @@ type Config struct {
 	Candidates int
 	// Now is the clock for memories added without a time; default time.Now.
 	Now func() time.Time
-	// CacheMemories bounds the memories the SQLite host keeps in memory for search, over
+	// CacheMemories bounds the memories the SQL host keeps in memory for search, over
 	// all users (about 3 KB each at 512 dimensions): past it, the indexes of the users
 	// searched least recently are dropped, to be loaded again on their next search.
 	// Default DefaultCacheMemories.
 	CacheMemories int
 	// SQLite configures the database OpenSQLite opens.
 	SQLite sqlitedb.Config
+	// Postgres configures the pool OpenPostgres opens.
+	Postgres pgdb.Config
 }
 
 // Validate reports every problem with c at once.
@@ -98,6 +101,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.SQLite.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("sqlite: %w", err))
+	}
+	if err := c.Postgres.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("postgres: %w", err))
 	}
 	return errors.Join(errs...)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/overlay/store/fts"
+	"github.com/atma-dev/atma/overlay/store/pgdb/pgtest"
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
@@ -32,7 +33,7 @@ type fullHost interface {
 }
 
 var (
-	_ fullHost = (*host.SQLite)(nil)
+	_ fullHost = (*host.SQL)(nil)
 	_ fullHost = (*host.InMemory)(nil)
 )
 
@@ -57,6 +58,14 @@ var impls = []struct {
 		if err != nil {
 			t.Fatal(err)
 		}
+		return h
+	}},
+	{"Postgres", func(t *testing.T, cfg host.Config) fullHost {
+		h, err := host.OpenPostgres(t.Context(), pgtest.URL(t), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { h.Close() })
 		return h
 	}},
 }
@@ -503,13 +512,24 @@ func TestSQLiteSharedFile(t *testing.T) {
 	}
 }
 
-// TestSQLiteCacheFollowsOtherWriters checks that a handle's cached vectors follow
-// writes made through another handle (another process).
-func TestSQLiteCacheFollowsOtherWriters(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "atma.db")
-	var hs []*host.SQLite
+// TestCacheFollowsOtherWriters checks that a handle's cached vectors follow writes
+// made through another handle on the same database (another process: on PostgreSQL
+// another pool, a replica).
+func TestCacheFollowsOtherWriters(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "atma.db")
+		testCacheFollows(t, func() (*host.SQL, error) { return host.OpenSQLite(t.Context(), path, host.Config{}) })
+	})
+	t.Run("Postgres", func(t *testing.T) {
+		url := pgtest.URL(t)
+		testCacheFollows(t, func() (*host.SQL, error) { return host.OpenPostgres(t.Context(), url, host.Config{}) })
+	})
+}
+
+func testCacheFollows(t *testing.T, open func() (*host.SQL, error)) {
+	var hs []*host.SQL
 	for range 2 {
-		h, err := host.OpenSQLite(t.Context(), path, host.Config{})
+		h, err := open()
 		if err != nil {
 			t.Fatal(err)
 		}

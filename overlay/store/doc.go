@@ -50,22 +50,37 @@
 // Store.Tx runs a function on one user's namespace in one transaction: a supersession
 // (old → superseded with ValidUntil, new → active, reciprocal links) commits whole or not
 // at all. An error returned by the function, a panic (re-raised after the rollback), a
-// cancelled context or a refused commit all leave the bank as it was. Writes of one user
-// are serialised by a per-user mutex in the process and, in SQLite, by transactions that
-// take the write lock when they begin (BEGIN IMMEDIATE), so read-modify-write cycles
-// never lose a write, across processes too. Different users' transactions in Memory run
-// in parallel; SQLite has one writer at a time.
+// cancelled context, a lost database connection or a refused commit all leave the bank
+// as it was. Writes of one user are serialised by a per-user mutex in the process and,
+// across processes, by the database: in SQLite by transactions that take the write lock
+// when they begin (BEGIN IMMEDIATE), in PostgreSQL by a transaction-scoped advisory lock
+// on the user (pgdb.LockUser) taken before the transaction reads anything. So
+// read-modify-write cycles never lose a write, whichever process — replica — writes.
+// Different users' transactions in Memory and PostgreSQL run in parallel; SQLite has
+// one writer at a time.
 //
 // No call for one user reads or changes another's records: every query is keyed by
-// user, and in SQLite the links' composite foreign keys (user, id) make a link across
-// users impossible in the schema itself.
+// user, and in both databases the links' composite foreign keys (user, id) make a link
+// across users impossible in the schema itself.
 //
 // # Implementations
 //
-// SQLite (OpenSQLite, or NewSQLite on a shared database) is the persistent store; Memory
-// (NewMemory) keeps everything in maps, for tests. Both pass one conformance suite
-// (package storetest). The store takes a file path; the data directory
-// (~/.local/share/atma by default) is the CLI's decision.
+// SQL is the persistent store, on SQLite (OpenSQLite, or NewSQLite on a shared database:
+// the embedded default) or on PostgreSQL (OpenPostgres, NewPostgres: a bank that several
+// processes share). One implementation serves both: the SQL is written once, and a
+// dialect holds what differs (the JSON of a record's links, GetMany's id list, how a
+// transaction claims its user, error kinds, integrity checks, text search). Memory
+// (NewMemory) keeps everything in maps, for tests. All three pass one conformance suite
+// (package storetest; PostgreSQL's run in `make test` on a throw-away server). The store
+// takes a file path or a URL; the data directory (~/.local/share/atma by default) or
+// the URL (--store, $ATMA_DATABASE_URL) is the CLI's decision.
+//
+// On PostgreSQL (package pgdb) the tables are those of SQLite without the FTS5 index,
+// text keys in the "C" collation (ids sort by their bytes, as in SQLite and Go), vectors
+// as bytea. Errors of the connection (refused, lost mid-transaction, the server shutting
+// down) are ErrUnavailable, a serialisation failure or deadlock ErrBusy; a transaction
+// they interrupt committed nothing. Integrity has nothing to check there (PostgreSQL
+// checks its own pages; run amcheck or pg_checksums for more), and Damaged is always nil.
 //
 // The SQLite driver is modernc.org/sqlite, a pure-Go translation of SQLite: no cgo, so
 // the atma binary builds and cross-compiles without a C toolchain, and FTS5 is compiled
@@ -78,7 +93,10 @@
 // Search ranks a user's records by BM25. SQLite keeps an FTS5 index over the content,
 // updated by triggers inside the writing transaction, and queries it with bm25(); the
 // statistics (document count, average length) span all users of the file. Memory keeps
-// a per-user fts.Index with the same formula. User text reaches MATCH only as quoted
+// a per-user fts.Index with the same formula, and PostgreSQL builds one from the user's
+// records on each call (in the serving process: linear in the user's records, the
+// statistics the user's own; PostgreSQL's own ts_rank is not BM25). The overlay's own
+// lexical search runs on the host memory's cached index, not on Search. User text reaches MATCH only as quoted
 // terms (fts.Terms, fts.MatchTerms), and terms in at least half of a large bank are left
 // out (fts.Prune), so common words neither match nor score every record.
 package store

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/overlay/store/pgdb/pgtest"
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 	"github.com/atma-dev/atma/overlay/store/storetest"
 )
@@ -66,14 +67,25 @@ func TestSQLiteSharedDB(t *testing.T) {
 	}
 }
 
-// TestSQLiteTwoHandles runs writers through two handles on one file, as two processes
-// would: they share no in-process lock, so SQLite's immediate transactions and busy
-// timeout alone must keep every write.
-func TestSQLiteTwoHandles(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "bank.db")
-	var handles []*store.SQLite
+// TestTwoHandles runs writers through two handles on one database, as two processes
+// (replicas) would: they share no in-process lock, so the database alone must keep
+// every write — SQLite's immediate transactions and busy timeout, PostgreSQL's per-user
+// advisory lock.
+func TestTwoHandles(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "bank.db")
+		testTwoHandles(t, func() (*store.SQL, error) { return store.OpenSQLite(t.Context(), path, store.Config{}) })
+	})
+	t.Run("Postgres", func(t *testing.T) {
+		url := pgtest.URL(t)
+		testTwoHandles(t, func() (*store.SQL, error) { return store.OpenPostgres(t.Context(), url, store.Config{}) })
+	})
+}
+
+func testTwoHandles(t *testing.T, open func() (*store.SQL, error)) {
+	var handles []*store.SQL
 	for range 2 {
-		s, err := store.OpenSQLite(t.Context(), path, store.Config{})
+		s, err := open()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +145,7 @@ func increment(ctx context.Context, s store.Store) error {
 // TestSQLiteLinksCannotCrossUsers checks the schema itself refuses a link to another
 // user's record, whatever code writes it.
 func TestSQLiteLinksCannotCrossUsers(t *testing.T) {
-	s := openSQLite(t, store.Config{}).(*store.SQLite)
+	s := openSQLite(t, store.Config{}).(*store.SQL)
 	defer s.Close()
 	ctx := t.Context()
 	for _, u := range []string{"alice", "bob"} {
@@ -150,7 +162,7 @@ func TestSQLiteLinksCannotCrossUsers(t *testing.T) {
 // TestCheckFindsCorruption damages a bank behind the store's back and expects Check to
 // report each kind of damage.
 func TestCheckFindsCorruption(t *testing.T) {
-	s := openSQLite(t, store.Config{}).(*store.SQLite)
+	s := openSQLite(t, store.Config{}).(*store.SQL)
 	defer s.Close()
 	ctx := t.Context()
 	err := s.Tx(ctx, "alice", func(tx store.Tx) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/atma-dev/atma/overlay/store/pgdb"
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
@@ -27,8 +28,13 @@ var (
 	// ErrDiskFull: the disk under the bank is full; nothing was written.
 	ErrDiskFull = errors.New("the disk is full")
 	// ErrBusy: the bank's write lock stayed taken (by another process) past the busy
-	// timeout; nothing was written, a retry may succeed.
+	// timeout, or PostgreSQL gave up a transaction (serialisation failure, deadlock);
+	// nothing was written, a retry may succeed.
 	ErrBusy = errors.New("the bank is busy")
+	// ErrUnavailable: the bank's database server cannot be reached, or the connection
+	// was lost (PostgreSQL); a transaction it interrupted committed nothing, a retry may
+	// succeed once the database is back.
+	ErrUnavailable = errors.New("the bank's database is unavailable")
 )
 
 // Reader reads one user's records.
@@ -72,8 +78,8 @@ type Admin interface {
 	// Users lists the users that have records, sorted.
 	Users(ctx context.Context) ([]string, error)
 	// Integrity checks the storage itself (SQLite's quick_check, or integrity_check when
-	// full) and returns what it found wrong; nil when sound. Problems mark the store
-	// damaged.
+	// full; nothing on PostgreSQL, which checks its own pages) and returns what it found
+	// wrong; nil when sound. Problems mark the store damaged.
 	Integrity(ctx context.Context, full bool) ([]string, error)
 	// Damaged returns the damage found so far — by Integrity (the SQLite store runs the
 	// quick check when it opens) or by a statement that read a malformed page — as an
@@ -81,7 +87,8 @@ type Admin interface {
 	Damaged() error
 }
 
-// Store is the bank: both implementations (SQLite, Memory) are safe for concurrent use.
+// Store is the bank: every implementation (SQL on SQLite or PostgreSQL, Memory) is safe
+// for concurrent use.
 type Store interface {
 	Reader
 	Writer
@@ -161,14 +168,20 @@ type Config struct {
 	Now func() time.Time
 	// SQLite configures the database OpenSQLite opens; unused by NewSQLite and Memory.
 	SQLite sqlitedb.Config
+	// Postgres configures the pool OpenPostgres opens; unused by NewPostgres and Memory.
+	Postgres pgdb.Config
 }
 
 // Validate reports every problem with c at once.
 func (c Config) Validate() error {
+	var errs []error
 	if err := c.SQLite.Validate(); err != nil {
-		return fmt.Errorf("sqlite: %w", err)
+		errs = append(errs, fmt.Errorf("sqlite: %w", err))
 	}
-	return nil
+	if err := c.Postgres.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("postgres: %w", err))
+	}
+	return errors.Join(errs...)
 }
 
 func (c Config) now() time.Time {

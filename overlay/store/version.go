@@ -159,12 +159,12 @@ func Reconcile(ctx context.Context, tx Tx, slot string) error {
 }
 
 // StateGroup is tx.VersionGroup, oldest first, without the embeddings where the store
-// can leave them out (SQLite): reconciling and commit planning read whole groups, and the
+// can leave them out (SQL): reconciling and commit planning read whole groups, and the
 // embeddings were most of them. Write a record read here only after reading it whole
 // with tx.Get (reconcileGroup does).
 func StateGroup(ctx context.Context, tx Tx, slot string) ([]Record, error) {
 	if t, ok := tx.(*sqlTx); ok {
-		return versionGroup(ctx, t.q, stateCols, t.user, slot)
+		return versionGroup(ctx, t.q, t.d.stateCols, t.user, slot)
 	}
 	return tx.VersionGroup(ctx, slot)
 }

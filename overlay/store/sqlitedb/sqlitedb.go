@@ -166,19 +166,35 @@ func Migrate(ctx context.Context, db *sql.DB, component string, migrations []Mig
 	if err != nil {
 		return 0, err
 	}
-	if current > len(migrations) {
-		return 0, fmt.Errorf("migrate %s: database schema version %d is newer than this program's %d", component, current, len(migrations))
+	pending, err := Pending(component, current, migrations)
+	if err != nil {
+		return 0, err
 	}
-	for _, m := range migrations {
-		if m.Version <= current {
-			continue
-		}
+	for _, m := range pending {
 		if err := apply(ctx, db, component, m); err != nil {
 			return 0, err
 		}
 		current = m.Version
 	}
 	return current, nil
+}
+
+// Pending returns the migrations of component (sorted, as LoadMigrations gives them) that
+// a database at schema version current lacks. A database newer than the migrations is an
+// error: an older program opened a bank that a newer one migrated, and writing to it
+// could break what the newer schema relies on. Both databases' Migrate use it.
+func Pending(component string, current int, migrations []Migration) ([]Migration, error) {
+	if current > len(migrations) {
+		return nil, fmt.Errorf("migrate %s: database schema version %d is newer than this program's %d: run the newer atma that migrated it (or restore a backup made before)",
+			component, current, len(migrations))
+	}
+	var out []Migration
+	for _, m := range migrations {
+		if m.Version > current {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 func apply(ctx context.Context, db *sql.DB, component string, m Migration) error {

@@ -1,0 +1,138 @@
+package pgdb_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/atma-dev/atma/overlay/store/pgdb"
+	"github.com/atma-dev/atma/overlay/store/pgdb/pgtest"
+	"github.com/atma-dev/atma/overlay/store/sqlitedb"
+)
+
+func TestRebind(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`SELECT 1`, `SELECT 1`},
+		{`WHERE a = ? AND b = ?`, `WHERE a = $1 AND b = $2`},
+		{`SELECT '?', "we?ird", ?::json`, `SELECT '?', "we?ird", $1::json`},
+		{`VALUES (?, ?), (?, ?)`, `VALUES ($1, $2), ($3, $4)`},
+	}
+	for _, tt := range tests {
+		if got := pgdb.Rebind(tt.in); got != tt.want {
+			t.Errorf("Rebind(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestRedact(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"postgres://atma:s3cret@db:5432/bank", "postgres://atma:xxxxx@db:5432/bank"},
+		{"postgres://db/bank?password=s3cret&sslmode=require", "postgres://db/bank?password=xxxxx&sslmode=require"},
+		{"postgres://atma@/bank?host=/run/postgresql", "postgres://atma@/bank?host=/run/postgresql"},
+		{"postgres://a:b@%zz", "postgres://(unparsable URL)"},
+	}
+	for _, tt := range tests {
+		if got := pgdb.Redact(tt.in); got != tt.want {
+			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestErrorKinds(t *testing.T) {
+	pg := func(code string) error { return fmt.Errorf("wrapped: %w", &pgconn.PgError{Code: code}) }
+	tests := []struct {
+		name                                 string
+		err                                  error
+		unavailable, busy, full, ro, badText bool
+	}{
+		{"admin shutdown", pg("57P01"), true, false, false, false, false},
+		{"connection failure", pg("08006"), true, false, false, false, false},
+		{"too many connections", pg("53300"), true, false, false, false, false},
+		{"serialisation failure", pg("40001"), false, true, false, false, false},
+		{"deadlock", pg("40P01"), false, true, false, false, false},
+		{"disk full", pg("53100"), false, false, true, false, false},
+		{"read-only", pg("25006"), false, false, false, true, false},
+		{"NUL in text", pg("22021"), false, false, false, false, true},
+		{"unique violation", pg("23505"), false, false, false, false, false},
+		{"plain error", errors.New("boom"), false, false, false, false, false},
+		{"nil", nil, false, false, false, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := []bool{pgdb.IsUnavailable(tt.err), pgdb.IsBusy(tt.err), pgdb.IsFull(tt.err), pgdb.IsReadOnly(tt.err), pgdb.IsBadText(tt.err)}
+			want := []bool{tt.unavailable, tt.busy, tt.full, tt.ro, tt.badText}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Errorf("kinds (unavailable, busy, full, read-only, bad text) = %v, want %v", got, want)
+					break
+				}
+			}
+		})
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	for _, tt := range []struct{ name, url, want string }{
+		{"not postgres", "mysql://db/x", "not a postgres:// URL"},
+		{"unreachable", "postgres://atma:s3cret@127.0.0.1:1/x?connect_timeout=2", "127.0.0.1:1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			db, err := pgdb.Open(t.Context(), tt.url, pgdb.Config{})
+			if err == nil {
+				db.Close()
+				t.Fatal("opened")
+			}
+			if !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("err = %v, want %q and no password", err, tt.want)
+			}
+		})
+	}
+	if err := (pgdb.Config{MaxConns: -1, ConnectTimeout: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "max conns") || !strings.Contains(err.Error(), "connect timeout") {
+		t.Errorf("Validate: %v", err)
+	}
+}
+
+// TestMigrate: replicas that start together apply each migration once; a broken
+// migration leaves nothing of itself; a newer database is refused.
+func TestMigrate(t *testing.T) {
+	ctx := t.Context()
+	db, err := pgdb.Open(ctx, pgtest.URL(t), pgdb.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ms := []sqlitedb.Migration{
+		{Version: 1, Name: "a", SQL: `CREATE TABLE a (x integer); INSERT INTO a VALUES (1)`},
+		{Version: 2, Name: "b", SQL: `INSERT INTO a VALUES (2)`},
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() { _, errs[i] = pgdb.Migrate(ctx, db, "comp", ms) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM a`).Scan(&n); err != nil || n != 2 {
+		t.Errorf("%d rows (%v) after concurrent migrations, want 2: each applied once", n, err)
+	}
+	broken := append(ms, sqlitedb.Migration{Version: 3, Name: "broken", SQL: `INSERT INTO a VALUES (3); CREATE TABLE (;`})
+	if _, err := pgdb.Migrate(ctx, db, "comp", broken); err == nil || !strings.Contains(err.Error(), "migrate comp to 3 (broken)") {
+		t.Errorf("broken migration: %v", err)
+	}
+	if v, err := pgdb.Version(ctx, db, "comp"); err != nil || v != 2 {
+		t.Errorf("version %d (%v) after a broken migration, want 2", v, err)
+	}
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM a`).Scan(&n); err != nil || n != 2 {
+		t.Errorf("the broken migration left %d rows (%v)", n, err)
+	}
+	if _, err := pgdb.Migrate(ctx, db, "comp", ms[:1]); err == nil || !strings.Contains(err.Error(), "newer than this program's") {
+		t.Errorf("older program on a newer database: %v", err)
+	}
+}
