@@ -718,3 +718,38 @@ func TestOfflineValueMentions(t *testing.T) {
 		t.Errorf("third memory: facts %+v, want farah/team = platform team", res[2].Facts)
 	}
 }
+
+// "<new> not <old>", where old is a value of an existing slot, corrects that slot.
+func TestOfflineCorrectionByValue(t *testing.T) {
+	tests := []struct {
+		text   string
+		values map[string][]string
+		want   []string // slot=value of the facts read by form, !value for a denied one
+	}{
+		{"correction on mum's room btw, it's 21 not 12. I always flip it", map[string][]string{"mum/room": {"room 12"}}, []string{"mum/room=21"}},
+		{"wait, marcus had it wrong. the email says tuesdays at 5:15, not thursdays", map[string][]string{"boys/swim-day": {"thursdays"}}, []string{"boys/swim-day=tuesdays"}},
+		{"sorry, I meant backgammon, not chess", map[string][]string{"user/hobby": {"chess"}}, []string{"user/hobby=!chess", "user/hobby=backgammon"}},
+		// "not" before no known value corrects nothing.
+		{"I'm not sure about the new room yet", map[string][]string{"mum/room": {"room 12"}}, nil},
+	}
+	for _, tt := range tests {
+		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: tt.text, Values: tt.values}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range res[0].Facts {
+			if _, in := tt.values[f.Slot()]; in && f.Confidence == 0 {
+				v := f.Value
+				if f.Negated {
+					v = "!" + v
+				}
+				got = append(got, f.Slot()+"="+v)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q: facts by form %q, want %q (all %+v)", tt.text, got, tt.want, res[0].Facts)
+		}
+	}
+}

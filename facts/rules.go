@@ -538,6 +538,10 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 			continue
 		}
 		vals := values[key]
+		if fs := correction(subj, attr, vals, p, in); len(fs) > 0 {
+			out = append(out, fs...)
+			continue
+		}
 		// "back on platform" names the value it returns to; "banff instead" needs the
 		// old value named elsewhere in the memory.
 		named := slices.ContainsFunc(vals, func(v string) bool { return mentions(text, v) })
@@ -561,6 +565,48 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 		}
 	}
 	return out
+}
+
+// correctionStops end, reading backwards, the new value of "<new> not <old>": "it's 21
+// not 12", "the email says tuesdays at 5:15, not thursdays".
+var correctionStops = wordSet(`is are was were be 's it's its it says said say means mean meant thought think`)
+
+// correction reads "<new> not <old>" where old is a value of the slot (vals): the slot's
+// value is new — for a multi-valued attribute also old, denied, since each value is its
+// own version group. It is a correction whoever the clause's grammatical subject is: the
+// value it names says which slot it corrects.
+func correction(subj, attr string, vals []string, p prepared, in Input) []Fact {
+	var ts []token
+	for _, c := range p.clauses {
+		ts = append(ts, c.toks...)
+	}
+	for i := 1; i+1 < len(ts); i++ {
+		if ts[i].low != "not" {
+			continue
+		}
+		old := phrase(ts[i+1:])
+		j := slices.IndexFunc(vals, func(v string) bool { return old != "" && SameValue(v, old) })
+		if j < 0 {
+			continue
+		}
+		// Back to a verb of saying or being, a person, or the boundary of an earlier clause
+		// (the comma just before "not" belongs to the new value: "5:15, not thursdays").
+		k := i
+		for k > 0 && i-k < 4 && !correctionStops[ts[k-1].low] && !firstPerson[ts[k-1].low] && (k == i || !ts[k-1].end) {
+			k--
+		}
+		nv := phrase(ts[k:i])
+		if nv == "" || SameValue(nv, vals[j]) || emptyValue(nv) {
+			continue
+		}
+		at := eventTime(join(ts), in.Time)
+		out := []Fact{{Subject: subj, Attribute: attr, Value: nv, EventTime: at}}
+		if !SingleValued(attr) {
+			out = append(out, Fact{Subject: subj, Attribute: attr, Value: vals[j], Negated: true, EventTime: at})
+		}
+		return out
+	}
+	return nil
 }
 
 // mentions reports whether the lower-case text holds every content word of value.
