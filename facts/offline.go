@@ -707,12 +707,17 @@ func ruleFacts(c clause, in Input, knownPet bool) []Fact {
 		f.Attribute, f.Value, f.Negated = "job", v, false
 		return []Fact{f}
 	}
+	if a, v := asLabel(c.rest); a != "" {
+		f := base
+		f.Attribute, f.Value, f.Negated = a, v, false
+		return []Fact{f}
+	}
 	if v := teamName(c.rest); v != "" {
 		f := base
 		f.Attribute, f.Value, f.Negated = "team", v, false
 		return []Fact{f}
 	}
-	if v := homePlace(c.toks); v != "" && !strings.EqualFold(v, c.subj) {
+	if v := homePlace(c.toks, !cased(in.Text)); v != "" && !strings.EqualFold(v, c.subj) {
 		f := base
 		f.Attribute, f.Value, f.Negated = "home", v, false
 		return []Fact{f}

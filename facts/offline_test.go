@@ -40,6 +40,8 @@ func TestOfflineExtract(t *testing.T) {
 		{"question", Input{Text: "how much rent is normal in Leeds?"}, "", "", "", false, "question"},
 		{"empty", Input{Text: "   "}, "", "", "", false, "no text"},
 		{"rent", Input{Text: "rent is 950 a month now"}, "user", "rent", "950", false, ""},
+		// Text written in lower case names the place of a move in lower case too.
+		{"lower-case move", Input{Text: "mum moved into elmwood court care home on saturday"}, "mum", "home", "elmwood court care home", false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -553,6 +555,9 @@ func TestOfflineLabelledStatements(t *testing.T) {
 		{"Theo's hobby these days: bouldering.", "theo", "hobby", "bouldering"},
 		{"new favourite rider: marco bezzecchi. sorry lando, it's over", "user", "favourite", "marco bezzecchi"},
 		{"My manager: Dana Whitfield.", "user", "manager", "Dana Whitfield"},
+		// Named for a role with "as".
+		{"tom's away for six months, so I've put jess down as my emergency contact", "user", "contact", "jess"},
+		{"we listed Aunt Mo as next of kin on the forms", "user", "contact", "Aunt Mo"},
 		// A heading that names no attribute leaves the clause after it as it is.
 		{"Big change: I relocated to Richmond.", "user", "home", "Richmond"},
 	}
@@ -682,13 +687,14 @@ func TestAbstractValue(t *testing.T) {
 // A change told by a slot's own value: the value returned to, or another in the place of
 // the one the memory names.
 func TestOfflineValueMentions(t *testing.T) {
-	values := map[string][]string{"user/trip-destination": {"whistler"}, "farah/team": {"ml team", "platform team"}}
+	values := map[string][]string{"user/trip-destination": {"whistler"}, "farah/team": {"ml team", "platform team"}, "user/contact": {"jess", "tom"}}
 	tests := []struct {
 		text, slot, value string // slot "" means no fact read by form in any of values' slots
 	}{
 		{"bea says whistler is totally sold out for our weekend, so we're doing banff instead", "user/trip-destination", "banff"},
 		{"farah's back on platform!! the reorg was a mess", "farah/team", "platform team"},
 		{"so we're back on whistler!!", "user/trip-destination", "whistler"},
+		{"tom's back from canada, switched my emergency contact back to him", "user/contact", "tom"},
 		// The old value is not named: "instead" alone says nothing of which slot.
 		{"we're doing banff instead", "", ""},
 		// Another subject's clause is not about the user's slot.

@@ -90,7 +90,7 @@ var (
 
 // homePlace returns the place a clause says someone lives or moved to: "lives in
 // Savannah", "is settled in Richmond", "relocated from Reno to Denver" (the destination).
-func homePlace(ts []token) string {
+func homePlace(ts []token, lower bool) string {
 	for i, t := range ts {
 		home, move := homeVerbs[t.low], moveVerbs[t.low]
 		if !home && !move {
@@ -116,7 +116,15 @@ func homePlace(ts []token) string {
 		if leadValue[n.low] || common[n.low] || isMonthOrDay(n.low) || !isWord(n.low) || pronouns[n.low] || firstPerson[n.low] {
 			continue
 		}
-		if !home && !isCapitalised(n) {
+		if !home && !isCapitalised(n) && !lower {
+			continue
+		}
+		if lower && !isCapitalised(n) {
+			// Text written in lower case names places in lower case too: "mum moved into
+			// elmwood court care home on saturday".
+			if v := lowerPlace(ts[j+1:]); v != "" {
+				return v
+			}
 			continue
 		}
 		if v := placeRun(ts[j+1:]); v != "" {
@@ -125,6 +133,28 @@ func homePlace(ts []token) string {
 	}
 	return ""
 }
+
+// lowerPlace takes a place name written in lower case: up to four words, up to a stop
+// word, a time word or a clause boundary.
+func lowerPlace(ts []token) string {
+	var out []token
+	for _, t := range ts {
+		if len(out) >= 4 || stopValue[t.low] || isMonthOrDay(t.low) || fillers[t.low] || !isWord(t.low) || len(out) > 0 && common[t.low] && !placeHeads[t.low] {
+			break
+		}
+		out = append(out, t)
+		if t.end {
+			break
+		}
+	}
+	if len(out) == 0 || common[out[0].low] {
+		return ""
+	}
+	return join(out)
+}
+
+// placeHeads end place names that are otherwise common words: "elmwood court care home".
+var placeHeads = wordSet(`home house flat court street road lane avenue close park centre center hall`)
 
 // placeRun takes a place name: a run of capitalised words, or one lower-case word.
 func placeRun(ts []token) string {
@@ -367,6 +397,50 @@ var labelNames = map[string]string{
 	"boss": "manager", "line manager": "manager", "gf": "partner", "bf": "partner", "girlfriend": "partner", "boyfriend": "partner",
 	"flat": "home", "apartment": "home", "house": "home", "mobile": "phone", "network": "phone-plan", "uni": "university",
 	"major": "course", "degree": "course", "doctor": "doctor", "gp": "doctor", "physio": "doctor",
+	"emergency contact": "contact", "next of kin": "contact", "emergency": "contact",
+}
+
+// asVerbs name someone for a role with "as": "put jess down as my emergency contact",
+// "listed my sister as next of kin".
+var asVerbs = wordSet(`put putting listed list named name added add set registered`)
+
+// asLabel reads "<verb> X (down) as (my) <label>": the label's attribute and X.
+func asLabel(ts []token) (attr, value string) {
+	for i := 1; i+1 < len(ts); i++ {
+		if ts[i].low != "as" {
+			continue
+		}
+		j := i + 1
+		for j < len(ts) && labelLeads[ts[j].low] {
+			j++
+		}
+		// The longest label of up to three words: "next of kin", "emergency contact".
+		a := ""
+		for end := min(len(ts), j+3); end > j && a == ""; end-- {
+			name := strings.Join(lows(ts[j:end]), " ")
+			if a = labelNames[name]; a == "" {
+				if _, ok := attributeByName(Kebab(name)); ok {
+					a = Kebab(name)
+				}
+			}
+		}
+		if a == "" {
+			continue
+		}
+		for v := i - 1; v >= 0; v-- {
+			if asVerbs[ts[v].low] {
+				x := ts[v+1 : i]
+				if len(x) > 0 && x[len(x)-1].low == "down" {
+					x = x[:len(x)-1]
+				}
+				if n := nameRun(x); n != "" && !pronouns[strings.ToLower(n)] && !firstPerson[strings.ToLower(n)] {
+					return a, n
+				}
+				break
+			}
+		}
+	}
+	return "", ""
 }
 
 // labelLeads open a label without naming the attribute: "my current job:", "new city:".
@@ -551,7 +625,12 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 			}
 			f := Fact{Subject: subj, Attribute: attr, EventTime: eventTime(c.text, in.Time)}
 			if m := backTo.FindStringSubmatch(c.text); m != nil {
-				if i := slices.IndexFunc(vals, func(v string) bool { return SameValue(v, m[1]) || SameValue(v, phrase(tokenize(m[1]))) }); i >= 0 {
+				back := m[1]
+				if w := strings.ToLower(strings.Fields(back)[0]); objectPronouns[w] || w == "them" {
+					// "tom's back from canada, switched my emergency contact back to him".
+					back = p.referent
+				}
+				if i := slices.IndexFunc(vals, func(v string) bool { return back != "" && (SameValue(v, back) || SameValue(v, phrase(tokenize(back)))) }); i >= 0 {
 					f.Value = vals[i]
 					out = append(out, f)
 					break
