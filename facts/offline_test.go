@@ -40,6 +40,7 @@ func TestOfflineExtract(t *testing.T) {
 		{"question", Input{Text: "how much rent is normal in Leeds?"}, "", "", "", false, "question"},
 		{"empty", Input{Text: "   "}, "", "", "", false, "no text"},
 		{"rent", Input{Text: "rent is 950 a month now"}, "user", "rent", "950", false, ""},
+		{"time in a job", Input{Text: "first week as a baker at the sourdough place done, my feet hurt"}, "user", "job", "baker", false, ""},
 		// Text written in lower case names the place of a move in lower case too.
 		{"lower-case move", Input{Text: "mum moved into elmwood court care home on saturday"}, "mum", "home", "elmwood court care home", false, ""},
 	}

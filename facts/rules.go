@@ -14,7 +14,10 @@ import (
 // there, and the embedding match decides.
 
 // workAs are words after which "as" introduces a job title.
-var workAs = map[string]bool{"work": true, "works": true, "working": true, "worked": true, "job": true, "position": true, "role": true, "career": true, "post": true, "employed": true, "hired": true, "started": true, "starts": true, "trained": true, "retrained": true, "qualified": true}
+var workAs = map[string]bool{"work": true, "works": true, "working": true, "worked": true, "job": true, "position": true, "role": true, "career": true, "post": true, "employed": true, "hired": true, "started": true, "starts": true, "trained": true, "retrained": true, "qualified": true,
+	// A span of time spent in a job: "first week as a baker at the sourdough place", "ten
+	// years as a nurse".
+	"week": true, "weeks": true, "day": true, "days": true, "month": true, "months": true, "year": true, "years": true, "shift": true, "stint": true}
 
 // beVerbs introduce a predicate noun: "is a bus driver at …".
 var beVerbs = map[string]bool{"is": true, "am": true, "are": true, "was": true, "'s": true, "i'm": true, "im": true, "he's": true, "she's": true, "hes": true, "shes": true, "became": true, "becomes": true, "become": true, "now": true, "they're": true}
