@@ -625,6 +625,7 @@ func TestOfflineNounOpeningIsNoSubject(t *testing.T) {
 		{"Dance classes are the best way to unwind after work.", "dance"},
 		{"Pottery class was so much fun today.", "pottery"},
 		{"Board games make every family dinner better.", "board"},
+		{"Hi Audrey! Been a while since I heard from you.", "hi"},
 	} {
 		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: tt.text, Speaker: "Caroline"}})
 		if err != nil {

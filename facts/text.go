@@ -187,6 +187,8 @@ var fillers = map[string]bool{
 	"um": true, "omg": true, "haha": true, "tbh": true, "alright": true, "right": true, "hmm": true, "phew": true, "finally": true, "still": true,
 	"officially": true, "now": true, "good": true, "news": true, "forgot": true, "to": true, "say": true, "mention": true, "tell": true,
 	"you": true, "guess": true, "what": true, "quick": true, "context": true, "oops": true, "apparently": true, "basically": true, "ah": true,
+	// Greetings and exclamations: "Hi Audrey!" is said to Audrey, about nobody.
+	"hi": true, "hello": true, "hiya": true, "thanks": true, "congrats": true, "wow": true, "woohoo": true, "yay": true, "aww": true,
 }
 
 // timeLeads open a clause with when it holds, before the subject.

@@ -417,7 +417,9 @@ var emptyWords = func() map[string]bool {
 	looking working doing going getting trying thinking feeling making having giving taking helping seeing saying telling talking
 	happening happened happen felt feel feels went got get gets made make makes took take takes gave give gives came come comes
 	great good nice amazing awesome cool fun tough hard proud happy glad busy important passionate excited lucky grateful fine bad sad
-	real true big little best better worse worst same different whole other another own`) {
+	real true big little best better worse worst same different whole other another own
+	positive negative successful lucky enough right wrong interesting incredible special huge crazy wild perfect
+	myself yourself himself herself ourselves themselves`) {
 		m[w] = true
 	}
 	return m
@@ -498,6 +500,8 @@ func verbal(v string) bool {
 	switch {
 	case verbalOpeners[w0] || isMonthOrDay(w0) || verbWords[w0] || auxiliaries[w0]:
 		return true
+	case len(ws) > 1 && (len(w0) >= 5 && strings.HasSuffix(w0, "ly") || leadAdverbs[w0]) && verbal(strings.Join(ws[1:], " ")):
+		return true // "currently working", "further enhance"
 	case len(w0) >= 5 && strings.HasSuffix(w0, "ed") && objectNext:
 		return true // "decided", "organized an online comp"
 	case len(w0) >= 5 && strings.HasSuffix(w0, "ing") && !ingNouns[w0] && objectNext:
@@ -530,13 +534,18 @@ var (
 	// verbalOpeners open no value: times, discourse words and quantifiers.
 	verbalOpeners = wordSet(`since last next yesterday today tomorrow tonight soon recently lately finally eventually once
 		others other few several something someone anyone everyone somewhere anywhere
-		choice half one ones all both each either neither such than then because though although unless whether let`)
+		choice half one ones all both each either neither such than then because though although unless whether let
+		like am is are was were`)
 	// verbWords are everyday verb forms; opening a value, they make it a clause.
 	verbWords = wordSet(`looking working doing going getting trying thinking feeling making having giving taking helping seeing saying
 		telling talking happening happened happen felt feel feels went got get gets made make makes took take takes gave give
 		gives came come comes keep keeps kept know knew knows want wants wanted need needs needed hope hopes love loves
 		appreciate appreciates support supports reach explore visit check find found saw see sees says said told
-		sounds sound seems seem looks look let remind reminds thought guess wish imagine miss`)
+		sounds sound seems seem looks look let remind reminds thought guess wish imagine miss
+		gain share stick save enhance improve learn grow build achieve pursue continue finish try use spend enjoy relax
+		unwind focus stay follow`)
+	// leadAdverbs open a verb phrase as -ly adverbs do: "further enhance", "still going".
+	leadAdverbs = wordSet(`further still just also even really already never always`)
 	// finiteVerbs inside a value make it a clause ("city living makes", "the trip sounds
 	// fun"); unlike verbWords, none of them is also a noun.
 	finiteVerbs = wordSet(`makes gets went got made took takes gave gives came comes knows knew wants wanted needs needed
