@@ -68,9 +68,11 @@ type benchHost struct {
 	open func(b *testing.B) fullHost
 }
 
+// benchHosts search by brute force: their random directions in 512 dimensions are the
+// worst case of an HNSW graph (see docs/scaling.md); BenchmarkANNSearch measures it.
 var benchHosts = []benchHost{
 	{"SQLite", func(b *testing.B) fullHost {
-		h, err := host.OpenSQLite(context.Background(), filepath.Join(b.TempDir(), "atma.db"), host.Config{})
+		h, err := host.OpenSQLite(context.Background(), filepath.Join(b.TempDir(), "atma.db"), host.Config{ANN: bruteForce})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -78,13 +80,15 @@ var benchHosts = []benchHost{
 		return h
 	}},
 	{"InMemory", func(b *testing.B) fullHost {
-		h, err := host.NewInMemory(host.Config{})
+		h, err := host.NewInMemory(host.Config{ANN: bruteForce})
 		if err != nil {
 			b.Fatal(err)
 		}
 		return h
 	}},
 }
+
+var bruteForce = host.ANNConfig{Threshold: -1}
 
 // BenchmarkSearch measures seed retrieval (top 10, 100 candidates a list) at 1k, 10k
 // and 100k memories of one user: hybrid (dense + BM25 + RRF), and each list alone. The

@@ -6,21 +6,30 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/viterin/vek/vek32"
+
 	"github.com/atma-dev/atma/overlay/store/fts"
 )
 
 // denseIndex holds one user's unit vectors in one row-major slice and searches them by
-// brute force: a dot product per vector. Not safe for concurrent use.
+// brute force, a dot product per vector, or, from cfg.Threshold vectors, through an
+// HNSW graph over the same slots (ann). While the graph exists slots are stable: a
+// removed or replaced vector leaves a dead slot (id "") that keeps its vector for the
+// graph's routing until the next rebuild. Not safe for concurrent use.
 type denseIndex struct {
+	cfg  ANNConfig // resolved
 	dim  int
-	ids  []string
+	ids  []string  // by slot; "" for a dead slot (only while ann is set)
 	vecs []float32 // len(ids) × dim
 	pos  map[string]int
+	ann  *hnsw
 }
 
-func newDenseIndex() *denseIndex { return &denseIndex{pos: map[string]int{}} }
+func newDenseIndex(cfg ANNConfig) *denseIndex {
+	return &denseIndex{cfg: cfg.resolved(), pos: map[string]int{}}
+}
 
-func (d *denseIndex) len() int { return len(d.ids) }
+func (d *denseIndex) len() int { return len(d.pos) }
 
 // set stores unit vector v under id, replacing id's vector; an empty v removes id.
 func (d *denseIndex) set(id string, v []float32) error {
@@ -29,7 +38,7 @@ func (d *denseIndex) set(id string, v []float32) error {
 		return nil
 	}
 	i, ok := d.pos[id]
-	if ok && len(v) == d.dim {
+	if ok && len(v) == d.dim && d.ann == nil {
 		copy(d.vecs[i*d.dim:(i+1)*d.dim], v)
 		return nil
 	}
@@ -41,11 +50,50 @@ func (d *denseIndex) set(id string, v []float32) error {
 		return fmt.Errorf("%w: vector has %d dimensions, this user's have %d", ErrInvalid, len(v), d.dim)
 	}
 	d.remove(id)
+	if d.len() == 0 {
+		d.ids, d.vecs, d.ann = d.ids[:0], d.vecs[:0], nil
+	}
 	d.dim = len(v)
-	d.pos[id] = len(d.ids)
+	slot := len(d.ids)
+	d.pos[id] = slot
 	d.ids = append(d.ids, id)
 	d.vecs = append(d.vecs, v...)
+	switch {
+	case d.ann != nil:
+		d.ann.insert(slot)
+	case d.cfg.Threshold > 0 && d.len() >= d.cfg.Threshold:
+		d.rebuild()
+	}
 	return nil
+}
+
+// rebuild drops the dead slots and builds the graph over the rest.
+func (d *denseIndex) rebuild() {
+	d.compact()
+	d.ann = newHNSW(d.cfg, d)
+	for slot := range d.ids {
+		d.ann.insert(slot)
+	}
+}
+
+// compact drops the dead slots.
+func (d *denseIndex) compact() {
+	if len(d.ids) == d.len() {
+		return
+	}
+	j := 0
+	for i, id := range d.ids {
+		if id == "" {
+			continue
+		}
+		if i != j {
+			d.ids[j] = id
+			copy(d.vecs[j*d.dim:(j+1)*d.dim], d.vecs[i*d.dim:(i+1)*d.dim])
+		}
+		d.pos[id] = j
+		j++
+	}
+	d.ids, d.vecs = d.ids[:j], d.vecs[:j*d.dim]
 }
 
 // vector returns a copy of id's vector, nil when it has none.
@@ -57,10 +105,25 @@ func (d *denseIndex) vector(id string) []float32 {
 	return slices.Clone(d.vecs[i*d.dim : (i+1)*d.dim])
 }
 
-// remove drops id by moving the last vector into its place.
+// remove drops id: by moving the last vector into its place, or, while the graph
+// exists, by leaving a dead slot. The graph goes when the user falls below half the
+// threshold, and is rebuilt when dead slots pass a quarter of all.
 func (d *denseIndex) remove(id string) {
 	i, ok := d.pos[id]
 	if !ok {
+		return
+	}
+	delete(d.pos, id)
+	if d.ann != nil {
+		d.ids[i] = ""
+		d.ann.kill(i)
+		switch {
+		case d.len() < d.cfg.Threshold/2:
+			d.ann = nil
+			d.compact()
+		case 4*d.ann.dead > len(d.ids):
+			d.rebuild()
+		}
 		return
 	}
 	last := len(d.ids) - 1
@@ -71,11 +134,11 @@ func (d *denseIndex) remove(id string) {
 	}
 	d.ids = d.ids[:last]
 	d.vecs = d.vecs[:last*d.dim]
-	delete(d.pos, id)
 }
 
 // search returns the n vectors most similar to unit vector q (cosine), best first,
-// ties by id.
+// ties by id: exactly, or, while the graph exists, the n best the graph's beam finds,
+// with their exact cosines.
 func (d *denseIndex) search(q []float32, n int) ([]scoredID, error) {
 	if d.len() == 0 || n <= 0 {
 		return nil, nil
@@ -83,8 +146,19 @@ func (d *denseIndex) search(q []float32, n int) ([]scoredID, error) {
 	if len(q) != d.dim {
 		return nil, fmt.Errorf("%w: query vector has %d dimensions, this user's have %d", ErrInvalid, len(q), d.dim)
 	}
+	if d.ann != nil {
+		return d.ann.search(q, n), nil
+	}
+	return d.exact(q, n), nil
+}
+
+// exact is search by brute force.
+func (d *denseIndex) exact(q []float32, n int) []scoredID {
 	h := make(minHeap, 0, n)
 	for i, id := range d.ids {
+		if id == "" {
+			continue
+		}
 		s := float64(dot(q, d.vecs[i*d.dim:(i+1)*d.dim]))
 		c := scoredID{id: id, score: s}
 		if len(h) < n {
@@ -98,25 +172,13 @@ func (d *denseIndex) search(q []float32, n int) ([]scoredID, error) {
 	for i := len(h) - 1; i >= 0; i-- {
 		out[i] = heap.Pop(&h).(scoredID)
 	}
-	return out, nil
+	return out
 }
 
-// dot is the inner product of two equal-length vectors, unrolled by four.
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
+// dot is the inner product of two equal-length vectors: vek's AVX2 kernel where the
+// CPU has it (about 19 ns at 512 dimensions, 8× a Go loop unrolled by four), its Go
+// loop elsewhere.
+func dot(a, b []float32) float32 { return vek32.Dot(a, b[:len(a)]) }
 
 // better orders candidates: higher score, then smaller id.
 func better(a, b scoredID) bool {
@@ -158,7 +220,7 @@ func (d *denseIndex) fits(ms []Memory) error {
 		return nil
 	}
 	kept := 0
-	for _, id := range d.ids {
+	for id := range d.pos {
 		if !inBatch[id] {
 			kept++
 		}
@@ -179,8 +241,8 @@ type userIndex struct {
 	text  *fts.Index
 }
 
-func newUserIndex() *userIndex {
-	return &userIndex{mems: map[string]Memory{}, dense: newDenseIndex(), text: fts.NewIndex()}
+func newUserIndex(ann ANNConfig) *userIndex {
+	return &userIndex{mems: map[string]Memory{}, dense: newDenseIndex(ann), text: fts.NewIndex()}
 }
 
 func (u *userIndex) len() int { return len(u.mems) }

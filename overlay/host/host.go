@@ -81,6 +81,9 @@ type Config struct {
 	// searched least recently are dropped, to be loaded again on their next search.
 	// Default DefaultCacheMemories.
 	CacheMemories int
+	// ANN configures the approximate index that dense search uses for users with many
+	// vectors (from 50,000 by default; Threshold -1: never).
+	ANN ANNConfig
 	// SQLite configures the database OpenSQLite opens.
 	SQLite sqlitedb.Config
 	// Postgres configures the pool OpenPostgres opens.
@@ -98,6 +101,9 @@ func (c Config) Validate() error {
 	}
 	if c.CacheMemories < 0 {
 		errs = append(errs, fmt.Errorf("cache memories %d is negative", c.CacheMemories))
+	}
+	if err := c.ANN.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("ann: %w", err))
 	}
 	if err := c.SQLite.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("sqlite: %w", err))

@@ -391,9 +391,12 @@ func TestConcurrentAddAndSearch(t *testing.T) {
 	})
 }
 
-// TestBM25Agrees checks that the SQLite host (FTS5 bm25()) and the in-memory host
-// (package fts) rank and score text alike.
-func TestBM25Agrees(t *testing.T) {
+// TestImplementationsRankTextAlike checks that every host implementation ranks and
+// scores one user's text alike. They all score with package fts over the user's own
+// memories, so this is a check of what each feeds it (the user's documents, their
+// statistics), not of BM25 itself: fts is checked against SQLite's FTS5 bm25() in
+// package fts (TestIndexMatchesFTS5).
+func TestImplementationsRankTextAlike(t *testing.T) {
 	docs := []string{
 		"I live in Paris with my cat", "my sister lives in Rome", "coffee every morning in Paris",
 		"the cat and the dog", "Rome Paris Berlin trains", "nothing relevant",

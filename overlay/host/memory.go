@@ -38,7 +38,7 @@ func (h *InMemory) space(user string, create bool) *memSpace {
 	defer h.mu.Unlock()
 	s := h.users[user]
 	if s == nil && create {
-		s = &memSpace{idx: newUserIndex()}
+		s = &memSpace{idx: newUserIndex(h.cfg.ANN)}
 		h.users[user] = s
 	}
 	return s
@@ -132,7 +132,7 @@ func (h *InMemory) DeleteUser(ctx context.Context, user string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.idx = newUserIndex()
+	s.idx = newUserIndex(h.cfg.ANN)
 	return nil
 }
 

@@ -20,29 +20,43 @@ import (
 // dropped, deletions, re-adds, a DeleteUser) while another searches after each write:
 // the searcher's index, brought up to date with only what changed since it was read,
 // must answer as an index read whole does, and it must have been read whole only at the
-// start and after the DeleteUser (whose memories leave no tombstones).
+// start and after the DeleteUser (whose memories leave no tombstones). The ANN variant
+// searches through the HNSW graph from 4 vectors (dropped below 2), so the refresh
+// crosses the threshold both ways and leaves tombstones in the graph; its answers must
+// also be brute force's (at a dozen memories the graph's beam holds them all).
 func TestIndexRefreshesIncrementally(t *testing.T) {
-	t.Run("SQLite", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "atma.db")
-		testIndexRefreshes(t, func() (*host.SQL, error) { return host.OpenSQLite(t.Context(), path, host.Config{}) })
-	})
-	t.Run("Postgres", func(t *testing.T) {
-		url := pgtest.URL(t)
-		testIndexRefreshes(t, func() (*host.SQL, error) { return host.OpenPostgres(t.Context(), url, host.Config{}) })
-	})
+	ann := host.ANNConfig{Threshold: 4, M: 2, EfConstruction: 4}
+	for _, tc := range []struct {
+		name string
+		ann  host.ANNConfig
+	}{{"BruteForce", host.ANNConfig{}}, {"ANN", ann}} {
+		t.Run("SQLite/"+tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "atma.db")
+			testIndexRefreshes(t, func(ann host.ANNConfig) (*host.SQL, error) {
+				return host.OpenSQLite(t.Context(), path, host.Config{ANN: ann})
+			}, tc.ann)
+		})
+		t.Run("Postgres/"+tc.name, func(t *testing.T) {
+			url := pgtest.URL(t)
+			testIndexRefreshes(t, func(ann host.ANNConfig) (*host.SQL, error) {
+				return host.OpenPostgres(t.Context(), url, host.Config{ANN: ann})
+			}, tc.ann)
+		})
+	}
 }
 
-func testIndexRefreshes(t *testing.T, open func() (*host.SQL, error)) {
+func testIndexRefreshes(t *testing.T, open func(host.ANNConfig) (*host.SQL, error), ann host.ANNConfig) {
 	ctx := t.Context()
-	handle := func() *host.SQL {
+	handleWith := func(ann host.ANNConfig) *host.SQL {
 		t.Helper()
-		h, err := open()
+		h, err := open(ann)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { h.Close() })
 		return h
 	}
+	handle := func() *host.SQL { return handleWith(ann) }
 	writer, searcher := handle(), handle()
 	rng := rand.New(rand.NewPCG(7, 8))
 	vec := func() []float32 {
@@ -92,6 +106,10 @@ func testIndexRefreshes(t *testing.T, open func() (*host.SQL, error)) {
 		want := search(handle()) // a new handle reads the index whole
 		if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("step %d: the refreshed index answers differently (-whole +refreshed):\n%s", step, diff)
+		}
+		exact := search(handleWith(host.ANNConfig{Threshold: -1}))
+		if diff := cmp.Diff(exact, got, cmpopts.EquateApprox(0, 1e-6), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("step %d: the refreshed index answers differently from brute force (-exact +refreshed):\n%s", step, diff)
 		}
 	}
 	whole, incremental := searcher.IndexReads()

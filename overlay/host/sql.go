@@ -385,7 +385,7 @@ func (h *SQL) deleteUser(ctx context.Context, user string) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("delete user: commit: %w", err)
 	}
-	h.advance(user, st.gen, next.gen, func(idx *userIndex) error { *idx = *newUserIndex(); return nil })
+	h.advance(user, st.gen, next.gen, func(idx *userIndex) error { *idx = *newUserIndex(h.cfg.ANN); return nil })
 	return nil
 }
 
@@ -579,7 +579,7 @@ func (h *SQL) load(ctx context.Context, user string) (*userIndex, int64, error) 
 		return nil, 0, fmt.Errorf("load index: %w", err)
 	}
 	defer rows.Close()
-	idx := newUserIndex()
+	idx := newUserIndex(h.cfg.ANN)
 	if st.vectors > 0 && st.dim > 0 {
 		idx.dense.ids = make([]string, 0, st.vectors)
 		idx.dense.vecs = make([]float32, 0, st.vectors*st.dim)
