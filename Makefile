@@ -26,7 +26,7 @@ help:
 	@echo "make build       build bin/atma, bin/sentry, bin/judge"
 	@echo "make bench       run the benchmarks"
 	@echo "make fuzz        run every fuzz target for FUZZTIME ($(FUZZTIME))"
-	@echo "make lint        go vet (also with -tags hftokenizers and integration) and a gofmt check"
+	@echo "make lint        go mod tidy -diff, go vet (also with -tags hftokenizers and integration) and a gofmt check"
 	@echo "make test-integration  the llm client against a real llama-server (builds it once, ~15 min)"
 
 build:
@@ -47,7 +47,10 @@ models: onnxruntime
 	@src=$$(scripts/fetch-use-lite.sh) && $(GO) run ./internal/tools/uselite -src "$$src" -out "$(ATMA_CACHE)/backbones/use-lite" >/dev/null
 	@GO=$(GO) scripts/default-sentry.sh use-lite
 
+# go.mod and go.sum must be as `go mod tidy` leaves them: -diff prints what it would
+# change and fails, writing nothing.
 lint:
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) vet -tags hftokenizers ./...
 	$(GO) vet -tags integration ./llm/ ./internal/cli/ ./internal/llamatest/

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -397,14 +398,73 @@ func FuzzDecodeOpenRLHF(f *testing.F) {
 	})
 }
 
+// wantText is what a TRL or verl text field reads as, from its definition: a JSON
+// string as it is, null or absent as "", a list of messages as their contents joined by
+// blank lines.
+func wantText(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var msgs []struct {
+		Content string `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &msgs); err != nil {
+		t.Fatalf("accepted text %s is neither a string nor messages: %v", raw, err)
+	}
+	parts := make([]string, len(msgs))
+	for i, m := range msgs {
+		parts[i] = m.Content
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// sameLabel: an item's label is the request's raw label, byte for byte (nil when the
+// request has none).
+func sameLabel(got, want json.RawMessage) bool {
+	return bytes.Equal(got, want) && (got == nil) == (want == nil)
+}
+
 func FuzzDecodeTRL(f *testing.F) {
 	f.Add([]byte(`{"prompts":[[{"role":"user","content":"q"}]],"completions":[[{"role":"assistant","content":"a"}]],"labels":["{}"]}`))
 	f.Add([]byte(`{"prompts":["q"],"completions":["a"]}`))
 	f.Add([]byte(`{"completions":[null]}`))
+	f.Add([]byte(`{"prompts":[null,"p"],"completions":[[{"role":"system","content":"s"},{"role":"user","content":"u"}],"b<|im_end|>"],"labels":[1,{"x":[2]}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		items, err := decodeTRL(body, 8)
-		if err == nil && len(items) > 8 {
-			t.Fatalf("%d items", len(items))
+		if err != nil {
+			return
+		}
+		var req trlRequest
+		if err := json.Unmarshal(body, &req); err != nil {
+			t.Fatalf("accepted a body encoding/json refuses: %v", err)
+		}
+		if len(items) != len(req.Completions) || len(items) > 8 {
+			t.Fatalf("%d items from %d completions (limit 8)", len(items), len(req.Completions))
+		}
+		for i, it := range items {
+			if want := wantText(t, req.Completions[i]); it.completion != want {
+				t.Errorf("completion %d: %q, want %q", i, it.completion, want)
+			}
+			var prompt json.RawMessage
+			if req.Prompts != nil {
+				prompt = req.Prompts[i]
+			}
+			if want := wantText(t, prompt); it.prompt != want {
+				t.Errorf("prompt %d: %q, want %q", i, it.prompt, want)
+			}
+			var label json.RawMessage
+			if req.Labels != nil {
+				label = req.Labels[i]
+			}
+			if !sameLabel(it.label, label) {
+				t.Errorf("label %d: %s, want %s", i, it.label, label)
+			}
 		}
 	})
 }
@@ -412,13 +472,72 @@ func FuzzDecodeTRL(f *testing.F) {
 func FuzzDecodeVerl(f *testing.F) {
 	f.Add([]byte(`{"data_source":"atma/judge","solution_str":"a","ground_truth":"{}","extra_info":{"prompt":"p"}}`))
 	f.Add([]byte(`{"solution_strs":["a","b"],"ground_truths":["{}","{}"],"extra_infos":[null,{"prompt":[{"role":"user","content":"q"}]}]}`))
+	f.Add([]byte(`{"solution_str":"a </s> <|endoftext|>\n","ground_truth":null}`))
+	f.Add([]byte(`{"solution_str":"a","solution_strs":["b"]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		items, batch, err := decodeVerl(body, 8)
-		if err == nil && (len(items) > 8 || !batch && len(items) != 1) {
-			t.Fatalf("%d items, batch %v", len(items), batch)
+		if err != nil {
+			return
+		}
+		var req verlRequest
+		if err := json.Unmarshal(body, &req); err != nil {
+			t.Fatalf("accepted a body encoding/json refuses: %v", err)
+		}
+		if (req.SolutionStr != nil) == (req.Solutions != nil) || batch != (req.Solutions != nil) {
+			t.Fatalf("batch %v for solution_str %v, solution_strs %v: want exactly one form", batch, req.SolutionStr != nil, req.Solutions != nil)
+		}
+		// The form's fields, as batch columns of one row for a single sample.
+		sols, truths, infos := req.Solutions, req.Truths, req.ExtraInfos
+		if !batch {
+			sols = []string{*req.SolutionStr}
+			truths, infos = []json.RawMessage{req.GroundTruth}, []json.RawMessage{req.ExtraInfo}
+		}
+		if len(items) != len(sols) || len(items) > 8 {
+			t.Fatalf("%d items from %d solutions (limit 8)", len(items), len(sols))
+		}
+		for i, it := range items {
+			// A completion is its solution less every trailing end-of-turn or padding
+			// token (and the white space around them), and nothing else.
+			rest, ok := strings.CutPrefix(sols[i], it.completion)
+			if !ok || !specialRest.MatchString(rest) || specialEnd.MatchString(it.completion) {
+				t.Errorf("completion %d: %q from solution %q", i, it.completion, sols[i])
+			}
+			var label, info json.RawMessage
+			if truths != nil {
+				label = truths[i]
+			}
+			if infos != nil {
+				info = infos[i]
+			}
+			if !sameLabel(it.label, label) {
+				t.Errorf("label %d: %s, want %s", i, it.label, label)
+			}
+			var prompt json.RawMessage
+			if b := bytes.TrimSpace(info); len(b) > 0 && string(b) != "null" {
+				var x struct {
+					Prompt json.RawMessage `json:"prompt"`
+				}
+				if err := json.Unmarshal(b, &x); err != nil {
+					t.Fatalf("accepted extra_info %s: %v", b, err)
+				}
+				prompt = x.Prompt
+			}
+			if want := wantText(t, prompt); it.prompt != want {
+				t.Errorf("prompt %d: %q, want %q", i, it.prompt, want)
+			}
 		}
 	})
 }
+
+// The end-of-turn and padding tokens a solution may end in: </s>, <eos>, <pad>,
+// <end_of_turn> and every <|…|> (<|im_end|>, <|endoftext|>, …). specialRest matches
+// what trimming may remove, specialEnd a completion that still ends in one.
+const specialToken = `(?:</s>|<eos>|<pad>|<end_of_turn>|<\|[^<]+\|>)`
+
+var (
+	specialRest = regexp.MustCompile(`^(?:\s*` + specialToken + `)*\s*$`)
+	specialEnd  = regexp.MustCompile(specialToken + `\s*$`)
+)
 
 const testRewardToken = "reward-token-0123456789"
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"os"
@@ -286,31 +287,65 @@ func TestEncoderManifestMismatch(t *testing.T) {
 	}
 }
 
+// cudaHere reports whether sessions can run on CUDA here, and why not: the real probe
+// finds a supported GPU and the library has CUDA's provider, which ONNX Runtime loads
+// from the library's own directory (libonnxruntime_providers_cuda.so). Neither is asked
+// of the session code under test.
+func cudaHere(t *testing.T) (bool, string) {
+	t.Helper()
+	rep, err := gpu.Probe(t.Context())
+	if _, ok := rep.PreferCUDA(); !ok {
+		return false, fmt.Sprintf("no supported GPU (%s, %v)", rep.Reason, err)
+	}
+	provider := filepath.Join(filepath.Dir(testLibrary(t)), "libonnxruntime_providers_cuda.so")
+	if _, err := os.Stat(provider); err != nil {
+		return false, fmt.Sprintf("a GPU, but a CPU-only ONNX Runtime (%v)", err)
+	}
+	return true, ""
+}
+
+// TestProviderSelection: auto uses CUDA where the probe finds a GPU and the library has
+// CUDA, else falls back to the CPU and logs why; cuda required is an error where CUDA
+// cannot run; no GPU means the CPU.
 func TestProviderSelection(t *testing.T) {
 	initORT(t)
 	ctx := t.Context()
 	m, _ := tinyBackbone(t, tinybert.Config{Seed: 1})
+	cuda, why := cudaHere(t)
+	t.Logf("CUDA here: %v %s", cuda, why)
 	h200 := func(context.Context) (gpu.Report, error) {
 		return gpu.Report{Available: true, Driver: "560.35", CUDA: "12.6", Devices: []gpu.Device{{Index: 0, Name: "NVIDIA H200", Class: gpu.ClassH200, ComputeMajor: 9, ComputeMinor: 0, MemoryTotal: 141 << 30, MemoryFree: 140 << 30}}}, nil
 	}
-	t.Run("auto falls back to CPU on a CPU-only library", func(t *testing.T) {
+	t.Run("auto with a GPU reported", func(t *testing.T) {
 		var logs bytes.Buffer
 		enc, err := NewEncoder(ctx, m, EncoderConfig{Session: SessionConfig{Probe: h200, Logger: slog.New(slog.NewTextHandler(&logs, nil))}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer enc.Destroy()
-		if enc.Provider() != "cpu" {
-			t.Errorf("provider %q, want cpu", enc.Provider())
-		}
-		if !strings.Contains(logs.String(), "CUDA provider failed") {
+		switch {
+		case cuda && enc.Provider() != "cuda:0":
+			t.Errorf("provider %q, want cuda:0 (logs %s)", enc.Provider(), logs.String())
+		case !cuda && enc.Provider() != "cpu":
+			t.Errorf("provider %q, want cpu: %s", enc.Provider(), why)
+		case !cuda && !strings.Contains(logs.String(), "CUDA provider failed"):
 			t.Errorf("fallback not logged: %s", logs.String())
 		}
 	})
-	t.Run("cuda required is an error", func(t *testing.T) {
-		_, err := NewEncoder(ctx, m, EncoderConfig{Session: SessionConfig{Provider: ProviderCUDA}})
+	t.Run("cuda required", func(t *testing.T) {
+		enc, err := NewEncoder(ctx, m, EncoderConfig{Session: SessionConfig{Provider: ProviderCUDA}})
+		if cuda {
+			if err != nil {
+				t.Fatalf("CUDA required: %v", err)
+			}
+			defer enc.Destroy()
+			if enc.Provider() != "cuda:0" {
+				t.Errorf("provider %q, want cuda:0", enc.Provider())
+			}
+			return
+		}
 		if !errors.Is(err, ErrNoCUDA) {
-			t.Errorf("error %v, want ErrNoCUDA", err)
+			t.Errorf("error %v, want ErrNoCUDA (%s)", err, why)
 		}
 	})
 	t.Run("no GPU", func(t *testing.T) {

@@ -358,6 +358,10 @@ func (o *Overlay) hostMemories(ctx context.Context, get func(context.Context, st
 	return ms, nil
 }
 
+// candidateFactor × Config.Candidates is both how many seeds an ingest asks the host for
+// and how many candidates it audits at most.
+const candidateFactor = 2
+
 // candidates are the host's seeds for the new text plus the current versions of their
 // slots and the records linked to them; only records that may hold now (not superseded,
 // not transition summaries) are audited. A stale seed still leads to its slot's current
@@ -367,13 +371,13 @@ func (o *Overlay) hostMemories(ctx context.Context, get func(context.Context, st
 // may cost a Judge call; the slots' newest members come before the links.
 func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float32, tr *IngestTrace) ([]store.Record, error) {
 	// Ask for more seeds than candidates: transition records and history take places.
-	seeds, err := o.cfg.Host.Search(ctx, user, text, vec, 2*o.cfg.Candidates)
+	seeds, err := o.cfg.Host.Search(ctx, user, text, vec, candidateFactor*o.cfg.Candidates)
 	if err != nil {
 		return nil, fmt.Errorf("host seeds: %w", err)
 	}
 	var out []store.Record
 	seen := map[string]bool{}
-	limit := 2 * o.cfg.Candidates
+	limit := candidateFactor * o.cfg.Candidates
 	add := func(r store.Record, from string, rank int) {
 		// History is not audited again, and transition records are the overlay's own
 		// summaries of a change, not something the user said.

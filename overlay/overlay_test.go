@@ -2,6 +2,7 @@ package overlay
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"maps"
@@ -79,41 +80,162 @@ func TestCommitPath(t *testing.T) {
 	}
 }
 
+// verdictAuditor answers every pair whose old record has the content old with v and
+// every other pair as consistent and unrelated.
+type verdictAuditor struct {
+	old string
+	v   judge.Verdict
+}
+
+func (a verdictAuditor) Audit(_ context.Context, p judge.Pair) (judge.Result, error) {
+	if p.Old.Text == a.old {
+		return judge.Result{Verdict: a.v, Source: "script"}, nil
+	}
+	return judge.Result{Verdict: judge.Verdict{Status: judge.StatusConsistent, ConflictType: judge.TypeNone, Action: judge.ActionKeep, Confidence: 1}, Source: "script"}, nil
+}
+
+// TestCommitActions commits each of the Judge's five actions between an old and a new
+// memory and checks what the bank then holds: statuses, the link from the new record to
+// the old, the transition record, the trace's commit. The scripted cases give the
+// verdict; the others take the rule auditor's, end to end.
 func TestCommitActions(t *testing.T) {
+	const (
+		old = "I live in Berlin."
+		nw  = "I live in Lisbon now."
+	)
 	tests := []struct {
 		name       string
 		old, new   string
+		verdict    *judge.Verdict // nil: the rule auditor
 		wantOld    store.Status
 		wantNew    store.Status
-		wantAction judge.Action
+		wantLink   store.LinkType // from the new record to the old ("": none)
+		wantAction judge.Action   // the trace's commit ("": none)
 	}{
-		{"negation supersedes", "I have a dog named Rex.", "I gave my dog Rex to my sister, I don't have a dog anymore.", store.StatusSuperseded, store.StatusActive, judge.ActionSupersede},
-		{"unrelated keeps both", "I have a dog named Rex.", "The quarterly report is due on Friday.", store.StatusActive, store.StatusActive, ""},
+		{"transition", old, nw, &judge.Verdict{Status: judge.StatusConflict, ConflictType: judge.TypeTemporalUpdate, Action: judge.ActionTransition,
+			Links: []judge.Link{{Type: judge.LinkEvolvesFrom, From: judge.RefNew, To: judge.RefOld}}, TransitionSummary: "home: Berlin -> Lisbon", Confidence: 0.9},
+			store.StatusSuperseded, store.StatusActive, store.LinkSupersedes, judge.ActionTransition},
+		{"supersede", old, nw, &judge.Verdict{Status: judge.StatusConflict, ConflictType: judge.TypeValueDiscrepancy, Action: judge.ActionSupersede,
+			Links: []judge.Link{{Type: judge.LinkSupersedes, From: judge.RefNew, To: judge.RefOld}}, Confidence: 0.9},
+			store.StatusSuperseded, store.StatusActive, store.LinkSupersedes, judge.ActionSupersede},
+		{"scoped exception", old, nw, &judge.Verdict{Status: judge.StatusConflict, ConflictType: judge.TypeScopeMismatch, Action: judge.ActionScopedException,
+			Links: []judge.Link{{Type: judge.LinkScopedException, From: judge.RefNew, To: judge.RefOld}}, Confidence: 0.9},
+			store.StatusActive, store.StatusActive, store.LinkScopedException, judge.ActionScopedException},
+		{"coexist", old, nw, &judge.Verdict{Status: judge.StatusConsistent, ConflictType: judge.TypeNone, Action: judge.ActionCoexist, Confidence: 0.9},
+			store.StatusActive, store.StatusActive, store.LinkCoexistsWith, judge.ActionCoexist},
+		{"keep", old, nw, &judge.Verdict{Status: judge.StatusConsistent, ConflictType: judge.TypeNone, Action: judge.ActionKeep, Confidence: 0.9},
+			store.StatusActive, store.StatusActive, "", ""},
+		{"rules: negation supersedes", "I have a dog named Rex.", "I gave my dog Rex to my sister, I don't have a dog anymore.", nil,
+			store.StatusSuperseded, store.StatusActive, store.LinkSupersedes, judge.ActionSupersede},
+		{"rules: unrelated keeps both", "I have a dog named Rex.", "The quarterly report is due on Friday.", nil,
+			store.StatusActive, store.StatusActive, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := t.Context()
-			o := newTestOverlay(t, nil)
+			o := newTestOverlay(t, func(c *Config) {
+				if tt.verdict != nil {
+					if err := tt.verdict.Validate(); err != nil {
+						t.Fatalf("the scripted verdict is one no Judge may give: %v", err)
+					}
+					c.Auditor = verdictAuditor{old: tt.old, v: *tt.verdict}
+				}
+			})
 			tr, err := o.Add(ctx, "u", []Input{{Content: tt.old, EventTime: at(1)}, {Content: tt.new, EventTime: at(5)}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			old, _ := o.Store().Get(ctx, "u", tr[0].RecordID)
-			nw, _ := o.Store().Get(ctx, "u", tr[1].RecordID)
-			if old.Status != tt.wantOld || nw.Status != tt.wantNew {
-				t.Errorf("old %s new %s; trace %+v", old.Status, nw.Status, tr[1])
+			oldID, newID := tr[0].RecordID, tr[1].RecordID
+			if tt.verdict != nil && !slices.ContainsFunc(tr[1].Candidates, func(c CandidateTrace) bool { return c.ID == oldID && c.Verdict != nil }) {
+				t.Fatalf("the old memory was not audited: %+v", tr[1].Candidates)
 			}
-			var got judge.Action
-			if len(tr[1].Commits) > 0 {
-				got = tr[1].Commits[0].Action
+			o1, _ := o.Store().Get(ctx, "u", oldID)
+			n1, _ := o.Store().Get(ctx, "u", newID)
+			if o1.Status != tt.wantOld || n1.Status != tt.wantNew {
+				t.Errorf("old %s new %s, want %s %s; trace %+v", o1.Status, n1.Status, tt.wantOld, tt.wantNew, tr[1])
 			}
-			if got != tt.wantAction {
-				t.Errorf("action %q, want %q (%+v)", got, tt.wantAction, tr[1].Commits)
+			if tt.wantOld == store.StatusSuperseded && o1.ValidUntil.IsZero() {
+				t.Error("the superseded memory has no valid_until")
+			}
+			var toOld []store.Link
+			for _, l := range n1.Links {
+				if l.To == oldID {
+					toOld = append(toOld, l)
+				}
+			}
+			switch {
+			case tt.wantLink == "" && len(toOld) != 0:
+				t.Errorf("links to the old memory %v, want none", toOld)
+			case tt.wantLink != "" && !n1.HasLink(tt.wantLink, oldID):
+				t.Errorf("links %v, want %s -> old", n1.Links, tt.wantLink)
+			}
+			var got []judge.Action
+			for _, c := range tr[1].Commits {
+				got = append(got, c.Action)
+			}
+			var want []judge.Action
+			if tt.wantAction != "" {
+				want = []judge.Action{tt.wantAction}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("commits %v, want %v (%+v)", got, want, tr[1].Commits)
+			}
+			if tt.wantAction == judge.ActionTransition {
+				tid := tr[1].Commits[0].Transition
+				tx, err := o.Store().Get(ctx, "u", tid)
+				if err != nil || tx.Status != store.StatusTransition || tx.Content != tt.verdict.TransitionSummary ||
+					!tx.HasLink(store.LinkEvolvesFrom, oldID) || !tx.HasLink(store.LinkEvolvesTo, newID) {
+					t.Errorf("transition record %q: %+v %v", tid, tx, err)
+				}
+			} else if recs, _, _ := o.Store().List(ctx, "u", store.Filter{Status: store.StatusTransition}); len(recs) != 0 {
+				t.Errorf("transition records %v without a transition", recs)
 			}
 			if v, err := store.Check(ctx, o.Store(), "u"); err != nil || len(v) != 0 {
 				t.Errorf("invariants: %v %v", v, err)
 			}
 		})
+	}
+}
+
+// TestClarificationLeavesUnknown: an implicit conflict the Judge wants clarified stores
+// the new memory as unknown, with the question and the record it conflicts with, and
+// leaves the old memory current (planCommit's clarification branch, through Add).
+func TestClarificationLeavesUnknown(t *testing.T) {
+	ctx := t.Context()
+	const question = "Are you still vegan?"
+	old, nw := "I eat only vegan food.", "I had a steak for dinner, great food."
+	v := judge.Verdict{Status: judge.StatusConflict, ConflictType: judge.TypeImplicitViolation, Action: judge.ActionKeep,
+		ClarificationNeeded: true, ClarificationQuestion: question, Confidence: 0.6}
+	if err := v.Validate(); err != nil {
+		t.Fatalf("the scripted verdict is one no Judge may give: %v", err)
+	}
+	o := newTestOverlay(t, func(c *Config) { c.Auditor = verdictAuditor{old: old, v: v} })
+	tr, err := o.Add(ctx, "u", []Input{{Content: old, EventTime: at(1)}, {Content: nw, EventTime: at(5)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldID, newID := tr[0].RecordID, tr[1].RecordID
+	if !slices.ContainsFunc(tr[1].Candidates, func(c CandidateTrace) bool { return c.ID == oldID && c.Verdict != nil }) {
+		t.Fatalf("the old memory was not audited: %+v", tr[1].Candidates)
+	}
+	n, err := o.Store().Get(ctx, "u", newID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Status != store.StatusUnknown || n.Meta["clarification"] != question || n.Meta["conflicts_with"] != oldID {
+		t.Errorf("new memory: status %s meta %v", n.Status, n.Meta)
+	}
+	if tr[1].Status != store.StatusUnknown {
+		t.Errorf("trace status %s, want unknown", tr[1].Status)
+	}
+	if len(tr[1].Commits) != 1 || tr[1].Commits[0].Action != judge.ActionKeep || tr[1].Commits[0].Old != oldID || !strings.Contains(tr[1].Commits[0].Note, question) {
+		t.Errorf("commits %+v", tr[1].Commits)
+	}
+	if r, _ := o.Store().Get(ctx, "u", oldID); r.Status != store.StatusActive || len(r.Links) != 0 {
+		t.Errorf("old memory: status %s links %v", r.Status, r.Links)
+	}
+	if v, err := store.Check(ctx, o.Store(), "u"); err != nil || len(v) != 0 {
+		t.Errorf("invariants: %v %v", v, err)
 	}
 }
 
@@ -428,34 +550,58 @@ func TestCandidatesBounded(t *testing.T) {
 
 // TestBankIngestOneTransaction: on a bank (OpenBank: store and host in one SQLite file)
 // an ingest writes its record, its transition records and their host memories in one
-// transaction: a commit that fails leaves neither, and the host's search finds what the
-// bank holds.
+// transaction: a fault after the record write, after the host write, or a cancel inside
+// the transaction leaves nothing of the ingest, and the host's search finds what the
+// bank holds. TestPostgresBankIngestOneTransaction runs the same on PostgreSQL.
 func TestBankIngestOneTransaction(t *testing.T) {
-	ctx := t.Context()
-	bank, err := OpenBank(ctx, t.TempDir())
+	bank, err := OpenBank(t.Context(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer bank.Close()
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	calls, failAt := 0, -1
-	o, err := New(Config{Store: bank.Store, Host: bank.Host, Embedder: overlaytest.BagEmbedder{}, Traces: bank.Traces,
-		Now: func() time.Time {
-			if calls++; calls == failAt {
-				cancel()
-			}
-			return time.Now()
-		}})
+	testBankIngestOneTransaction(t, bank)
+}
+
+var errInjected = errors.New("injected fault")
+
+// faultHost is the bank's host memory with a fault in its writes in the store's
+// transaction (AddIn). It embeds *host.SQL, so the overlay commits through it as
+// through the bank's own host: in the store's transaction.
+type faultHost struct {
+	*host.SQL
+	fault  string // "": none; see the cases of testBankIngestOneTransaction
+	cancel context.CancelFunc
+}
+
+func (h *faultHost) AddIn(ctx context.Context, tx *sql.Tx, user string, ms []host.Memory) (func(), error) {
+	switch h.fault {
+	case "host write fails":
+		return nil, errInjected
+	case "cancel in the transaction":
+		h.cancel()
+	}
+	apply, err := h.SQL.AddIn(ctx, tx, user, ms)
+	if err == nil && h.fault == "fault after the host write" {
+		return nil, errInjected
+	}
+	return apply, err
+}
+
+func testBankIngestOneTransaction(t *testing.T, bank *Bank) {
+	ctx := t.Context()
+	fh := &faultHost{SQL: bank.Host}
+	o, err := New(Config{Store: bank.Store, Host: fh, Embedder: overlaytest.BagEmbedder{}, Traces: bank.Traces})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.inTx == nil {
 		t.Fatal("the bank's host does not write in the store's transactions")
 	}
-	same := func() {
+	// held is what the bank holds: its records' ids, after checking that the host holds
+	// as many memories.
+	held := func() []string {
 		t.Helper()
-		recs, _, err := bank.Store.List(ctx, "u", store.Filter{})
+		recs, _, err := bank.Store.List(ctx, "u", store.Filter{Limit: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -463,6 +609,12 @@ func TestBankIngestOneTransaction(t *testing.T) {
 		if err != nil || n != len(recs) {
 			t.Errorf("host holds %d memories (%v), the bank %d records", n, err, len(recs))
 		}
+		ids := make([]string, len(recs))
+		for i, r := range recs {
+			ids[i] = r.ID
+		}
+		slices.Sort(ids)
+		return ids
 	}
 	trs, err := o.Add(ctx, "u", []Input{{Content: "I live in Berlin.", EventTime: at(1)}, {Content: "I moved to Lisbon last month.", EventTime: at(20)}})
 	if err != nil {
@@ -471,18 +623,53 @@ func TestBankIngestOneTransaction(t *testing.T) {
 	if len(trs[1].Commits) != 1 || trs[1].Commits[0].Transition == "" {
 		t.Fatalf("commits %+v, want a transition", trs[1].Commits)
 	}
-	same()
+	before := held()
 	hits, err := bank.Host.Search(ctx, "u", "Berlin Lisbon", nil, 10)
 	if err != nil || !slices.ContainsFunc(hits, func(h host.Hit) bool { return h.ID == trs[1].Commits[0].Transition }) {
 		t.Errorf("the transition record is not searchable: %v %v", hits, err)
 	}
 
-	failAt = calls + 1 // the next ingest's clock reading cancels its context
-	if _, err := o.Add(cctx, "u", []Input{{Content: "I moved to Porto.", EventTime: at(30)}}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("error %v, want the cancelled commit's", err)
+	// Each fault strikes after the commit wrote the record, its links and its transition
+	// record, in the same transaction as the host memories.
+	porto := []Input{{Content: "I moved to Porto.", EventTime: at(30)}}
+	for _, tt := range []struct {
+		fault string
+		want  error
+	}{
+		{"host write fails", errInjected},
+		{"fault after the host write", errInjected},
+		{"cancel in the transaction", context.Canceled},
+	} {
+		t.Run(tt.fault, func(t *testing.T) {
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			fh.fault, fh.cancel = tt.fault, cancel
+			defer func() { fh.fault = "" }()
+			if _, err := o.Add(cctx, "u", porto); !errors.Is(err, tt.want) {
+				t.Fatalf("error %v, want %v", err, tt.want)
+			}
+			if got := held(); !slices.Equal(got, before) {
+				t.Errorf("the failed ingest changed the bank: %v, was %v", got, before)
+			}
+			if hits, err := bank.Host.Search(ctx, "u", "Porto", nil, 10); err != nil || len(hits) != 0 {
+				t.Errorf("the failed ingest left host memories: %v %v", hits, err)
+			}
+		})
 	}
-	same()
-	if hits, _ := bank.Host.Search(ctx, "u", "Porto", nil, 10); len(hits) != 0 {
-		t.Errorf("the failed ingest left host memories: %v", hits)
+
+	// Without a fault the same ingest commits, with the transition record the failed
+	// ones also wrote before their fault.
+	trs, err = o.Add(ctx, "u", porto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trs[0].Commits) != 1 || trs[0].Commits[0].Transition == "" {
+		t.Fatalf("commits %+v, want a transition", trs[0].Commits)
+	}
+	if got := held(); len(got) != len(before)+2 {
+		t.Errorf("bank %v after the ingest, want %d records", got, len(before)+2)
+	}
+	if hits, err := bank.Host.Search(ctx, "u", "Porto", nil, 10); err != nil || !slices.ContainsFunc(hits, func(h host.Hit) bool { return h.ID == trs[0].RecordID }) {
+		t.Errorf("the committed ingest is not searchable: %v %v", hits, err)
 	}
 }

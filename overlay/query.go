@@ -23,6 +23,12 @@ const (
 	MaxTopK         = 50
 	MaxQueryBytes   = 4 << 10
 	controllerTimer = 20 * time.Second
+	// A query asks the host for seedFactor × k seeds, at least minSeeds: history and
+	// transition records take places in the pool before the packet keeps k.
+	seedFactor = 2
+	minSeeds   = 10
+	// answerMaxTokens bounds the answer model's reply: a short answer from the packet.
+	answerMaxTokens = 256
 )
 
 // QueryRequest is one question about a user's memory.
@@ -147,7 +153,7 @@ func (o *Overlay) Query(ctx context.Context, user string, q QueryRequest) (*Quer
 	// holds ("now", "these days"): the profile reads them, and as terms they match every
 	// memory that says "now" about anything (retrieval.HostQuery). Its dense search
 	// embeds the whole question.
-	seeds, err := o.cfg.Host.Search(ctx, user, retrieval.HostQuery(q.Text), vecs[0], max(2*k, 10))
+	seeds, err := o.cfg.Host.Search(ctx, user, retrieval.HostQuery(q.Text), vecs[0], max(seedFactor*k, minSeeds))
 	if err != nil {
 		return nil, fmt.Errorf("host seeds: %w", err)
 	}
@@ -192,7 +198,7 @@ func (o *Overlay) Query(ctx context.Context, user string, q QueryRequest) (*Quer
 		t0 = time.Now()
 		tr.Prompt = tr.Packet.Messages()
 		temp := 0.0
-		resp, err := o.cfg.Answerer.Chat(ctx, llm.Request{Messages: tr.Prompt, Temperature: &temp, MaxTokens: 256})
+		resp, err := o.cfg.Answerer.Chat(ctx, llm.Request{Messages: tr.Prompt, Temperature: &temp, MaxTokens: answerMaxTokens})
 		switch {
 		case err != nil:
 			tr.AnswerError = err.Error()

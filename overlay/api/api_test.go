@@ -16,12 +16,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/llm"
 	"github.com/atma-dev/atma/overlay"
+	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/overlaytest"
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store"
@@ -386,10 +388,13 @@ func TestBodyLimitStreaming(t *testing.T) {
 	}
 }
 
-// conflictStore refuses the commit of its failAt-th transaction (counting from 1) as
-// an invariant violation.
+// conflictStore is the bank's store, whose failAt-th transaction (counting from 1) is
+// refused as an invariant violation after its function ran, as the store's commit check
+// refuses one: the ingest has written its record and, in the same transaction, its host
+// memory. It embeds *store.SQL, so the overlay commits through it as through the bank's
+// own store: with the host in the transaction.
 type conflictStore struct {
-	store.Store
+	*store.SQL
 	mu     sync.Mutex
 	n      int
 	failAt int
@@ -400,14 +405,36 @@ func (s *conflictStore) Tx(ctx context.Context, user string, fn func(store.Tx) e
 	s.n++
 	n := s.n
 	s.mu.Unlock()
-	if n == s.failAt {
+	return s.SQL.Tx(ctx, user, func(tx store.Tx) error {
+		if err := fn(tx); err != nil || n != s.failAt {
+			return err
+		}
 		return fmt.Errorf("commit: %w", &store.ViolationError{Violations: []store.Violation{{Kind: store.ViolationKind("test"), User: user, Detail: "refused by the test"}}})
-	}
-	return s.Store.Tx(ctx, user, fn)
+	})
 }
 
+// addCountingHost is the bank's host memory counting the memories written outside the
+// store's transaction (Add): the bank's commit path writes none.
+type addCountingHost struct {
+	*host.SQL
+	adds atomic.Int32
+}
+
+func (h *addCountingHost) Add(ctx context.Context, user string, m host.Memory) error {
+	h.adds.Add(1)
+	return h.SQL.Add(ctx, user, m)
+}
+
+// TestConflictKeepsCommittedPrefix: a batch whose second memory's commit is refused
+// answers 409 naming the memory and the committed prefix; the bank and the host memory
+// hold the first memory only.
 func TestConflictKeepsCommittedPrefix(t *testing.T) {
-	e := newEnv(t, func(c *overlay.Config) { c.Store = &conflictStore{Store: c.Store, failAt: 2} }, nil)
+	h := &addCountingHost{}
+	e := newEnv(t, func(c *overlay.Config) {
+		c.Store = &conflictStore{SQL: c.Store.(*store.SQL), failAt: 2}
+		h.SQL = c.Host.(*host.SQL)
+		c.Host = h
+	}, nil)
 	w := e.do(req{method: "POST", path: "/v1/users/alice/memories", body: `{"memories":[{"content":"I live in Berlin."},{"content":"I have a cat."},{"content":"I like tea."}]}`})
 	if w.Code != http.StatusConflict {
 		t.Fatalf("status %d: %s", w.Code, w.Body)
@@ -420,6 +447,18 @@ func TestConflictKeepsCommittedPrefix(t *testing.T) {
 	e.call(req{method: "GET", path: "/v1/users/alice/records"}, http.StatusOK, &list)
 	if len(list.Records) != 1 || list.Records[0].ID != d.Committed[0] {
 		t.Errorf("bank %+v, committed %v", list.Records, d.Committed)
+	}
+	ctx := t.Context()
+	if n, err := e.bank.Host.Len(ctx, "alice"); err != nil || n != 1 {
+		t.Errorf("host memory holds %d memories (%v), want the committed one", n, err)
+	}
+	for _, q := range []string{"cat", "tea"} {
+		if hits, err := e.bank.Host.Search(ctx, "alice", q, nil, 10); err != nil || len(hits) != 0 {
+			t.Errorf("host memory finds %q of a memory not committed: %v %v", q, hits, err)
+		}
+	}
+	if n := h.adds.Load(); n != 0 {
+		t.Errorf("%d host memories written outside the store's transaction: not the bank's commit path", n)
 	}
 }
 
