@@ -304,6 +304,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 		apply()
 		tr.Timings.Commit = time.Since(t0)
 		tr.Status = rec.Status
+		o.noteFacts(user, fs)
 		o.noteSlot(user, rec.Slot, slotValue)
 		return tr, nil
 	}
@@ -325,6 +326,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 	}
 	tr.Timings.Commit = time.Since(t0)
 	tr.Status = rec.Status
+	o.noteFacts(user, fs)
 	o.noteSlot(user, rec.Slot, slotValue)
 	get := func(ctx context.Context, id string) (store.Record, error) { return o.cfg.Store.Get(ctx, user, id) }
 	ms, err := o.hostMemories(ctx, get, mem, tr)
@@ -572,6 +574,23 @@ func (o *Overlay) extract(ctx context.Context, user string, inputs []Input, vecs
 		out[i].Why = why
 	}
 	return out, nil
+}
+
+// noteFacts records the slots and values of a committed record's facts for the
+// extractor, beside its own slot (noteSlot): "icloud 2tb, its 8.99 now" has a price the
+// next memory may correct ("9.99 not 8.99") though its slot is the subscription's.
+func (o *Overlay) noteFacts(user string, fs []facts.Fact) {
+	if o.cfg.Facts == nil {
+		return
+	}
+	r := o.recentSlots(user)
+	for _, f := range fs {
+		v := f.Value
+		if f.Negated {
+			v = ""
+		}
+		r.add(f.Slot(), v)
+	}
 }
 
 // noteSlot records a committed record's slot key (subject/attribute, without the value
