@@ -28,10 +28,24 @@
 //     to the new memory current. An implicit violation the Judge wants clarified leaves
 //     the old record current and stores the new one as unknown, with the question.
 //     History is never deleted; the store refuses a commit that breaks an invariant, and
-//     then nothing of the ingest is written. On a bank (OpenBank), where the host memory
-//     shares the store's SQLite database, the host's copies of the new memory and of
-//     the transition records are written in the same transaction; with another host
-//     the memory goes to it first and is removed again if the commit fails.
+//     then nothing of the ingest is written. The host's copies of the new memory and of
+//     the transition records are written in the same transaction (see below).
+//
+// # The host memory in the commit
+//
+// How the host memory takes part in a commit is declared when the overlay is built,
+// never found out from the values it is given. Config.Host is a TxHost, a participant
+// of the store's transactions: its AddIn writes the ingest's host memories in the
+// transaction that commits their records (store.Tx), and the apply it returns, called
+// after the commit, makes them searchable. A bank's host (OpenBank, OpenPostgresBank:
+// host.SQL on the store's database) is one, and so is host.InMemory; a wrapper of
+// either stays one by embedding it, and a wrapper that drops AddIn is a host.Host that
+// Config.Host does not take. host.SQL refuses a transaction of a store on another
+// database rather than write in it. Config.SeparateHost, in place of Host, declares a
+// host that lives elsewhere (another database, a Mem0 or Zep adapter) and cannot join
+// the transaction: it gets the new memory before the commit, loses it again when the
+// commit fails (a search hit without a record is skipped meanwhile), and gets the
+// transition records after the commit. Both go through one commit, commitWithHost.
 //
 // # Version groups by fact
 //

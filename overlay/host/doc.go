@@ -6,7 +6,8 @@
 //
 // Host is three methods (Add, Search, Delete), small enough for adapters to external
 // memories (Mem0, Zep) to implement. The built-in hosts, SQL and InMemory, also offer
-// AddBatch, Get, DeleteUser, Len and Users. Both are safe for concurrent use, pass one
+// AddIn (a write in the overlay store's transaction), AddBatch, Get, DeleteUser, Len and
+// Users. Both are safe for concurrent use, pass one
 // test suite, and keep users apart: no call for one user reads or changes another's
 // memories, and each user's vectors have their own dimension.
 //
@@ -75,10 +76,14 @@
 // Its tables are prefixed host_, with their own migration track ("host") in
 // schema_migrations. Open the database once (sqlitedb.Open, pgdb.Open) and pass it to
 // both store.NewSQLite and NewSQLite (store.NewPostgres and NewPostgres), or use
-// OpenSQLite (OpenPostgres) for a host alone. AddIn writes inside a transaction the
-// caller owns (store.SQLTx), so the overlay commits a record and its host memory
-// together; on PostgreSQL it takes the user's advisory lock in that transaction, as the
-// host's own writes do, so the writes of a user are serialised across replicas.
+// OpenSQLite (OpenPostgres) for a host alone. AddIn writes inside a transaction of the
+// store on the same database (a store.Tx, whose database transaction it takes with
+// store.SQLTx), so the overlay commits a record and its host memory together
+// (overlay.TxHost); a transaction of a store on another database is refused, not
+// written in. On PostgreSQL it takes the user's advisory lock in that transaction, as
+// the host's own writes do, so the writes of a user are serialised across replicas.
+// InMemory's AddIn checks the memories in the transaction and adds them when it has
+// committed.
 //
 // Search runs in memory, as InMemory's does: the first search of a user loads the
 // user's memories (vectors, about 2 KiB a memory at 512 dimensions, and the inverted
