@@ -102,24 +102,12 @@
 //
 // # Costs
 //
-// BenchmarkIngest and BenchmarkIngestConcurrent, on the 2-core development machine
-// (shared; figures move by ±10 % from one run to the next), the use-lite backbone, the
-// trained Sentry checkpoint and the rule auditor, realistic memories of package data's
-// profiles (each profile one user), a fresh SQLite bank, traces kept:
-//
-//	Add of up to 32 memories, one client         295–338 memories/s
-//	the same from 2 clients (different users)     358–392 memories/s
-//	Add of one memory a call                      156 memories/s
-//
-// A memory costs about 2.4 ms of backbone (one thread), 0.6 ms of seeds (host search and
-// two bank reads), 0.3 ms of Judge (73 % of memories have a pair routed to it, 1.3 pairs
-// a memory) and 1 ms of commit (host and bank writes); the bank takes about 10.6 MB on
-// disk a 1,000 records, traces (1.7 MB of it) included.
-//
-// A user whose slots gather thousands of versions is much slower (BenchmarkIngest/
-// Batch32OnMed: one user of 10,000 records receiving 34 profiles' conflicting facts into
-// one namespace, 26 memories/s, 8.3 candidates and 3.4 commits a memory; seeds 7 ms and
-// commit 29 ms a memory): a commit reconciles, merges and checks whole version groups.
-// At most twice Config.Candidates candidates are audited a memory, which keeps the
-// Judge's share bounded, and a stale seed's slot is read for its current members only.
+// What ingests and queries cost — memories a second, the share of the backbone, the
+// seeds, the Judge and the commit, the bank's size on disk, and a user whose slots
+// gather thousands of versions — is measured by BenchmarkIngest and
+// BenchmarkIngestConcurrent and kept, with the commands that measured it, in
+// docs/benchmarks.md ("Ingest"). A commit reconciles, merges and checks whole version
+// groups; at most twice Config.Candidates candidates are audited a memory, which keeps
+// the Judge's share bounded, and a stale seed's slot is read for its current members
+// only.
 package overlay
