@@ -57,7 +57,7 @@ func (o *Overlay) Delete(ctx context.Context, user, id string) error {
 	if err := o.cfg.Store.Delete(ctx, user, id); err != nil {
 		return err
 	}
-	if err := o.cfg.Host.Delete(ctx, user, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := o.host.Delete(ctx, user, id); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("delete from host memory: %w", err)
 	}
 	return nil
@@ -76,7 +76,7 @@ func (o *Overlay) DeleteUser(ctx context.Context, user string) error {
 	unlock := o.lock(user)
 	defer unlock()
 	errs := []error{o.cfg.Store.DeleteUser(ctx, user)}
-	if d, ok := o.cfg.Host.(userDeleter); ok {
+	if d, ok := o.host.(userDeleter); ok {
 		errs = append(errs, d.DeleteUser(ctx, user))
 	} else {
 		errs = append(errs, errors.New("the host memory cannot delete a whole user; its memories of this user remain"))

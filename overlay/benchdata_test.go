@@ -23,7 +23,6 @@ import (
 	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/store"
-	"github.com/atma-dev/atma/overlay/store/storetest"
 	"github.com/atma-dev/atma/sentry"
 )
 
@@ -465,7 +464,7 @@ func supersede(ctx context.Context, tx store.Tx, pl *planned) (*store.Record, er
 			}
 		}
 	}
-	if err := storetest.Supersede(ctx, tx, old.ID, nw.ID); err != nil {
+	if err := store.Reconcile(ctx, tx, pl.slot); err != nil {
 		return nil, err
 	}
 	if pl.op != opTransition {

@@ -28,10 +28,24 @@
 //     to the new memory current. An implicit violation the Judge wants clarified leaves
 //     the old record current and stores the new one as unknown, with the question.
 //     History is never deleted; the store refuses a commit that breaks an invariant, and
-//     then nothing of the ingest is written. On a bank (OpenBank), where the host memory
-//     shares the store's SQLite database, the host's copies of the new memory and of
-//     the transition records are written in the same transaction; with another host
-//     the memory goes to it first and is removed again if the commit fails.
+//     then nothing of the ingest is written. The host's copies of the new memory and of
+//     the transition records are written in the same transaction (see below).
+//
+// # The host memory in the commit
+//
+// How the host memory takes part in a commit is declared when the overlay is built,
+// never found out from the values it is given. Config.Host is a TxHost, a participant
+// of the store's transactions: its AddIn writes the ingest's host memories in the
+// transaction that commits their records (store.Tx), and the apply it returns, called
+// after the commit, makes them searchable. A bank's host (OpenBank, OpenPostgresBank:
+// host.SQL on the store's database) is one, and so is host.InMemory; a wrapper of
+// either stays one by embedding it, and a wrapper that drops AddIn is a host.Host that
+// Config.Host does not take. host.SQL refuses a transaction of a store on another
+// database rather than write in it. Config.SeparateHost, in place of Host, declares a
+// host that lives elsewhere (another database, a Mem0 or Zep adapter) and cannot join
+// the transaction: it gets the new memory before the commit, loses it again when the
+// commit fails (a search hit without a record is skipped meanwhile), and gets the
+// transition records after the commit. Both go through one commit, commitWithHost.
 //
 // # Version groups by fact
 //
@@ -88,24 +102,12 @@
 //
 // # Costs
 //
-// BenchmarkIngest and BenchmarkIngestConcurrent, on the 2-core development machine
-// (shared; figures move by ±10 % from one run to the next), the use-lite backbone, the
-// trained Sentry checkpoint and the rule auditor, realistic memories of package data's
-// profiles (each profile one user), a fresh SQLite bank, traces kept:
-//
-//	Add of up to 32 memories, one client         295–338 memories/s
-//	the same from 2 clients (different users)     358–392 memories/s
-//	Add of one memory a call                      156 memories/s
-//
-// A memory costs about 2.4 ms of backbone (one thread), 0.6 ms of seeds (host search and
-// two bank reads), 0.3 ms of Judge (73 % of memories have a pair routed to it, 1.3 pairs
-// a memory) and 1 ms of commit (host and bank writes); the bank takes about 10.6 MB on
-// disk a 1,000 records, traces (1.7 MB of it) included.
-//
-// A user whose slots gather thousands of versions is much slower (BenchmarkIngest/
-// Batch32OnMed: one user of 10,000 records receiving 34 profiles' conflicting facts into
-// one namespace, 26 memories/s, 8.3 candidates and 3.4 commits a memory; seeds 7 ms and
-// commit 29 ms a memory): a commit reconciles, merges and checks whole version groups.
-// At most twice Config.Candidates candidates are audited a memory, which keeps the
-// Judge's share bounded, and a stale seed's slot is read for its current members only.
+// What ingests and queries cost — memories a second, the share of the backbone, the
+// seeds, the Judge and the commit, the bank's size on disk, and a user whose slots
+// gather thousands of versions — is measured by BenchmarkIngest and
+// BenchmarkIngestConcurrent and kept, with the commands that measured it, in
+// docs/benchmarks.md ("Ingest"). A commit reconciles, merges and checks whole version
+// groups; at most twice Config.Candidates candidates are audited a memory, which keeps
+// the Judge's share bounded, and a stale seed's slot is read for its current members
+// only.
 package overlay

@@ -39,9 +39,9 @@ func (a randomAuditor) Audit(_ context.Context, p judge.Pair) (judge.Result, err
 }
 
 // bothStores opens a fresh store and host of each kind: in memory, and a SQLite bank.
-func bothStores() map[string]func(t *testing.T) (store.Store, host.Host) {
-	return map[string]func(t *testing.T) (store.Store, host.Host){
-		"memory": func(t *testing.T) (store.Store, host.Host) {
+func bothStores() map[string]func(t *testing.T) (store.Store, TxHost) {
+	return map[string]func(t *testing.T) (store.Store, TxHost){
+		"memory": func(t *testing.T) (store.Store, TxHost) {
 			s, err := store.NewMemory(store.Config{})
 			if err != nil {
 				t.Fatal(err)
@@ -52,7 +52,7 @@ func bothStores() map[string]func(t *testing.T) (store.Store, host.Host) {
 			}
 			return s, h
 		},
-		"sqlite": func(t *testing.T) (store.Store, host.Host) {
+		"sqlite": func(t *testing.T) (store.Store, TxHost) {
 			b, err := OpenBank(t.Context(), t.TempDir())
 			if err != nil {
 				t.Fatal(err)

@@ -277,68 +277,68 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 
 	t0 = time.Now()
 	mem := host.Memory{ID: rec.ID, Content: rec.Content, Vector: vec, Time: rec.EventTime}
-	if o.inTx != nil {
-		// One transaction for the record, its links and its host memory.
-		var apply func()
-		err = o.cfg.Store.Tx(ctx, user, func(tx store.Tx) error {
-			tr.Commits = tr.Commits[:0]
-			if err := o.commit(ctx, tx, &rec, cands, verdicts, tr); err != nil {
-				return err
-			}
-			raw, ok := store.SQLTx(tx)
-			if !ok {
-				return errors.New("the store gave no SQLite transaction for the host memory")
-			}
-			ms, err := o.hostMemories(ctx, tx.Get, mem, tr)
-			if err != nil {
-				return err
-			}
-			if apply, err = o.inTx.AddIn(ctx, raw, user, ms); err != nil {
-				return fmt.Errorf("add to host memory: %w", err)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("commit: %w", err)
-		}
-		apply()
-		tr.Timings.Commit = time.Since(t0)
-		tr.Status = rec.Status
-		o.noteFacts(user, fs)
-		o.noteSlot(user, rec.Slot, slotValue)
-		return tr, nil
-	}
-
-	// The host gets the memory first: if the bank's commit then fails, the host's entry
-	// is removed again, and until then a search hit without a record is skipped.
-	if err := o.cfg.Host.Add(ctx, user, mem); err != nil {
-		return nil, fmt.Errorf("add to host memory: %w", err)
-	}
-	err = o.cfg.Store.Tx(ctx, user, func(tx store.Tx) error {
-		tr.Commits = tr.Commits[:0]
-		return o.commit(ctx, tx, &rec, cands, verdicts, tr)
-	})
-	if err != nil {
-		if herr := o.cfg.Host.Delete(context.WithoutCancel(ctx), user, rec.ID); herr != nil {
-			o.cfg.Logger.Warn("remove host memory of a failed commit", "id", rec.ID, "err", herr)
-		}
-		return nil, fmt.Errorf("commit: %w", err)
+	if err := o.commitWithHost(ctx, user, &rec, cands, verdicts, mem, tr); err != nil {
+		return nil, err
 	}
 	tr.Timings.Commit = time.Since(t0)
 	tr.Status = rec.Status
 	o.noteFacts(user, fs)
 	o.noteSlot(user, rec.Slot, slotValue)
-	get := func(ctx context.Context, id string) (store.Record, error) { return o.cfg.Store.Get(ctx, user, id) }
-	ms, err := o.hostMemories(ctx, get, mem, tr)
+	return tr, nil
+}
+
+// commitWithHost commits an ingest — the plan of its verdicts (commit) and its host
+// memories (hostMemories) — in one store transaction. A host that is a participant of
+// the store's transactions (Config.Host) writes the memories in it; a separate host
+// (Config.SeparateHost) gets the new memory before the transaction, loses it again if
+// the commit fails (until then a search hit without a record is skipped), and gets the
+// transition records after the commit, whose failures are logged: the bank is the
+// truth, and a transition record the host lacks is still found through its links.
+func (o *Overlay) commitWithHost(ctx context.Context, user string, rec *store.Record, cands []store.Record, verdicts []*judge.Verdict, mem host.Memory, tr *IngestTrace) error {
+	if o.inTx == nil {
+		if err := o.host.Add(ctx, user, mem); err != nil {
+			return fmt.Errorf("add to host memory: %w", err)
+		}
+	}
+	var (
+		apply func()
+		ms    []host.Memory
+	)
+	err := o.cfg.Store.Tx(ctx, user, func(tx store.Tx) error {
+		tr.Commits = tr.Commits[:0]
+		if err := o.commit(ctx, tx, rec, cands, verdicts, tr); err != nil {
+			return err
+		}
+		var err error
+		if ms, err = o.hostMemories(ctx, tx.Get, mem, tr); err != nil {
+			return err
+		}
+		if o.inTx == nil {
+			return nil
+		}
+		if apply, err = o.inTx.AddIn(ctx, tx, user, ms); err != nil {
+			return fmt.Errorf("add to host memory: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
-		o.cfg.Logger.Warn("index transition records", "user", user, "err", err)
+		if o.inTx == nil {
+			if herr := o.host.Delete(context.WithoutCancel(ctx), user, rec.ID); herr != nil {
+				o.cfg.Logger.Warn("remove host memory of a failed commit", "id", rec.ID, "err", herr)
+			}
+		}
+		return fmt.Errorf("commit: %w", err)
+	}
+	if o.inTx != nil {
+		apply()
+		return nil
 	}
 	for _, m := range ms[1:] {
-		if err := o.cfg.Host.Add(ctx, user, m); err != nil {
+		if err := o.host.Add(ctx, user, m); err != nil {
 			o.cfg.Logger.Warn("index transition record", "id", m.ID, "err", err)
 		}
 	}
-	return tr, nil
+	return nil
 }
 
 // hostMemories are what an ingest adds to the host memory: the new memory, then the
@@ -373,7 +373,7 @@ const candidateFactor = 2
 // may cost a Judge call; the slots' newest members come before the links.
 func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float32, tr *IngestTrace) ([]store.Record, error) {
 	// Ask for more seeds than candidates: transition records and history take places.
-	seeds, err := o.cfg.Host.Search(ctx, user, text, vec, candidateFactor*o.cfg.Candidates)
+	seeds, err := o.host.Search(ctx, user, text, vec, candidateFactor*o.cfg.Candidates)
 	if err != nil {
 		return nil, fmt.Errorf("host seeds: %w", err)
 	}

@@ -3,7 +3,6 @@ package overlay
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -54,13 +53,23 @@ const DefaultFactMin = 0.52
 // MaxContentBytes bounds one memory's content.
 const MaxContentBytes = 16 << 10
 
-// Config wires an Overlay. Store, Host and Embedder are required.
+// Config wires an Overlay. Store, Embedder and one of Host and SeparateHost are
+// required.
 type Config struct {
 	Store store.Store
-	// Host is the host memory the overlay wraps: every new memory is added to it under
-	// the record's id, and its hybrid search gives the seeds of ingests and queries.
-	Host     host.Host
-	Embedder Embedder
+	// Host is the host memory the overlay wraps, a participant of Store's transactions
+	// (TxHost): every new memory is added to it under the record's id in the
+	// transaction that commits the record, and its hybrid search gives the seeds of
+	// ingests and queries. A bank's host (Bank.Host, on the store's database) and
+	// host.InMemory are participants; a wrapper of one stays one as long as it keeps
+	// AddIn (embedding the TxHost does).
+	Host TxHost
+	// SeparateHost, in place of Host, is a host memory that cannot join Store's
+	// transactions: one in another database, or a service (a Mem0 or Zep adapter). It
+	// gets a new memory before the store's transaction and loses it again when the
+	// commit fails, and the commit's transition records after it (see the package doc).
+	SeparateHost host.Host
+	Embedder     Embedder
 	// Heads project embeddings for the gate; nil routes every candidate to the Judge
 	// (the "gate off" ablation) and stores no projections.
 	Heads *sentry.Heads
@@ -116,7 +125,8 @@ type Config struct {
 // Overlay is the bank with its commit path. It is safe for concurrent use.
 type Overlay struct {
 	cfg   Config
-	inTx  txHost // the host, when it writes in the store's transactions
+	host  host.Host // Config.Host or Config.SeparateHost
+	inTx  TxHost    // Config.Host; nil for a separate host
 	gate  sentry.Gate
 	rules judge.Auditor // answers when the configured auditor fails
 	locks sync.Map      // user → *sync.Mutex: one ingest at a time per user
@@ -129,8 +139,11 @@ func New(cfg Config) (*Overlay, error) {
 	if cfg.Store == nil {
 		errs = append(errs, errors.New("store is required"))
 	}
-	if cfg.Host == nil {
-		errs = append(errs, errors.New("host memory is required"))
+	switch {
+	case cfg.Host == nil && cfg.SeparateHost == nil:
+		errs = append(errs, errors.New("host memory is required (Host, or SeparateHost for one outside the store's database)"))
+	case cfg.Host != nil && cfg.SeparateHost != nil:
+		errs = append(errs, errors.New("host memory given twice: set Host (in the store's transactions) or SeparateHost (outside them), not both"))
 	}
 	if cfg.Embedder == nil {
 		errs = append(errs, errors.New("embedder is required"))
@@ -175,28 +188,30 @@ func New(cfg Config) (*Overlay, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Overlay{cfg: cfg, inTx: sharedHost(cfg.Store, cfg.Host), gate: sentry.NewGate(cfg.Thresholds), rules: rules}, nil
+	o := &Overlay{cfg: cfg, host: cfg.SeparateHost, gate: sentry.NewGate(cfg.Thresholds), rules: rules}
+	if cfg.Host != nil {
+		o.host, o.inTx = cfg.Host, cfg.Host
+	}
+	return o, nil
 }
 
-// txHost is a host that can write inside the store's SQLite transaction (host.SQLite).
-type txHost interface {
-	AddIn(ctx context.Context, tx *sql.Tx, user string, ms []host.Memory) (apply func(), err error)
-	DB() *sql.DB
+// TxHost is a host memory that is a participant of the store's transactions: an ingest
+// writes its memory and the transition records its commit made in the transaction that
+// commits their records, so the bank and the host memory hold both or neither.
+type TxHost interface {
+	host.Host
+	// AddIn adds ms for user inside tx, the store's transaction that commits their
+	// records, or fails (and the transaction with it). The caller calls apply once tx
+	// has committed — it makes the memories searchable — and not after a rollback,
+	// which leaves nothing of them. host.SQL refuses a transaction that is not on its
+	// own database.
+	AddIn(ctx context.Context, tx store.Tx, user string, ms []host.Memory) (apply func(), err error)
 }
 
-// sharedHost returns h when it can write in st's transactions: both on one SQLite
-// database (OpenBank). An ingest then commits its record and its host memory together;
-// otherwise the host gets the memory first and loses it again if the commit fails.
-func sharedHost(st store.Store, h host.Host) txHost {
-	th, ok := h.(txHost)
-	if !ok {
-		return nil
-	}
-	if s, ok := st.(interface{ DB() *sql.DB }); ok && s.DB() == th.DB() {
-		return th
-	}
-	return nil
-}
+var (
+	_ TxHost = (*host.SQL)(nil)
+	_ TxHost = (*host.InMemory)(nil)
+)
 
 // Store is the bank.
 func (o *Overlay) Store() store.Store { return o.cfg.Store }
@@ -206,7 +221,7 @@ func (o *Overlay) Store() store.Store { return o.cfg.Store }
 // memories never change a score), its hits as the bank's records, best first, with the
 // host's BM25 score. Records the host does not hold (transition records) are not found.
 func (o *Overlay) SearchText(ctx context.Context, user, query string, k int) ([]store.TextHit, error) {
-	hits, err := o.cfg.Host.Search(ctx, user, query, nil, k)
+	hits, err := o.host.Search(ctx, user, query, nil, k)
 	if err != nil {
 		return nil, fmt.Errorf("search text: %w", err)
 	}

@@ -2,13 +2,13 @@ package overlay
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -564,23 +564,32 @@ func TestBankIngestOneTransaction(t *testing.T) {
 
 var errInjected = errors.New("injected fault")
 
-// faultHost is the bank's host memory with a fault in its writes in the store's
-// transaction (AddIn). It embeds *host.SQL, so the overlay commits through it as
-// through the bank's own host: in the store's transaction.
+// faultHost wraps a host memory that is a participant of the store's transactions with
+// a fault in its writes in the store's transaction (AddIn), and counts the memories
+// written outside it (Add). It embeds the TxHost, as any wrapper may, so the overlay
+// commits through it as through the bank's own host: in the store's transaction.
 type faultHost struct {
-	*host.SQL
+	TxHost
 	fault  string // "": none; see the cases of testBankIngestOneTransaction
 	cancel context.CancelFunc
+	adds   atomic.Int32 // memories written outside the store's transaction
+	addIns atomic.Int32 // writes in the store's transaction
 }
 
-func (h *faultHost) AddIn(ctx context.Context, tx *sql.Tx, user string, ms []host.Memory) (func(), error) {
+func (h *faultHost) Add(ctx context.Context, user string, m host.Memory) error {
+	h.adds.Add(1)
+	return h.TxHost.Add(ctx, user, m)
+}
+
+func (h *faultHost) AddIn(ctx context.Context, tx store.Tx, user string, ms []host.Memory) (func(), error) {
+	h.addIns.Add(1)
 	switch h.fault {
 	case "host write fails":
 		return nil, errInjected
 	case "cancel in the transaction":
 		h.cancel()
 	}
-	apply, err := h.SQL.AddIn(ctx, tx, user, ms)
+	apply, err := h.TxHost.AddIn(ctx, tx, user, ms)
 	if err == nil && h.fault == "fault after the host write" {
 		return nil, errInjected
 	}
@@ -589,14 +598,16 @@ func (h *faultHost) AddIn(ctx context.Context, tx *sql.Tx, user string, ms []hos
 
 func testBankIngestOneTransaction(t *testing.T, bank *Bank) {
 	ctx := t.Context()
-	fh := &faultHost{SQL: bank.Host}
+	fh := &faultHost{TxHost: bank.Host}
 	o, err := New(Config{Store: bank.Store, Host: fh, Embedder: overlaytest.BagEmbedder{}, Traces: bank.Traces})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.inTx == nil {
-		t.Fatal("the bank's host does not write in the store's transactions")
-	}
+	defer func() {
+		if n := fh.adds.Load(); n != 0 {
+			t.Errorf("%d host memories written outside the store's transaction (Add): not the one-transaction commit", n)
+		}
+	}()
 	// held is what the bank holds: its records' ids, after checking that the host holds
 	// as many memories.
 	held := func() []string {
@@ -672,4 +683,179 @@ func testBankIngestOneTransaction(t *testing.T, bank *Bank) {
 	if hits, err := bank.Host.Search(ctx, "u", "Porto", nil, 10); err != nil || !slices.ContainsFunc(hits, func(h host.Hit) bool { return h.ID == trs[0].RecordID }) {
 		t.Errorf("the committed ingest is not searchable: %v %v", hits, err)
 	}
+}
+
+// refusingStore is a store whose transactions, while refuse is set, are refused after
+// their function ran, as the commit check refuses one that breaks an invariant.
+type refusingStore struct {
+	store.Store
+	refuse bool
+}
+
+func (s *refusingStore) Tx(ctx context.Context, user string, fn func(store.Tx) error) error {
+	return s.Store.Tx(ctx, user, func(tx store.Tx) error {
+		if err := fn(tx); err != nil || !s.refuse {
+			return err
+		}
+		return &store.ViolationError{Violations: []store.Violation{{Kind: store.ViolationKind("test"), User: user, Detail: "refused by the test"}}}
+	})
+}
+
+// TestWrappedHostStaysInTransaction: a wrapper of the bank's host memory (which embeds
+// the TxHost and has no DB method, as a logging or metrics wrapper would be) still
+// writes in the store's transaction: a refused commit leaves nothing in the host, and no
+// memory is ever written outside the transaction. (A wrapper that drops AddIn is a
+// host.Host only: Config.Host does not take it, and Config.SeparateHost says what it
+// is.) Before the host was declared a participant, such a wrapper was found not to
+// share the store's database and got the memory first.
+func TestWrappedHostStaysInTransaction(t *testing.T) {
+	ctx := t.Context()
+	bank, err := OpenBank(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bank.Close()
+	st := &refusingStore{Store: bank.Store, refuse: true}
+	wrapped := &faultHost{TxHost: bank.Host}
+	o, err := New(Config{Store: st, Host: wrapped, Embedder: overlaytest.BagEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Add(ctx, "u", []Input{{Content: "I live in Berlin."}}); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("error %v, want the refused commit", err)
+	}
+	if n, err := bank.Host.Len(ctx, "u"); err != nil || n != 0 {
+		t.Errorf("the refused commit left %d host memories (%v)", n, err)
+	}
+	st.refuse = false
+	trs, err := o.Add(ctx, "u", []Input{{Content: "I live in Berlin."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := bank.Host.Search(ctx, "u", "Berlin", nil, 10); err != nil || len(hits) != 1 || hits[0].ID != trs[0].RecordID {
+		t.Errorf("the committed memory in the host: %v %v", hits, err)
+	}
+	if adds, addIns := wrapped.adds.Load(), wrapped.addIns.Load(); adds != 0 || addIns != 2 {
+		t.Errorf("the wrapped host got %d writes outside the store's transaction and %d in it, want 0 and 2", adds, addIns)
+	}
+}
+
+// recordingHost is a separate host memory that notes the writes it gets.
+type recordingHost struct {
+	*host.InMemory
+	mu     sync.Mutex
+	writes []string // "add <id>", "delete <id>"
+}
+
+func (h *recordingHost) note(w string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.writes = append(h.writes, w)
+}
+
+func (h *recordingHost) Add(ctx context.Context, user string, m host.Memory) error {
+	h.note("add " + m.ID)
+	return h.InMemory.Add(ctx, user, m)
+}
+
+func (h *recordingHost) Delete(ctx context.Context, user, id string) error {
+	h.note("delete " + id)
+	return h.InMemory.Delete(ctx, user, id)
+}
+
+// TestSeparateHost: a host declared separate (Config.SeparateHost: here in the
+// process's memory beside an SQLite bank) gets the new memory before the commit and the
+// transition record after it, and loses the memory again when the commit is refused.
+func TestSeparateHost(t *testing.T) {
+	ctx := t.Context()
+	bank, err := OpenBank(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bank.Close()
+	mem, err := host.NewInMemory(host.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &recordingHost{InMemory: mem}
+	st := &refusingStore{Store: bank.Store}
+	o, err := New(Config{Store: st, SeparateHost: h, Embedder: overlaytest.BagEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trs, err := o.Add(ctx, "u", []Input{{Content: "I live in Berlin.", EventTime: at(1)}, {Content: "I moved to Lisbon last month.", EventTime: at(20)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trs[1].Commits) != 1 || trs[1].Commits[0].Transition == "" {
+		t.Fatalf("commits %+v, want a transition", trs[1].Commits)
+	}
+	want := []string{"add " + trs[0].RecordID, "add " + trs[1].RecordID, "add " + trs[1].Commits[0].Transition}
+	if !slices.Equal(h.writes, want) {
+		t.Errorf("host writes %q, want %q", h.writes, want)
+	}
+	if n, err := bank.Host.Len(ctx, "u"); err != nil || n != 0 {
+		t.Errorf("the bank's own host got %d memories (%v): the separate host was not used", n, err)
+	}
+
+	st.refuse = true
+	h.writes = nil
+	if _, err := o.Add(ctx, "u", []Input{{Content: "I moved to Porto.", EventTime: at(30)}}); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("error %v, want the refused commit", err)
+	}
+	if len(h.writes) != 2 || !strings.HasPrefix(h.writes[0], "add ") || h.writes[1] != "delete "+strings.TrimPrefix(h.writes[0], "add ") {
+		t.Errorf("host writes of the refused commit %q, want its memory added, then deleted", h.writes)
+	}
+	if hits, err := h.Search(ctx, "u", "Porto", nil, 10); err != nil || len(hits) != 0 {
+		t.Errorf("the refused commit left host memories: %v %v", hits, err)
+	}
+	if n, err := h.Len(ctx, "u"); err != nil || n != 3 {
+		t.Errorf("the separate host holds %d memories (%v), want 3", n, err)
+	}
+}
+
+// TestHostConfig: the host memory is declared once, as a participant of the store's
+// transactions or as a separate one; and a bank's host given the transactions of a store
+// on another database refuses them instead of writing in the wrong one.
+func TestHostConfig(t *testing.T) {
+	ctx := t.Context()
+	a, err := OpenBank(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := OpenBank(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, tt := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"none", Config{Store: a.Store, Embedder: overlaytest.BagEmbedder{}}, "host memory is required"},
+		{"both", Config{Store: a.Store, Host: a.Host, SeparateHost: b.Host, Embedder: overlaytest.BagEmbedder{}}, "not both"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := New(tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("New: %v, want an error saying %q", err, tt.want)
+			}
+		})
+	}
+	t.Run("host on another database", func(t *testing.T) {
+		o, err := New(Config{Store: a.Store, Host: b.Host, Embedder: overlaytest.BagEmbedder{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := o.Add(ctx, "u", []Input{{Content: "I live in Berlin."}}); !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "SeparateHost") {
+			t.Fatalf("error %v, want the host's refusal naming SeparateHost", err)
+		}
+		if users, err := a.Store.Users(ctx); err != nil || len(users) != 0 {
+			t.Errorf("the refused ingest wrote records of %v (%v)", users, err)
+		}
+		if n, err := b.Host.Len(ctx, "u"); err != nil || n != 0 {
+			t.Errorf("the refused ingest wrote %d host memories (%v)", n, err)
+		}
+	})
 }

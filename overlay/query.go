@@ -153,7 +153,7 @@ func (o *Overlay) Query(ctx context.Context, user string, q QueryRequest) (*Quer
 	// holds ("now", "these days"): the profile reads them, and as terms they match every
 	// memory that says "now" about anything (retrieval.HostQuery). Its dense search
 	// embeds the whole question.
-	seeds, err := o.cfg.Host.Search(ctx, user, retrieval.HostQuery(q.Text), vecs[0], max(seedFactor*k, minSeeds))
+	seeds, err := o.host.Search(ctx, user, retrieval.HostQuery(q.Text), vecs[0], max(seedFactor*k, minSeeds))
 	if err != nil {
 		return nil, fmt.Errorf("host seeds: %w", err)
 	}

@@ -1,6 +1,7 @@
 package overlay
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -66,7 +67,9 @@ func TestQueryControllerAndAnswer(t *testing.T) {
 	answer := chatFunc(func(_ context.Context, r llm.Request) (*llm.Response, error) {
 		return &llm.Response{Choices: []llm.Choice{{Content: "You live in Lisbon."}}}, nil
 	})
+	var sent llm.Request // the controller's request
 	evil := chatFunc(func(_ context.Context, r llm.Request) (*llm.Response, error) {
+		sent = r
 		return &llm.Response{Choices: []llm.Choice{{Content: `{"query_mode":"current","confidence":1,"fallback":false,"selected":[{"id":"not-in-pool","rank":1,"role":"answer","state_fit":1,"scope_fit":1,"change_fit":0,"noise_risk":0,"reason":"x"}],"packing":{"fill":true,"chronological":false}}`}}}, nil
 	})
 	o := newTestOverlay(t, func(c *Config) { c.Answerer, c.Controller = answer, evil })
@@ -79,6 +82,11 @@ func TestQueryControllerAndAnswer(t *testing.T) {
 	}
 	if tr.Answer != "You live in Lisbon." || len(tr.Prompt) == 0 {
 		t.Errorf("answer %q", tr.Answer)
+	}
+	// The controller's request is bounded as package retrieval says the caller sends it.
+	if sent.JSONSchema == nil || sent.JSONSchema.Name != retrieval.ControllerSchema().Name || !bytes.Equal(sent.JSONSchema.Schema, retrieval.ControllerSchema().Schema) ||
+		sent.MaxTokens != retrieval.ControllerMaxTokens || sent.Temperature == nil || *sent.Temperature != float64(retrieval.ControllerTemperature) {
+		t.Errorf("controller request: schema %v, max tokens %d, temperature %v", sent.JSONSchema, sent.MaxTokens, sent.Temperature)
 	}
 	if tr.ControllerStatus.Applied || !strings.Contains(tr.ControllerStatus.Reason, "rejected") {
 		t.Errorf("an id outside the pool was applied: %+v", tr.ControllerStatus)

@@ -3,6 +3,7 @@ package overlay
 import (
 	"context"
 	"database/sql"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,36 +99,40 @@ type SQLTraces struct {
 
 var _ TraceStore = (*SQLTraces)(nil)
 
-// NewSQLTraces creates the traces table of an SQLite database if needed.
+// TracesComponent is the name of the traces table's schema in schema_migrations.
+const TracesComponent = "traces"
+
+// The traces table's migrations: numbered files NNNN_name.sql, one directory a database.
+var (
+	//go:embed migrations/*.sql
+	traceMigrationFiles embed.FS
+	//go:embed pgmigrations/*.sql
+	tracePgMigrationFiles embed.FS
+
+	traceSchema   = sqlitedb.Schema{Component: TracesComponent, FS: traceMigrationFiles, Dir: "migrations"}
+	tracePgSchema = pgdb.Schema{Component: TracesComponent, FS: tracePgMigrationFiles, Dir: "pgmigrations"}
+)
+
+// NewSQLTraces migrates the traces table of an SQLite database (from sqlitedb.Open,
+// shared with the bank). Close leaves db open.
 func NewSQLTraces(ctx context.Context, db *sql.DB) (*SQLTraces, error) {
-	_, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS overlay_traces (
-		user TEXT NOT NULL, id TEXT NOT NULL, kind TEXT NOT NULL, created TEXT NOT NULL, data TEXT NOT NULL,
-		PRIMARY KEY (user, id))`)
+	h, err := traceSchema.Adopt(ctx, db)
 	if err != nil {
-		return nil, fmt.Errorf("create traces table: %w", err)
+		return nil, fmt.Errorf("traces table: %w", err)
 	}
-	stmts := sqlitedb.NewStmts(db, 4)
-	return &SQLTraces{db: db, q: func(tx *sql.Tx) sqlitedb.Execer { return stmts.On(tx) }, close: stmts.Close,
+	return &SQLTraces{db: db, q: func(tx *sql.Tx) sqlitedb.Execer { return h.Q(tx) }, close: h.Close,
 		unavailable: func(err error) error { return err }}, nil
 }
 
-// postgresTraces is the traces table on PostgreSQL, as a migration (replicas that start
-// together create it once).
-var postgresTraces = []sqlitedb.Migration{{Version: 1, Name: "init", SQL: `CREATE TABLE overlay_traces (
-	"user"  text COLLATE "C" NOT NULL,
-	id      text COLLATE "C" NOT NULL,
-	kind    text NOT NULL,
-	created text NOT NULL,
-	data    text NOT NULL,
-	PRIMARY KEY ("user", id))`}}
-
-// NewPostgresTraces creates the traces table of a PostgreSQL database (from pgdb.Open)
-// if needed.
+// NewPostgresTraces migrates the traces table of a PostgreSQL database (from
+// pgdb.Open, shared with the bank); replicas that start together apply each migration
+// once. Close leaves db open.
 func NewPostgresTraces(ctx context.Context, db *sql.DB) (*SQLTraces, error) {
-	if _, err := pgdb.Migrate(ctx, db, "traces", postgresTraces); err != nil {
-		return nil, fmt.Errorf("create traces table: %w", err)
+	h, err := tracePgSchema.Adopt(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("traces table: %w", err)
 	}
-	return &SQLTraces{db: db, q: func(tx *sql.Tx) sqlitedb.Execer { return pgdb.On(db, tx) }, close: func() error { return nil },
+	return &SQLTraces{db: db, q: func(tx *sql.Tx) sqlitedb.Execer { return h.Q(tx) }, close: h.Close,
 		unavailable: func(err error) error {
 			if pgdb.IsUnavailable(err) {
 				return fmt.Errorf("%w: %w", store.ErrUnavailable, err)

@@ -227,15 +227,27 @@ func newCmdOverlay(f *Factory) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdOverlayAdd(f), newCmdOverlayQuery(f), newCmdOverlayShow(f), newCmdOverlayTrace(f), newCmdOverlayCheck(f), newCmdOverlayReindex(f), newCmdOverlayServe(f), newCmdOverlayKeys(f), newCmdOverlayMCP(f), newCmdOverlayMigrate(f))
+	cmd.AddCommand(newCmdOverlayAdd(f, nil), newCmdOverlayQuery(f, nil), newCmdOverlayShow(f, nil), newCmdOverlayTrace(f, nil), newCmdOverlayCheck(f, nil),
+		newCmdOverlayReindex(f, nil), newCmdOverlayServe(f, nil), newCmdOverlayKeys(f), newCmdOverlayMCP(f, nil), newCmdOverlayMigrate(f, nil))
 	return cmd
 }
 
 // --- add ---
 
-func newCmdOverlayAdd(f *Factory) *cobra.Command {
-	opts := &overlayOptions{}
-	var file, at string
+// overlayAddOptions are the flags and arguments of `atma overlay add`.
+type overlayAddOptions struct {
+	overlayOptions
+	// Texts are the memories given as arguments; none: read from File, else standard
+	// input, one a line.
+	Texts []string
+	File  string
+	// At is when the memories were said (--at); zero: now.
+	At time.Time
+}
+
+func newCmdOverlayAdd(f *Factory, runF func(context.Context, *overlayAddOptions) error) *cobra.Command {
+	opts := &overlayAddOptions{}
+	var at string
 	cmd := &cobra.Command{
 		Use:   "add --user U [TEXT...]",
 		Short: "Add memories through the Sentry → Judge → commit path",
@@ -246,51 +258,58 @@ arguments, else from --file or standard input, one per line.`,
 		Example: `  atma overlay add --user alice "I live in Berlin." 
   atma overlay add --user alice --at 2025-03-01T10:00:00Z "I moved to Lisbon."`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var when time.Time
 			if at != "" {
 				t, err := time.Parse(time.RFC3339, at)
 				if err != nil {
 					return usagef("--at: %v (want RFC 3339, e.g. 2025-03-01T10:00:00Z)", err)
 				}
-				when = t
+				opts.At = t
 			}
-			texts := args
-			if len(texts) == 0 {
-				var err error
-				if texts, err = readLines(f.IO.In, file); err != nil {
-					return err
-				}
+			opts.Texts = args
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			var inputs []overlay.Input
-			for _, t := range texts {
-				if strings.TrimSpace(t) != "" {
-					inputs = append(inputs, overlay.Input{Content: t, EventTime: when, Source: "cli"})
-				}
-			}
-			if len(inputs) == 0 {
-				return usagef("no memories: give them as arguments, with --file or on standard input")
-			}
-			env, err := f.openOverlay(cmd.Context(), opts, true)
-			if err != nil {
-				return err
-			}
-			defer env.Close()
-			traces, err := addInChunks(cmd.Context(), f, env.ov, opts, inputs)
-			if opts.JSON {
-				if jerr := json.NewEncoder(f.IO.Out).Encode(traces); jerr != nil {
-					return errors.Join(err, jerr)
-				}
-			}
-			if errors.Is(err, overlay.ErrInvalidInput) {
-				return usageError{err}
-			}
-			return err
+			return overlayAddRun(cmd.Context(), f, opts)
 		},
 	}
 	opts.addFlags(cmd.Flags(), true)
-	cmd.Flags().StringVarP(&file, "file", "f", "", "memories, one per line (- for standard input)")
+	cmd.Flags().StringVarP(&opts.File, "file", "f", "", "memories, one per line (- for standard input)")
 	cmd.Flags().StringVar(&at, "at", "", "when the memories were said (RFC 3339; default: now)")
 	return cmd
+}
+
+func overlayAddRun(ctx context.Context, f *Factory, opts *overlayAddOptions) error {
+	texts := opts.Texts
+	if len(texts) == 0 {
+		var err error
+		if texts, err = readLines(f.IO.In, opts.File); err != nil {
+			return err
+		}
+	}
+	var inputs []overlay.Input
+	for _, t := range texts {
+		if strings.TrimSpace(t) != "" {
+			inputs = append(inputs, overlay.Input{Content: t, EventTime: opts.At, Source: "cli"})
+		}
+	}
+	if len(inputs) == 0 {
+		return usagef("no memories: give them as arguments, with --file or on standard input")
+	}
+	env, err := f.openOverlay(ctx, &opts.overlayOptions, true)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	traces, err := addInChunks(ctx, f, env.ov, &opts.overlayOptions, inputs)
+	if opts.JSON {
+		if jerr := json.NewEncoder(f.IO.Out).Encode(traces); jerr != nil {
+			return errors.Join(err, jerr)
+		}
+	}
+	if errors.Is(err, overlay.ErrInvalidInput) {
+		return usageError{err}
+	}
+	return err
 }
 
 // addChunk is how many memories `overlay add` commits per call: the traces of each
@@ -397,9 +416,16 @@ func writeIngest(w io.Writer, tr overlay.IngestTrace) {
 
 // --- query ---
 
-func newCmdOverlayQuery(f *Factory) *cobra.Command {
-	opts := &overlayOptions{}
-	var q overlay.QueryRequest
+// overlayQueryOptions are the flags and arguments of `atma overlay query`.
+type overlayQueryOptions struct {
+	overlayOptions
+	// Request is the query: the arguments joined, and the flags.
+	Request overlay.QueryRequest
+}
+
+func newCmdOverlayQuery(f *Factory, runF func(context.Context, *overlayQueryOptions) error) *cobra.Command {
+	opts := &overlayQueryOptions{}
+	q := &opts.Request
 	var controller string
 	cmd := &cobra.Command{
 		Use:   "query --user U QUESTION",
@@ -419,36 +445,10 @@ trace id printed last works with 'atma overlay trace'.`,
 			if err := q.Validate(); err != nil {
 				return usageError{err}
 			}
-			env, err := f.openExisting(cmd.Context(), opts, true)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			defer env.Close()
-			tr, err := env.ov.Query(cmd.Context(), opts.User, q)
-			if err != nil {
-				return err
-			}
-			if opts.JSON {
-				return json.NewEncoder(f.IO.Out).Encode(tr)
-			}
-			fmt.Fprintf(f.IO.Out, "query: %s\nprofile: %s (hints %v)\n", tr.Query, tr.Profile.Mode, tr.Profile.Hints)
-			fmt.Fprint(f.IO.Out, tr.Packet.Text())
-			if !strings.HasSuffix(tr.Packet.Text(), "\n") {
-				fmt.Fprintln(f.IO.Out)
-			}
-			if tr.ControllerStatus.Mode != "" && tr.ControllerStatus.Mode != retrieval.ControllerOff {
-				fmt.Fprintf(f.IO.Out, "controller: %s\n", tr.ControllerStatus.Reason)
-			}
-			if tr.Answer != "" {
-				fmt.Fprintf(f.IO.Out, "answer: %s\n", tr.Answer)
-			} else if tr.AnswerError != "" {
-				fmt.Fprintf(f.IO.Out, "answer failed: %s\n", tr.AnswerError)
-			}
-			if tr.Diagnosis != nil {
-				fmt.Fprintf(f.IO.Out, "diagnosis: %s (%s)\n", tr.Diagnosis.Class, tr.Diagnosis.Reason)
-			}
-			fmt.Fprintf(f.IO.Out, "trace: %s\n", tr.ID)
-			return nil
+			return overlayQueryRun(cmd.Context(), f, opts)
 		},
 	}
 	opts.addFlags(cmd.Flags(), true)
@@ -462,12 +462,53 @@ trace id printed last works with 'atma overlay trace'.`,
 	return cmd
 }
 
+func overlayQueryRun(ctx context.Context, f *Factory, opts *overlayQueryOptions) error {
+	env, err := f.openExisting(ctx, &opts.overlayOptions, true)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	tr, err := env.ov.Query(ctx, opts.User, opts.Request)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return json.NewEncoder(f.IO.Out).Encode(tr)
+	}
+	fmt.Fprintf(f.IO.Out, "query: %s\nprofile: %s (hints %v)\n", tr.Query, tr.Profile.Mode, tr.Profile.Hints)
+	fmt.Fprint(f.IO.Out, tr.Packet.Text())
+	if !strings.HasSuffix(tr.Packet.Text(), "\n") {
+		fmt.Fprintln(f.IO.Out)
+	}
+	if tr.ControllerStatus.Mode != "" && tr.ControllerStatus.Mode != retrieval.ControllerOff {
+		fmt.Fprintf(f.IO.Out, "controller: %s\n", tr.ControllerStatus.Reason)
+	}
+	if tr.Answer != "" {
+		fmt.Fprintf(f.IO.Out, "answer: %s\n", tr.Answer)
+	} else if tr.AnswerError != "" {
+		fmt.Fprintf(f.IO.Out, "answer failed: %s\n", tr.AnswerError)
+	}
+	if tr.Diagnosis != nil {
+		fmt.Fprintf(f.IO.Out, "diagnosis: %s (%s)\n", tr.Diagnosis.Class, tr.Diagnosis.Reason)
+	}
+	fmt.Fprintf(f.IO.Out, "trace: %s\n", tr.ID)
+	return nil
+}
+
 // --- show ---
 
-func newCmdOverlayShow(f *Factory) *cobra.Command {
-	opts := &overlayOptions{}
-	var status, slot string
-	var limit int
+// overlayShowOptions are the flags and argument of `atma overlay show`.
+type overlayShowOptions struct {
+	overlayOptions
+	// ID is the record to show with its links and history; "": list the records.
+	ID     string
+	Status string
+	Slot   string
+	Limit  int
+}
+
+func newCmdOverlayShow(f *Factory, runF func(context.Context, *overlayShowOptions) error) *cobra.Command {
+	opts := &overlayShowOptions{}
 	cmd := &cobra.Command{
 		Use:   "show --user U [RECORD-ID]",
 		Short: "Show a user's records, or one record with its links and version history",
@@ -479,46 +520,56 @@ func newCmdOverlayShow(f *Factory) *cobra.Command {
 			if opts.User == "" {
 				return usagef("--user is required")
 			}
-			env, err := f.openExisting(cmd.Context(), opts, false)
-			if err != nil {
-				return err
-			}
-			defer env.Close()
 			if len(args) == 1 {
-				v, err := env.ov.Get(cmd.Context(), opts.User, args[0])
-				if err != nil {
-					return err
-				}
-				if opts.JSON {
-					return json.NewEncoder(f.IO.Out).Encode(v)
-				}
-				writeRecords(f.IO.Out, []store.Record{v.Record})
-				if len(v.Linked) > 0 {
-					fmt.Fprintln(f.IO.Out, "\nlinked:")
-					writeRecords(f.IO.Out, v.Linked)
-				}
-				if len(v.History) > 0 {
-					fmt.Fprintln(f.IO.Out, "\nversion history (oldest first):")
-					writeRecords(f.IO.Out, v.History)
-				}
-				return nil
+				opts.ID = args[0]
 			}
-			recs, _, err := env.ov.List(cmd.Context(), opts.User, store.Filter{Status: store.Status(status), Slot: slot, Limit: limit})
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			if opts.JSON {
-				return json.NewEncoder(f.IO.Out).Encode(recs)
-			}
-			writeRecords(f.IO.Out, recs)
-			return nil
+			return overlayShowRun(cmd.Context(), f, opts)
 		},
 	}
 	opts.addFlags(cmd.Flags(), false)
-	cmd.Flags().StringVar(&status, "status", "", "only records with this status: active, superseded, transition, unknown")
-	cmd.Flags().StringVar(&slot, "slot", "", "only records of this slot")
-	cmd.Flags().IntVar(&limit, "limit", 0, "at most this many records (0: 100)")
+	cmd.Flags().StringVar(&opts.Status, "status", "", "only records with this status: active, superseded, transition, unknown")
+	cmd.Flags().StringVar(&opts.Slot, "slot", "", "only records of this slot")
+	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "at most this many records (0: 100)")
 	return cmd
+}
+
+func overlayShowRun(ctx context.Context, f *Factory, opts *overlayShowOptions) error {
+	env, err := f.openExisting(ctx, &opts.overlayOptions, false)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	if opts.ID != "" {
+		v, err := env.ov.Get(ctx, opts.User, opts.ID)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return json.NewEncoder(f.IO.Out).Encode(v)
+		}
+		writeRecords(f.IO.Out, []store.Record{v.Record})
+		if len(v.Linked) > 0 {
+			fmt.Fprintln(f.IO.Out, "\nlinked:")
+			writeRecords(f.IO.Out, v.Linked)
+		}
+		if len(v.History) > 0 {
+			fmt.Fprintln(f.IO.Out, "\nversion history (oldest first):")
+			writeRecords(f.IO.Out, v.History)
+		}
+		return nil
+	}
+	recs, _, err := env.ov.List(ctx, opts.User, store.Filter{Status: store.Status(opts.Status), Slot: opts.Slot, Limit: opts.Limit})
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return json.NewEncoder(f.IO.Out).Encode(recs)
+	}
+	writeRecords(f.IO.Out, recs)
+	return nil
 }
 
 func writeRecords(w io.Writer, recs []store.Record) {
@@ -540,8 +591,14 @@ func writeRecords(w io.Writer, recs []store.Record) {
 
 // --- trace ---
 
-func newCmdOverlayTrace(f *Factory) *cobra.Command {
-	opts := &overlayOptions{}
+// overlayTraceOptions are the flags and argument of `atma overlay trace`.
+type overlayTraceOptions struct {
+	overlayOptions
+	ID string
+}
+
+func newCmdOverlayTrace(f *Factory, runF func(context.Context, *overlayTraceOptions) error) *cobra.Command {
+	opts := &overlayTraceOptions{}
 	cmd := &cobra.Command{
 		Use:     "trace --user U TRACE-ID",
 		Short:   "Print a stored ingest or query trace as JSON",
@@ -551,31 +608,39 @@ func newCmdOverlayTrace(f *Factory) *cobra.Command {
 			if opts.User == "" {
 				return usagef("--user is required")
 			}
-			env, err := f.openExisting(cmd.Context(), opts, false)
-			if err != nil {
-				return err
+			opts.ID = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			defer env.Close()
-			kind, raw, err := env.ov.Trace(cmd.Context(), opts.User, args[0])
-			if err != nil {
-				return err
-			}
-			var v any
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return err
-			}
-			enc := json.NewEncoder(f.IO.Out)
-			enc.SetIndent("", "  ")
-			return enc.Encode(map[string]any{"kind": kind, "trace": v})
+			return overlayTraceRun(cmd.Context(), f, opts)
 		},
 	}
 	opts.addFlags(cmd.Flags(), false)
 	return cmd
 }
 
-// --- check ---
+func overlayTraceRun(ctx context.Context, f *Factory, opts *overlayTraceOptions) error {
+	env, err := f.openExisting(ctx, &opts.overlayOptions, false)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	kind, raw, err := env.ov.Trace(ctx, opts.User, opts.ID)
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f.IO.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{"kind": kind, "trace": v})
+}
 
-func newCmdOverlayReindex(f *Factory) *cobra.Command {
+// --- reindex ---
+
+func newCmdOverlayReindex(f *Factory, runF func(context.Context, *overlayOptions) error) *cobra.Command {
 	opts := &overlayOptions{}
 	cmd := &cobra.Command{
 		Use:   "reindex --user U",
@@ -592,28 +657,37 @@ changes nothing.`,
 			if opts.Facts == factsOff {
 				return usagef("reindex reads facts: --facts off leaves nothing to do")
 			}
-			env, err := f.openExisting(cmd.Context(), opts, true)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			defer env.Close()
-			rep, err := env.ov.Reindex(cmd.Context(), opts.User)
-			if err != nil {
-				return err
-			}
-			if opts.JSON {
-				return json.NewEncoder(f.IO.Out).Encode(rep)
-			}
-			fmt.Fprintf(f.IO.Out, "%s: %d records, %d without facts read, %d got facts, %d moved to fact groups, %d groups reconciled\n",
-				rep.User, rep.Records, rep.Read, rep.WithFacts, rep.Moved, len(rep.Slots))
-			return nil
+			return overlayReindexRun(cmd.Context(), f, opts)
 		},
 	}
 	opts.addFlags(cmd.Flags(), true)
 	return cmd
 }
 
-func newCmdOverlayCheck(f *Factory) *cobra.Command {
+func overlayReindexRun(ctx context.Context, f *Factory, opts *overlayOptions) error {
+	env, err := f.openExisting(ctx, opts, true)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	rep, err := env.ov.Reindex(ctx, opts.User)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return json.NewEncoder(f.IO.Out).Encode(rep)
+	}
+	fmt.Fprintf(f.IO.Out, "%s: %d records, %d without facts read, %d got facts, %d moved to fact groups, %d groups reconciled\n",
+		rep.User, rep.Records, rep.Read, rep.WithFacts, rep.Moved, len(rep.Slots))
+	return nil
+}
+
+// --- check ---
+
+func newCmdOverlayCheck(f *Factory, runF func(context.Context, *overlayOptions) error) *cobra.Command {
 	opts := &overlayOptions{}
 	cmd := &cobra.Command{
 		Use:   "check [--user U]",
@@ -627,82 +701,89 @@ be read are checked after it. Exits 1 when anything is violated or damaged.`,
 		Example: "  atma overlay check\n  atma overlay check --user alice --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, err := f.openExisting(cmd.Context(), opts, false)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			defer env.Close()
-			damage, err := env.ov.Integrity(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			if len(damage) > 0 && !opts.JSON {
-				fmt.Fprintf(f.IO.Out, "bank file: damaged (SQLite integrity_check):\n")
-				for _, d := range damage {
-					fmt.Fprintf(f.IO.Out, "  %s\n", d)
-				}
-				fmt.Fprintln(f.IO.Out, "  writes are refused; restore atma.db from a backup. The invariants of what can still be read follow.")
-			}
-			type result struct {
-				User       string            `json:"user"`
-				Violations []store.Violation `json:"violations"`
-			}
-			var results []result
-			bad := len(damage)
-			if len(damage) > 0 {
-				r := result{User: ""}
-				for _, d := range damage {
-					r.Violations = append(r.Violations, store.Violation{Kind: store.KindDamagedFile, Detail: d})
-				}
-				results = append(results, r)
-			}
-			users := []string{opts.User}
-			if opts.User == "" {
-				if users, err = env.ov.Users(cmd.Context()); err != nil {
-					if len(damage) > 0 {
-						if opts.JSON {
-							_ = json.NewEncoder(f.IO.Out).Encode(results)
-						}
-						return fmt.Errorf("the bank file is damaged (%d problems) and its users cannot be listed: %w", len(damage), err)
-					}
-					return err
-				}
-			}
-			for _, u := range users {
-				v, err := env.ov.Check(cmd.Context(), u)
-				if err != nil && len(damage) > 0 {
-					// The damage keeps this user's records from being read: say so, go on.
-					v = []store.Violation{{Kind: store.KindDamagedFile, User: u, Detail: err.Error()}}
-				} else if err != nil {
-					return err
-				}
-				bad += len(v)
-				results = append(results, result{u, v})
-			}
-			if opts.JSON {
-				if err := json.NewEncoder(f.IO.Out).Encode(results); err != nil {
-					return err
-				}
-			} else {
-				for _, r := range results {
-					if r.User == "" {
-						continue // the damage, printed above
-					}
-					fmt.Fprintf(f.IO.Out, "%s: %d violations\n", r.User, len(r.Violations))
-					for _, v := range r.Violations {
-						fmt.Fprintf(f.IO.Out, "  %s\n", v)
-					}
-				}
-			}
-			if len(damage) > 0 {
-				return fmt.Errorf("the bank file is damaged (%d problems); %d invariant violations", len(damage), bad-len(damage))
-			}
-			if bad > 0 {
-				return fmt.Errorf("%d invariant violations", bad)
-			}
-			return nil
+			return overlayCheckRun(cmd.Context(), f, opts)
 		},
 	}
 	opts.addFlags(cmd.Flags(), false)
 	return cmd
+}
+
+func overlayCheckRun(ctx context.Context, f *Factory, opts *overlayOptions) error {
+	env, err := f.openExisting(ctx, opts, false)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	damage, err := env.ov.Integrity(ctx, true)
+	if err != nil {
+		return err
+	}
+	if len(damage) > 0 && !opts.JSON {
+		fmt.Fprintf(f.IO.Out, "bank file: damaged (SQLite integrity_check):\n")
+		for _, d := range damage {
+			fmt.Fprintf(f.IO.Out, "  %s\n", d)
+		}
+		fmt.Fprintln(f.IO.Out, "  writes are refused; restore atma.db from a backup. The invariants of what can still be read follow.")
+	}
+	type result struct {
+		User       string            `json:"user"`
+		Violations []store.Violation `json:"violations"`
+	}
+	var results []result
+	bad := len(damage)
+	if len(damage) > 0 {
+		r := result{User: ""}
+		for _, d := range damage {
+			r.Violations = append(r.Violations, store.Violation{Kind: store.KindDamagedFile, Detail: d})
+		}
+		results = append(results, r)
+	}
+	users := []string{opts.User}
+	if opts.User == "" {
+		if users, err = env.ov.Users(ctx); err != nil {
+			if len(damage) > 0 {
+				if opts.JSON {
+					_ = json.NewEncoder(f.IO.Out).Encode(results)
+				}
+				return fmt.Errorf("the bank file is damaged (%d problems) and its users cannot be listed: %w", len(damage), err)
+			}
+			return err
+		}
+	}
+	for _, u := range users {
+		v, err := env.ov.Check(ctx, u)
+		if err != nil && len(damage) > 0 {
+			// The damage keeps this user's records from being read: say so, go on.
+			v = []store.Violation{{Kind: store.KindDamagedFile, User: u, Detail: err.Error()}}
+		} else if err != nil {
+			return err
+		}
+		bad += len(v)
+		results = append(results, result{u, v})
+	}
+	if opts.JSON {
+		if err := json.NewEncoder(f.IO.Out).Encode(results); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range results {
+			if r.User == "" {
+				continue // the damage, printed above
+			}
+			fmt.Fprintf(f.IO.Out, "%s: %d violations\n", r.User, len(r.Violations))
+			for _, v := range r.Violations {
+				fmt.Fprintf(f.IO.Out, "  %s\n", v)
+			}
+		}
+	}
+	if len(damage) > 0 {
+		return fmt.Errorf("the bank file is damaged (%d problems); %d invariant violations", len(damage), bad-len(damage))
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d invariant violations", bad)
+	}
+	return nil
 }

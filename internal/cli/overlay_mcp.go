@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -9,7 +10,7 @@ import (
 	"github.com/atma-dev/atma/overlay/api"
 )
 
-func newCmdOverlayMCP(f *Factory) *cobra.Command {
+func newCmdOverlayMCP(f *Factory, runF func(context.Context, *overlayOptions) error) *cobra.Command {
 	opts := &overlayOptions{}
 	cmd := &cobra.Command{
 		Use:   "mcp --user U",
@@ -23,16 +24,10 @@ token or API keys. Logs go to standard error; standard output carries the protoc
   # in an MCP client's configuration: {"command": "atma", "args": ["overlay", "mcp", "--user", "alice"]}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, err := f.openOverlay(cmd.Context(), opts, true)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			defer env.Close()
-			srv, err := api.NewMCP(env.ov, opts.User, f.Logger)
-			if err != nil {
-				return err
-			}
-			return srv.Run(cmd.Context(), &mcp.IOTransport{Reader: readCloser{f.IO.In}, Writer: writeCloser{f.IO.Out}})
+			return overlayMCPRun(cmd.Context(), f, opts)
 		},
 	}
 	opts.addFlags(cmd.Flags(), true)
@@ -40,6 +35,19 @@ token or API keys. Logs go to standard error; standard output carries the protoc
 		panic(err) // the flag was just added: a programming error
 	}
 	return cmd
+}
+
+func overlayMCPRun(ctx context.Context, f *Factory, opts *overlayOptions) error {
+	env, err := f.openOverlay(ctx, opts, true)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	srv, err := api.NewMCP(env.ov, opts.User, f.Logger)
+	if err != nil {
+		return err
+	}
+	return srv.Run(ctx, &mcp.IOTransport{Reader: readCloser{f.IO.In}, Writer: writeCloser{f.IO.Out}})
 }
 
 // readCloser and writeCloser give the command's streams the Close that MCP's IO

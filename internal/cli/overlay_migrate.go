@@ -20,9 +20,11 @@ type overlayMigrateOptions struct {
 	From string
 	To   string
 	JSON bool
+	// Dir is the SQLite bank's data directory, from From.
+	Dir string
 }
 
-func newCmdOverlayMigrate(f *Factory) *cobra.Command {
+func newCmdOverlayMigrate(f *Factory, runF func(context.Context, *overlayMigrateOptions) error) *cobra.Command {
 	opts := &overlayMigrateOptions{}
 	cmd := &cobra.Command{
 		Use:   "migrate --from sqlite:PATH --to postgres://…",
@@ -37,6 +39,24 @@ that write to it first. Exits 1 when the copy fails or does not verify.`,
   atma overlay migrate --from sqlite:./data/atma.db --to "$ATMA_DATABASE_URL" --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			path, ok := strings.CutPrefix(opts.From, "sqlite:")
+			var errs []error
+			if !ok || path == "" {
+				errs = append(errs, fmt.Errorf("--from %q: want sqlite:PATH, PATH a data directory or its %s", opts.From, overlay.DBFile))
+			}
+			if !pgdb.IsURL(opts.To) {
+				errs = append(errs, fmt.Errorf("--to %q: want a postgres:// URL (postgres://user:password@host:5432/db)", pgdb.Redact(opts.To)))
+			}
+			if err := errors.Join(errs...); err != nil {
+				return usageError{err}
+			}
+			opts.Dir = path
+			if filepath.Base(path) == overlay.DBFile {
+				opts.Dir = filepath.Dir(path)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return overlayMigrateRun(cmd.Context(), f, opts)
 		},
 	}
@@ -48,21 +68,7 @@ that write to it first. Exits 1 when the copy fails or does not verify.`,
 }
 
 func overlayMigrateRun(ctx context.Context, f *Factory, opts *overlayMigrateOptions) error {
-	path, ok := strings.CutPrefix(opts.From, "sqlite:")
-	var errs []error
-	if !ok || path == "" {
-		errs = append(errs, fmt.Errorf("--from %q: want sqlite:PATH, PATH a data directory or its %s", opts.From, overlay.DBFile))
-	}
-	if !pgdb.IsURL(opts.To) {
-		errs = append(errs, fmt.Errorf("--to %q: want a postgres:// URL (postgres://user:password@host:5432/db)", pgdb.Redact(opts.To)))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return usageError{err}
-	}
-	dir := path
-	if filepath.Base(path) == overlay.DBFile {
-		dir = filepath.Dir(path)
-	}
+	dir := opts.Dir
 	if _, err := os.Stat(filepath.Join(dir, overlay.DBFile)); err != nil {
 		return usagef("--from: no bank in %s (no %s)", dir, overlay.DBFile)
 	}

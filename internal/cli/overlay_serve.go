@@ -30,7 +30,7 @@ type overlayServeOptions struct {
 // names its own user, and openOverlay wants one only to refuse commands that forget it.
 const serveUser = "(each request names its user)"
 
-func newCmdOverlayServe(f *Factory) *cobra.Command {
+func newCmdOverlayServe(f *Factory, runF func(context.Context, *overlayServeOptions) error) *cobra.Command {
 	opts := &overlayServeOptions{}
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -59,15 +59,10 @@ Ctrl-C stops it gracefully.`,
 			if opts.Token == "" {
 				opts.Token = f.env("ATMA_TOKEN")
 			}
-			if err := f.checkServeBind(cmd.Context(), opts); err != nil {
-				return err
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			open := func(ctx context.Context) (*overlayEnv, error) {
-				o := opts.overlayOptions
-				o.User = serveUser
-				return f.openOverlay(ctx, &o, true)
-			}
-			return overlayServeRun(cmd.Context(), f, opts, open, nil)
+			return overlayServeRun(cmd.Context(), f, opts)
 		},
 	}
 	opts.addFlags(cmd.Flags(), true)
@@ -85,9 +80,23 @@ Ctrl-C stops it gracefully.`,
 	return cmd
 }
 
-// overlayServeRun opens the overlay with open, listens on opts.Addr and serves until ctx
+// overlayServeRun refuses, before any model loads, an address other machines reach
+// without authentication, then opens the overlay with its models and serves it.
+func overlayServeRun(ctx context.Context, f *Factory, opts *overlayServeOptions) error {
+	if err := f.checkServeBind(ctx, opts); err != nil {
+		return err
+	}
+	open := func(ctx context.Context) (*overlayEnv, error) {
+		o := opts.overlayOptions
+		o.User = serveUser
+		return f.openOverlay(ctx, &o, true)
+	}
+	return serveOverlay(ctx, f, opts, open, nil)
+}
+
+// serveOverlay opens the overlay with open, listens on opts.Addr and serves until ctx
 // ends. ready, when set, gets the address listened on.
-func overlayServeRun(ctx context.Context, f *Factory, opts *overlayServeOptions, open func(context.Context) (*overlayEnv, error), ready func(net.Addr)) error {
+func serveOverlay(ctx context.Context, f *Factory, opts *overlayServeOptions, open func(context.Context) (*overlayEnv, error), ready func(net.Addr)) error {
 	env, err := open(ctx)
 	if err != nil {
 		return err

@@ -29,7 +29,7 @@ func testFactory(env map[string]string) (*Factory, *bytes.Buffer) {
 func executeServe(t *testing.T, env map[string]string, args ...string) error {
 	t.Helper()
 	f, _ := testFactory(env)
-	cmd := newCmdOverlayServe(f)
+	cmd := newCmdOverlayServe(f, nil)
 	cmd.SetArgs(args)
 	cmd.SetOut(io.Discard)
 	cmd.SetErr(io.Discard)
@@ -76,7 +76,7 @@ func TestOverlayServe(t *testing.T) {
 	done := make(chan error, 1)
 	opts := &overlayServeOptions{Addr: "127.0.0.1:0", Token: "tok-0123456789abcdef"}
 	opts.DataDir = dir
-	go func() { done <- overlayServeRun(ctx, f, opts, open, func(a net.Addr) { addrc <- a }) }()
+	go func() { done <- serveOverlay(ctx, f, opts, open, func(a net.Addr) { addrc <- a }) }()
 	var base string
 	select {
 	case a := <-addrc:
@@ -126,7 +126,7 @@ func TestOverlayServe(t *testing.T) {
 
 func TestOverlayServeHelp(t *testing.T) {
 	f, _ := testFactory(nil)
-	cmd := newCmdOverlayServe(f)
+	cmd := newCmdOverlayServe(f, nil)
 	if cmd.Example == "" || cmd.Short == "" {
 		t.Error("serve lacks a short description or an example")
 	}

@@ -155,7 +155,7 @@ func TestOverlayServeReplicasPostgres(t *testing.T) {
 			return &overlayEnv{ov: ov, bank: bank}, nil
 		}
 		addrc, done := make(chan net.Addr, 1), make(chan error, 1)
-		go func() { done <- overlayServeRun(ctx, f, opts, open, func(a net.Addr) { addrc <- a }) }()
+		go func() { done <- serveOverlay(ctx, f, opts, open, func(a net.Addr) { addrc <- a }) }()
 		select {
 		case a := <-addrc:
 			bases = append(bases, "http://"+a.String())

@@ -6,9 +6,10 @@
 //
 // Host is three methods (Add, Search, Delete), small enough for adapters to external
 // memories (Mem0, Zep) to implement. The built-in hosts, SQL and InMemory, also offer
-// AddBatch, Get, DeleteUser, Len and Users. Both are safe for concurrent use, pass one
-// test suite, and keep users apart: no call for one user reads or changes another's
-// memories, and each user's vectors have their own dimension.
+// AddIn (a write in the overlay store's transaction), AddBatch, Get, DeleteUser, Len and
+// Users. Both are safe for concurrent use, pass one test suite, and keep users apart:
+// no call for one user reads or changes another's memories, and each user's vectors
+// have their own dimension.
 //
 // # Search
 //
@@ -40,8 +41,8 @@
 // itself: the n best of the 200 it keeps. Below half the threshold the user is searched
 // by brute force again. A node's layer is drawn from a hash of the memory's id and
 // Config.ANN.Seed, so a graph does not depend on the order it was built in. The
-// threshold is where brute force (AVX2) passes about 5 ms a search, while a graph costs
-// its build on every whole load of the user (below).
+// threshold is where a brute-force search (AVX2) grows slower than a graph is worth,
+// since a graph costs its build on every whole load of the user (below).
 //
 // The graph follows every change to the index: an add links a node; a removal, or a
 // replaced vector, leaves a tombstone, walked through but never returned or linked to,
@@ -50,17 +51,12 @@
 // cache or another process's DeleteUser — builds its graph again; the change log's
 // refresh goes through the same adds and removals. Nothing of the graph is stored.
 //
-// Recall@10 against brute force (TestANNRecallText, TestANNRecallRandom): 0.999 over
-// 10,000 generated sentences embedded by use-lite; 0.993 over 50,000 random 512-d
-// vectors of low intrinsic dimension (near a random 24-dimensional subspace). On
-// uniform random directions in 512 dimensions, which have no neighbourhood structure,
-// HNSW needs most of the points: 0.31 at a beam of 100, 0.89 at 800, at 20,000 vectors;
-// keep the graph off (Threshold -1) for a backbone whose vectors look like that.
-// A dense search at 100k memories takes 1.35 ms through the graph, 17.6 ms by brute
-// force (BenchmarkANNSearch, recall 0.978). Building costs 0.1–0.35 ms a vector on the
-// 2-core development machine, more as the graph grows (1.4 s for the 10,000
-// sentences, 35 s for 100k random vectors), paid on every whole load of the user; an
-// add through the graph costs about one vector's share.
+// Recall@10 against brute force is checked by TestANNRecallText (generated sentences
+// embedded by use-lite) and TestANNRecallRandom (random vectors of low intrinsic
+// dimension). On uniform random directions in many dimensions, which have no
+// neighbourhood structure, HNSW needs most of the points: keep the graph off
+// (Threshold -1) for a backbone whose vectors look like that. The measured recalls,
+// search and build times are in docs/benchmarks.md ("Host memory").
 //
 // Why our own: the module proxy serves github.com/coder/hnsw (v0.6.1, its latest),
 // whose layer search bounds its result set by k instead of ef (recall@10 under 0.1
@@ -75,10 +71,14 @@
 // Its tables are prefixed host_, with their own migration track ("host") in
 // schema_migrations. Open the database once (sqlitedb.Open, pgdb.Open) and pass it to
 // both store.NewSQLite and NewSQLite (store.NewPostgres and NewPostgres), or use
-// OpenSQLite (OpenPostgres) for a host alone. AddIn writes inside a transaction the
-// caller owns (store.SQLTx), so the overlay commits a record and its host memory
-// together; on PostgreSQL it takes the user's advisory lock in that transaction, as the
-// host's own writes do, so the writes of a user are serialised across replicas.
+// OpenSQLite (OpenPostgres) for a host alone. AddIn writes inside a transaction of the
+// store on the same database (a store.Tx, whose database transaction it takes with
+// store.SQLTx), so the overlay commits a record and its host memory together
+// (overlay.TxHost); a transaction of a store on another database is refused, not
+// written in. On PostgreSQL it takes the user's advisory lock in that transaction, as
+// the host's own writes do, so the writes of a user are serialised across replicas.
+// InMemory's AddIn checks the memories in the transaction and adds them when it has
+// committed.
 //
 // Search runs in memory, as InMemory's does: the first search of a user loads the
 // user's memories (vectors, about 2 KiB a memory at 512 dimensions, and the inverted
@@ -91,9 +91,9 @@
 // keeps the generation that last wrote it, and a deletion leaves a tombstone with its
 // generation (host_deletions) — read in one snapshot (repeatable read on PostgreSQL).
 // After another process's DeleteUser, which leaves no tombstones, the index is read
-// whole again. At 10k memories this refresh costs about what a cached search does,
-// where reading the whole index took 550–700 ms (BenchmarkSearchAfterOtherWrite):
-// replicas that take turns writing one user stay fast. Config.CacheMemories bounds
+// whole again. Such a refresh reads only what changed, where a whole load reads every
+// memory of the user (BenchmarkSearchAfterOtherWrite): replicas that take turns writing
+// one user stay fast. Config.CacheMemories bounds
 // what is kept over all users (default a million memories, about 3 GB at 512
 // dimensions); past it the users searched least recently are dropped and loaded again
 // when next searched. (BM25 ran on an FTS5 table before, with statistics over every
@@ -101,27 +101,12 @@
 //
 // # Costs
 //
-// Measured on the 2-core development machine (AMD EPYC, shared), one user, 512-d
-// vectors, memories of 15–35 words drawn from a Zipf law over 5,000 words, 6-word
-// queries drawn from the same law, top 10 of 100 candidates a list (BenchmarkSearch,
-// milliseconds a search, SQLite / InMemory):
-//
-//	memories   dense         BM25          hybrid (dense + BM25 + RRF)
-//	1k         0.2 / 0.2     0.4 / 0.4     0.7 / 0.7
-//	10k        3.1 / 1.9     2.1 / 1.5     5.0 / 4.7
-//	100k       23 / 24       44 / 31       82 / 60
-//
-// (With FTS5's bm25() BM25 took 3.3, 9.7 and 83 ms, hybrid 3.9, 11 and 99 ms.) The
-// dense column is brute force with the Go dot product the host had then (0.2 µs a
-// vector at 512 dimensions); vek's AVX2 kernel takes 19 ns, and a scan is then bound
-// by memory: 1.6 ms at 20k, 17.6 ms at 100k (BenchmarkANNSearch, exact), where the
-// graph takes over (ANN above). BM25 is
-// the larger cost at scale: an OR query scores every memory sharing a term; it grows
-// with the number of matches, not of memories, which leaving out terms in half the
-// collection (fts.Prune) keeps in check.
-//
-// Adding costs about 0.17 ms a memory one at a time and 0.075 ms in batches of 100
-// (BenchmarkAdd, 10k memories). On disk a memory with a 512-d vector and 15–35 words
-// takes about 4.1 KB (BenchmarkSize: bytes/1k-memories): a row of 2.2 KB fills most of
-// one of the 4 KiB pages the database uses (see sqlitedb.PageSize).
+// BenchmarkSearch (dense, BM25 and hybrid at 1k, 10k and 100k memories, SQLite and
+// InMemory), BenchmarkANNSearch, BenchmarkAdd, BenchmarkSize and
+// BenchmarkSearchAfterOtherWrite measure the host; their figures, with the commands
+// and the machine, are in docs/benchmarks.md ("Host memory"). BM25 is the larger cost
+// at scale: an OR query scores every memory sharing a term, so it grows with the number
+// of matches, not of memories, which leaving out terms in half the collection
+// (fts.Prune) keeps in check. A row fills most of one of the database's pages
+// (sqlitedb.PageSize).
 package host

@@ -51,17 +51,52 @@ func (h *InMemory) Add(ctx context.Context, user string, m Memory) error {
 
 // AddBatch adds memories all or nothing.
 func (h *InMemory) AddBatch(ctx context.Context, user string, ms []Memory) error {
+	prepared, err := h.prepareAll(ctx, user, ms)
+	if err != nil {
+		return err
+	}
+	return h.write(user, prepared)
+}
+
+// AddIn checks memories as AddBatch does, inside tx, a transaction of any store, and
+// returns apply, which adds them; the caller calls it after tx commits and not after a
+// rollback (overlay.TxHost). The host lives in the process's memory, so the only write
+// left after the commit is to maps: apply fails only if another writer of the user
+// changed its vectors' dimension in between (the overlay's own ingests of a user are
+// serialised), and then adds nothing, as AddBatch would have refused them.
+func (h *InMemory) AddIn(ctx context.Context, _ store.Tx, user string, ms []Memory) (apply func(), err error) {
+	prepared, err := h.prepareAll(ctx, user, ms)
+	if err != nil {
+		return nil, err
+	}
+	s := h.space(user, true)
+	s.mu.RLock()
+	err = s.idx.dense.fits(prepared)
+	s.mu.RUnlock()
+	if err != nil {
+		return nil, fmt.Errorf("add: %w", err)
+	}
+	return func() { _ = h.write(user, prepared) }, nil
+}
+
+// prepareAll validates ms for user (prepare).
+func (h *InMemory) prepareAll(ctx context.Context, user string, ms []Memory) ([]Memory, error) {
 	now := h.cfg.now()
 	prepared := make([]Memory, len(ms))
 	for i, m := range ms {
 		var err error
 		if prepared[i], err = prepare(user, m, now); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("add: %w", err)
+		return nil, fmt.Errorf("add: %w", err)
 	}
+	return prepared, nil
+}
+
+// write adds prepared memories of user, all or nothing.
+func (h *InMemory) write(user string, prepared []Memory) error {
 	s := h.space(user, true)
 	s.mu.Lock()
 	defer s.mu.Unlock()

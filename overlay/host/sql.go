@@ -139,9 +139,9 @@ func (h *SQL) AddBatch(ctx context.Context, user string, ms []Memory) error {
 		return h.d.classify(fmt.Errorf("add: begin: %w", err))
 	}
 	defer tx.Rollback()
-	apply, err := h.AddIn(ctx, tx, user, ms)
+	apply, err := h.addIn(ctx, tx, user, ms)
 	if err != nil {
-		return err
+		return h.d.classify(err)
 	}
 	if err := tx.Commit(); err != nil {
 		return h.d.classify(fmt.Errorf("add: commit: %w", err))
@@ -150,16 +150,26 @@ func (h *SQL) AddBatch(ctx context.Context, user string, ms []Memory) error {
 	return nil
 }
 
-// AddIn adds memories as AddBatch does, but inside tx, a transaction on the host's own
-// database that the caller commits: the overlay's bank, which shares the file, writes a
-// memory and its record in one transaction. After tx commits, the caller calls apply,
-// which brings the in-memory index up to date; after a rollback it does not (the index
-// stays as the database is). On SQLite tx must have begun as a write (BEGIN IMMEDIATE,
-// as sqlitedb.Open's transactions do), which serialises it with the host's own writes;
-// on PostgreSQL AddIn takes the user's advisory lock in tx (pgdb.LockUser, which the
-// bank's transaction already holds).
-func (h *SQL) AddIn(ctx context.Context, tx *sql.Tx, user string, ms []Memory) (apply func(), err error) {
-	apply, err = h.addIn(ctx, tx, user, ms)
+// AddIn adds memories as AddBatch does, but inside tx, a transaction of the bank's
+// store on the host's own database (store.NewSQLite and NewSQLite, or store.NewPostgres
+// and NewPostgres, on one *sql.DB), which the store commits: the overlay writes a
+// memory and its record in one transaction (overlay.TxHost). After tx commits, the
+// caller calls apply, which brings the in-memory index up to date; after a rollback it
+// does not (the index stays as the database is). A transaction of another store, or of
+// a store on another database, is refused: such a host is not a participant of that
+// store's transactions (overlay.Config.SeparateHost). On SQLite the store's
+// transactions begin as writes (BEGIN IMMEDIATE), which serialises them with the
+// host's own writes; on PostgreSQL AddIn takes the user's advisory lock in tx
+// (pgdb.LockUser, which the store's transaction already holds).
+func (h *SQL) AddIn(ctx context.Context, tx store.Tx, user string, ms []Memory) (apply func(), err error) {
+	raw, db, ok := store.SQLTx(tx)
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("add: %w: not a transaction of the SQL store (the host memory writes only in its own database's transactions)", ErrInvalid)
+	case db != h.db:
+		return nil, fmt.Errorf("add: %w: the store's transaction runs on another database than the host memory's; a host elsewhere is a separate host (overlay.Config.SeparateHost)", ErrInvalid)
+	}
+	apply, err = h.addIn(ctx, raw, user, ms)
 	return apply, h.d.classify(err)
 }
 

@@ -13,7 +13,8 @@ import (
 
 // Bounds and sampling settings of the retrieve controller. The caller sends the
 // controller's messages with MaxTokens ControllerMaxTokens and Temperature
-// ControllerTemperature, and ControllerSchema as the JSON schema.
+// ControllerTemperature, and ControllerSchema as the JSON schema, as the overlay's
+// query path does ((*overlay.Overlay).Query, checked by its TestQueryControllerAndAnswer).
 const (
 	// ControllerMaxCandidates is how many pre-ranked candidates the controller sees.
 	ControllerMaxCandidates = 10

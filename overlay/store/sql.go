@@ -344,7 +344,7 @@ func (s *SQL) Tx(ctx context.Context, user string, fn func(Tx) error) error {
 		return fmt.Errorf("tx: %w", err)
 	}
 	return s.write(ctx, user, func(stx *sql.Tx) error {
-		tx := &sqlTx{q: s.q(stx), raw: stx, d: s.d, user: user, now: s.cfg.now(), touched: newTouches()}
+		tx := &sqlTx{q: s.q(stx), raw: stx, db: s.db, d: s.d, user: user, now: s.cfg.now(), touched: newTouches()}
 		if err := fn(tx); err != nil {
 			return err
 		}
@@ -396,6 +396,7 @@ func (s *SQL) write(ctx context.Context, user string, fn func(*sql.Tx) error) er
 type sqlTx struct {
 	q       querier
 	raw     *sql.Tx
+	db      *sql.DB // the database raw runs on
 	d       *dialect
 	user    string
 	now     time.Time
@@ -408,16 +409,17 @@ type sqlTx struct {
 
 var _ Tx = (*sqlTx)(nil)
 
-// SQLTx returns the database transaction under tx, a transaction of the SQL store, so
-// that a component sharing the store's database writes in the same transaction (the
-// host memory: store.SQL and host.SQL on one database); ok is false for a transaction
-// of another store, or outside the function given to Tx.
-func SQLTx(tx Tx) (_ *sql.Tx, ok bool) {
+// SQLTx returns the database transaction under tx, a transaction of the SQL store, and
+// the database it runs on, so that a component on the store's database writes in the
+// same transaction (host.SQL.AddIn: the host memory beside the store on one database)
+// and can check that it is its own database; ok is false for a transaction of another
+// store, or outside the function given to Tx.
+func SQLTx(tx Tx) (_ *sql.Tx, _ *sql.DB, ok bool) {
 	t, ok := tx.(*sqlTx)
 	if !ok || t.done || t.state {
-		return nil, false
+		return nil, nil, false
 	}
-	return t.raw, true
+	return t.raw, t.db, true
 }
 
 // view is the read-only view the commit check reads through: state without embeddings.

@@ -172,7 +172,7 @@ func TestCheckFindsCorruption(t *testing.T) {
 		}
 		return errors.Join(
 			tx.Put(ctx, day(1)), tx.Put(ctx, day(2)), tx.Put(ctx, day(3)),
-			storetest.Supersede(ctx, tx, "v1", "v2"), storetest.Supersede(ctx, tx, "v2", "v3"),
+			store.Reconcile(ctx, tx, "city"),
 			tx.Put(ctx, store.Record{ID: "a", Content: "a"}), tx.Put(ctx, store.Record{ID: "b", Content: "b"}),
 			tx.Link(ctx, "a", store.LinkCoexistsWith, "b"),
 		)

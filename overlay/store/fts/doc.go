@@ -37,7 +37,7 @@
 //
 // A term in at least half of the documents has idf ≤ 0, which FTS5 replaces by 1e-6: it
 // hardly moves a score, yet makes nearly every document a match, and an OR query then
-// scores the whole collection (300 ms at 100k documents through FTS5). Prune leaves such
+// scores the whole collection (docs/benchmarks.md, "Host memory"). Prune leaves such
 // terms out once they are in PruneMinDF documents or more; Index.Search does the same.
 // Scores change by at most a few millionths, and documents that matched only those terms
 // (scored near zero) drop out.

@@ -17,48 +17,6 @@ import (
 	"github.com/atma-dev/atma/overlay/store/fts"
 )
 
-// Supersede writes, in tx, that newID replaces oldID, whatever the time line says:
-// newID supersedes oldID (and the reciprocal), oldID becomes superseded with ValidUntil
-// set (newID's ValidFrom or Time, when it had none) and newID becomes active. The
-// overlay never does this (its commit planner links and lets store.Reconcile settle
-// statuses by time); tests use it to build banks, including ones the commit check must
-// refuse (newID older than oldID in a single-valued slot).
-func Supersede(ctx context.Context, tx store.Tx, oldID, newID string) error {
-	if oldID == newID {
-		return fmt.Errorf("supersede %s: %w: a record cannot supersede itself", oldID, store.ErrInvalid)
-	}
-	old, err := tx.Get(ctx, oldID)
-	if err != nil {
-		return fmt.Errorf("supersede %s: %w", oldID, err)
-	}
-	nw, err := tx.Get(ctx, newID)
-	if err != nil {
-		return fmt.Errorf("supersede %s by %s: %w", oldID, newID, err)
-	}
-	if err := tx.Link(ctx, newID, store.LinkSupersedes, oldID); err != nil {
-		return fmt.Errorf("supersede %s by %s: %w", oldID, newID, err)
-	}
-	old.Status = store.StatusSuperseded
-	if old.ValidUntil.IsZero() {
-		old.ValidUntil = nw.ValidFrom
-		if old.ValidUntil.IsZero() {
-			old.ValidUntil = nw.Time()
-		}
-		if old.ValidUntil.Before(old.ValidFrom) {
-			old.ValidUntil = old.ValidFrom
-		}
-	}
-	if err := tx.Put(ctx, old); err != nil {
-		return fmt.Errorf("supersede %s by %s: %w", oldID, newID, err)
-	}
-	if nw.Status != store.StatusActive {
-		if err := tx.SetStatus(ctx, newID, store.StatusActive); err != nil {
-			return fmt.Errorf("supersede %s by %s: %w", oldID, newID, err)
-		}
-	}
-	return nil
-}
-
 // Opener returns a new, empty store with cfg; the suite closes it.
 type Opener func(t *testing.T, cfg store.Config) store.Store
 
@@ -118,7 +76,6 @@ func Run(t *testing.T, open Opener) {
 		{"Links", testLinks},
 		{"List", testList},
 		{"VersionGroupOrder", testVersionGroupOrder},
-		{"SupersedeHelper", testSupersede},
 		{"CommitEnforcesInvariants", testCommitEnforces},
 		{"LateOlderVersion", testLateOlderVersion},
 		{"Retraction", testRetraction},
@@ -478,41 +435,6 @@ func testVersionGroupOrder(t *testing.T, e env) {
 	}
 }
 
-// testSupersede checks the Supersede helper (not a store method: the overlay's planner
-// links and reconciles instead) on every store, since the tests that build banks with it
-// rely on what it writes there.
-func testSupersede(t *testing.T, e env) {
-	ctx := t.Context()
-	put(t, e.s, "alice", fact("paris", "user.city", 0, "I live in Paris"))
-	err := e.s.Tx(ctx, "alice", func(tx store.Tx) error {
-		berlin := fact("berlin", "user.city", 10, "I moved to Berlin")
-		berlin.ValidFrom = at(9)
-		if err := tx.Put(ctx, berlin); err != nil {
-			return err
-		}
-		return Supersede(ctx, tx, "paris", "berlin")
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	paris := get(t, e.s, "alice", "paris")
-	berlin := get(t, e.s, "alice", "berlin")
-	if paris.Status != store.StatusSuperseded || !paris.ValidUntil.Equal(at(9)) || !paris.HasLink(store.LinkSupersededBy, "berlin") {
-		t.Errorf("old version: status %s valid_until %v links %v", paris.Status, paris.ValidUntil, paris.Links)
-	}
-	if berlin.Status != store.StatusActive || !berlin.HasLink(store.LinkSupersedes, "paris") {
-		t.Errorf("new version: status %s links %v", berlin.Status, berlin.Links)
-	}
-	active, _, err := e.s.List(ctx, "alice", store.Filter{Status: store.StatusActive, Slot: "user.city"})
-	if err != nil || len(active) != 1 || active[0].ID != "berlin" {
-		t.Errorf("active in slot: %v %v", active, err)
-	}
-	mustCheck(t, e.s, "alice")
-	if err := e.s.Tx(ctx, "alice", func(tx store.Tx) error { return Supersede(ctx, tx, "paris", "paris") }); !errors.Is(err, store.ErrInvalid) {
-		t.Errorf("self supersede: %v", err)
-	}
-}
-
 func violationKinds(err error) []store.ViolationKind {
 	var ve *store.ViolationError
 	if !errors.As(err, &ve) {
@@ -561,7 +483,16 @@ func testCommitEnforces(t *testing.T, e env) {
 			if err := tx.Put(ctx, fact("v0", "user.job", -5, "I worked at Initech")); err != nil {
 				return err
 			}
-			return Supersede(ctx, tx, "v1", "v0")
+			// v0 replaces v1 against the time line: what Reconcile would never write.
+			if err := tx.Link(ctx, "v0", store.LinkSupersedes, "v1"); err != nil {
+				return err
+			}
+			v1, err := tx.Get(ctx, "v1")
+			if err != nil {
+				return err
+			}
+			v1.Status, v1.ValidUntil = store.StatusSuperseded, at(-5)
+			return tx.Put(ctx, v1)
 		}, store.KindStaleStatus},
 		{"mixed cardinality", func(tx store.Tx) error {
 			r := fact("v2", "user.job", -1, "I work at Globex")
@@ -659,7 +590,7 @@ func testRetraction(t *testing.T, e env) {
 		if err := tx.Put(ctx, fact("v2", "user.diet", 3, "I am vegan")); err != nil {
 			return err
 		}
-		return Supersede(ctx, tx, "v1", "v2")
+		return store.Reconcile(ctx, tx, "user.diet")
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -766,7 +697,7 @@ func testDelete(t *testing.T, e env) {
 		if err := tx.Put(ctx, fact("v2", "user.city", 5, "I live in Rome")); err != nil {
 			return err
 		}
-		return Supersede(ctx, tx, "v1", "v2")
+		return store.Reconcile(ctx, tx, "user.city")
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -977,7 +908,7 @@ func seedForRollback(t *testing.T, e env, fail func() error) func(tx store.Tx) e
 	return func(tx store.Tx) error {
 		steps := []error{
 			tx.Put(ctx, fact("v2", "user.city", 5, "I live in Oslo")),
-			Supersede(ctx, tx, "v1", "v2"),
+			store.Reconcile(ctx, tx, "user.city"),
 			tx.Put(ctx, store.Record{ID: "note", Content: "likes techno"}),
 			tx.Delete(ctx, "note"),
 			tx.Put(ctx, store.Record{ID: "extra", Content: "extra record"}),
