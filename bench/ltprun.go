@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/atma-dev/atma/data"
+	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store"
@@ -263,7 +264,18 @@ func RunLTP(ctx context.Context, l *LTP, env Env, ablations []Variant, traces io
 				rp.cost.Routed += c.Routed
 				rp.ingest += c.Overlay
 				rp.cost.addErrors(c.Errors)
-				countCommits(&rp.bank, c.Commits, l)
+				for _, cc := range countCommits(&rp.bank, c.Commits, l) {
+					if enc == nil {
+						break
+					}
+					ct, err := traceCommit(ctx, mem, v.Name, p.ID, cc)
+					if err != nil {
+						return nil, fmt.Errorf("run ltp: %s: %w", v.Name, err)
+					}
+					if err := enc.Encode(ct); err != nil {
+						return nil, fmt.Errorf("write ltp trace: %w", err)
+					}
+				}
 			}
 			for _, u := range l.Units {
 				co, role, err := bankRole(ctx, mem, u)
@@ -379,8 +391,17 @@ func wantMode(k ProbeKind) retrieval.Mode {
 	return retrieval.ModeCurrent
 }
 
-// countCommits sorts supersede and transition commits into intended and collateral.
-func countCommits(b *LTPBank, commits []commitRef, l *LTP) {
+// collateralCommit is a commit countCommits counted as collateral, with its class:
+// "cue" (it touches a cue memory) or "turn" (between original turns only).
+type collateralCommit struct {
+	commitRef
+	Class string
+}
+
+// countCommits sorts supersede and transition commits into intended and collateral, and
+// returns the collateral ones.
+func countCommits(b *LTPBank, commits []commitRef, l *LTP) []collateralCommit {
+	var out []collateralCommit
 	cueUnit := map[string]string{}
 	for _, u := range l.Units {
 		cueUnit[u.Cue1], cueUnit[u.Cue2] = u.ID+"/1", u.ID+"/2"
@@ -393,10 +414,46 @@ func countCommits(b *LTPBank, commits []commitRef, l *LTP) {
 			b.UnitCommits++
 		case o != "" || n != "":
 			b.CueCollateral++
+			out = append(out, collateralCommit{c, "cue"})
 		default:
 			b.TurnCommits++
+			out = append(out, collateralCommit{c, "turn"})
 		}
 	}
+	return out
+}
+
+// LTPCommitTrace is a collateral supersede or transition commit: a line of the JSONL trace
+// (Kind "commit"), with both memories' bank entries, where an unintended state change is
+// read.
+type LTPCommitTrace struct {
+	Variant string       `json:"variant"`
+	Kind    string       `json:"kind"`
+	Class   string       `json:"class"` // cue or turn (see LTPBank)
+	Action  judge.Action `json:"action"`
+	Old     LTPCueTrace  `json:"old"`
+	New     LTPCueTrace  `json:"new"`
+}
+
+func traceCommit(ctx context.Context, mem memory, variant, profile string, c collateralCommit) (LTPCommitTrace, error) {
+	ct := LTPCommitTrace{Variant: variant, Kind: "commit", Class: c.Class, Action: c.Action}
+	var err error
+	if ct.Old, err = cueTrace(ctx, mem, profile, c.Old); err != nil {
+		return ct, err
+	}
+	ct.New, err = cueTrace(ctx, mem, profile, c.New)
+	return ct, err
+}
+
+// cueTrace is one memory's bank entry; Status "missing" when the bank lacks it.
+func cueTrace(ctx context.Context, mem memory, profile, id string) (LTPCueTrace, error) {
+	r, ok, err := mem.record(ctx, profile, id)
+	ct := LTPCueTrace{Memory: id, Status: "missing"}
+	if err != nil || !ok {
+		return ct, err
+	}
+	ct.Text, ct.Facts, ct.Slot, ct.Status = r.Content, factStrings(overlay.RecordFacts(r)), r.Slot, string(r.Status)
+	return ct, nil
 }
 
 // LTPUnitTrace is the bank's outcome for one unit after a replay: a line of the JSONL
@@ -424,13 +481,9 @@ type LTPCueTrace struct {
 func traceUnit(ctx context.Context, mem memory, variant string, u Unit, role bool) (LTPUnitTrace, error) {
 	ut := LTPUnitTrace{Variant: variant, Unit: u.ID, Category: u.Category, Slot: u.Slot, Role: role}
 	for _, id := range []string{u.Cue1, u.Cue2} {
-		r, ok, err := mem.record(ctx, u.Profile, id)
+		ct, err := cueTrace(ctx, mem, u.Profile, id)
 		if err != nil {
 			return ut, err
-		}
-		ct := LTPCueTrace{Memory: id, Status: "missing"}
-		if ok {
-			ct.Text, ct.Facts, ct.Slot, ct.Status = r.Content, factStrings(overlay.RecordFacts(r)), r.Slot, string(r.Status)
 		}
 		ut.Cues = append(ut.Cues, ct)
 	}

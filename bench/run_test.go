@@ -276,8 +276,24 @@ func TestRunLTPWithoutLLM(t *testing.T) {
 		}
 	}
 	units := len(uts)
-	if n := countLines(t, traces.Bytes()); n != ran*len(l.Probes)+units || units == 0 || units%len(l.Units) != 0 {
-		t.Errorf("%d trace lines with %d unit lines, want %d probe lines and whole replays of %d units", n, units, ran*len(l.Probes), len(l.Units))
+	// And one a collateral commit of each overlay replay, with both memories: as many as
+	// the replay with the most counted at least, and no more than all counted.
+	cts := traceLines[LTPCommitTrace](t, traces.Bytes(), "class")
+	for _, ct := range cts {
+		if ct.Kind != "commit" || ct.Class != "cue" && ct.Class != "turn" || ct.Old.Memory == "" || ct.New.Text == "" {
+			t.Errorf("commit trace %+v", ct)
+		}
+	}
+	most, all := 0, 0
+	for _, r := range rep.Results {
+		c := r.Bank.CueCollateral + r.Bank.TurnCommits
+		most, all = max(most, c), all+c
+	}
+	if len(cts) < most || len(cts) > all {
+		t.Errorf("%d commit trace lines, want between %d and %d", len(cts), most, all)
+	}
+	if n := countLines(t, traces.Bytes()); n != ran*len(l.Probes)+units+len(cts) || units == 0 || units%len(l.Units) != 0 {
+		t.Errorf("%d trace lines with %d unit and %d commit lines, want %d probe lines and whole replays of %d units", n, units, len(cts), ran*len(l.Probes), len(l.Units))
 	}
 	// Each text was embedded once although five replays and three bank variants read it.
 	if distinct := rep.Events + len(l.Probes); emb.texts > distinct {
