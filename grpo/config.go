@@ -57,8 +57,8 @@ type FormatValues struct {
 
 // Verdict parse modes.
 const (
-	// ParseStrict takes the verdict only from a JSON object that judge.ParseStrict would
-	// accept (every field, no other, enums as spelled, consistent).
+	// ParseStrict takes the verdict only from a conclusion judge.ParseVerdict accepts
+	// (one JSON object, every field, no other, enums as spelled, consistent).
 	ParseStrict = "strict"
 	// ParseLenient falls back to judge.ParseLenient when the strict parse fails. It is
 	// denser early in training and some hundred times slower on the answers it rescues.

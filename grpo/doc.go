@@ -6,10 +6,11 @@
 // # Reward
 //
 // Rewarder.Score(prompt, completion, label) is a pure function: the same arguments and
-// configuration give the same Score, on any goroutine. It scans the completion once,
-// applying judge.ParseStrict's rules to the think block and the verdict object with a
-// hand-written scanner (FuzzAnswerMatchesParseStrict holds the two to the same answers),
-// and scores nine components, reported one by one next to their weighted sum:
+// configuration give the same Score, on any goroutine. It reads the think block with
+// judge.ParseThink and the verdict object with judge.ParseVerdict, the two halves of
+// judge.ParseStrict taken apart so that the format and the verdict are scored separately
+// (a verdict after a faulty think block, or alone, still earns verdict credit), and scores
+// nine components, reported one by one next to their weighted sum:
 //
 //	component     values                     what it measures
 //	format        1, 0.5, 0                  a <think> block opening the answer with the four step
@@ -54,8 +55,9 @@
 // (verdict, implicit, preservation, summary) are 0 and the score is flagged no_label.
 // Flags.Failed tells the flags that count as failed inputs.
 //
-// The reward runs at about 200,000 completions a second on one goroutine for answers of
-// the paper's length (BenchmarkReward), two allocations each.
+// The reward runs at about 40,000 completions a second on one goroutine for answers of
+// the paper's length (BenchmarkReward; figures in docs/benchmarks.md), far above what a
+// policy generates: the parse is the judge's, not a faster copy of it.
 //
 // # Labels
 //

@@ -62,11 +62,21 @@
 // no other field, enums spelled as listed, the rules above. Its errors are *ParseError
 // values that unwrap to sentinels naming the kind of problem (ErrNoThink, ErrMissingStep,
 // ErrStepOrder, ErrExtraText, ErrMultipleJSON, ErrMissingField, ErrInvalidEnum,
-// ErrInconsistent, …) and say where and what. ParseLenient is for the runtime: it takes
-// the last JSON object after the think block (or anywhere), in code fences or amid text,
-// matches field names and enum values loosely with common synonyms, defaults what is
-// missing and repairs what is inconsistent. Both are fuzzed; whatever ParseStrict accepts,
-// ParseLenient accepts with the same verdict. Render writes an answer in the format.
+// ErrInconsistent, …) and say where and what. It is ParseThink (the think block) then
+// ParseVerdict (the verdict object after it); package grpo's reward calls the two apart to
+// score the block and the verdict separately. It is the only strict parser of answers:
+// about 30,000 answers a second on one core (BenchmarkParseStrict), far above any policy's
+// output rate, so no faster copy is kept.
+//
+// ParseLenient is for a model's free text at run time: LLMAuditor parses with it an answer
+// that fails ParseStrict (unless LLMConfig.Strict), which is every answer of a server that
+// enforces VerdictSchema (the JSON alone, no think block) and many of small models (code
+// fences, a remark after the object, "Temporal update"); grpo uses it only when a reward
+// configuration asks for lenient verdicts. It takes the last JSON object after the think
+// block (or anywhere), in code fences or amid text, matches field names and enum values
+// loosely with common synonyms, defaults what is missing and repairs what is
+// inconsistent. Both are fuzzed; whatever ParseStrict accepts, ParseLenient accepts with
+// the same verdict. Render writes an answer in the format.
 //
 // # Auditors
 //

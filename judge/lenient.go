@@ -21,7 +21,11 @@ const (
 	genericSummary  = "the old record is a past state; the new input is current"
 )
 
-// ParseLenient parses an answer for the runtime, recovering what it can:
+// ParseLenient parses an answer for the runtime. It exists for model text that
+// ParseStrict refuses but that still states a verdict: LLMAuditor falls back to it by
+// default (always with LLMConfig.Schema, whose answers have no think block), and package
+// grpo's reward uses it when configured for lenient verdicts; rewards and metrics
+// otherwise use ParseStrict. It recovers what it can:
 //
 //   - the think block may be missing, unclosed, or open only with </think> (as reasoning
 //     templates leave it), and its step labels may differ in case or carry markdown;

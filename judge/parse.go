@@ -28,58 +28,81 @@ const (
 // LabelAction, each once, each with text, nothing before the first), then exactly one JSON
 // object with all eight verdict fields, no others and no repeats, each of its JSON type,
 // enums spelled as defined, confidence in [0, 1], and the fields consistent with each other
-// (Verdict.Validate).
+// (Verdict.Validate). It is ParseThink, then ParseVerdict on the text after the block.
 //
 // The error is a *ParseError, or several joined when the verdict object has several
 // problems; each unwraps to one of the sentinels (ErrNoThink, ErrMissingStep, …).
 func ParseStrict(text string) (Answer, error) {
-	t := strings.TrimRightFunc(text, unicode.IsSpace)
-	lead := len(t) - len(strings.TrimLeftFunc(t, unicode.IsSpace))
-	if !strings.HasPrefix(t[lead:], thinkOpen) {
-		return Answer{}, parseErr(ErrNoThink, lead, "", "the answer must start with %s", thinkOpen)
-	}
-	bodyStart := lead + len(thinkOpen)
-	end := strings.Index(t[bodyStart:], thinkClose)
-	if end < 0 {
-		return Answer{}, parseErr(ErrUnclosedThink, bodyStart, "", "no %s after %s", thinkClose, thinkOpen)
-	}
-	end += bodyStart
-	steps, err := strictSteps(t[bodyStart:end], bodyStart)
+	steps, end, err := ParseThink(text)
 	if err != nil {
 		return Answer{}, err
 	}
+	v, err := verdictAt(strings.TrimRightFunc(text, unicode.IsSpace), end)
+	if err != nil {
+		return Answer{}, err
+	}
+	return Answer{Steps: steps, Verdict: v}, nil
+}
 
-	rest := end + len(thinkClose)
+// ParseThink reads the think block that must open an answer, by ParseStrict's rules. end
+// is the offset just past </think> when the answer, after white space, opens with <think>
+// and closes it; otherwise it is -1 and err unwraps to ErrNoThink or ErrUnclosedThink.
+// When the block is there but its steps break the rules, end is still set and err unwraps
+// to ErrMissingStep, ErrStepOrder or ErrEmptyStep: the reward of package grpo scores the
+// block and the verdict apart.
+func ParseThink(text string) (steps Steps, end int, err error) {
+	t := strings.TrimRightFunc(text, unicode.IsSpace)
+	lead := len(t) - len(strings.TrimLeftFunc(t, unicode.IsSpace))
+	if !strings.HasPrefix(t[lead:], thinkOpen) {
+		return Steps{}, -1, parseErr(ErrNoThink, lead, "", "the answer must start with %s", thinkOpen)
+	}
+	bodyStart := lead + len(thinkOpen)
+	closeAt := strings.Index(t[bodyStart:], thinkClose)
+	if closeAt < 0 {
+		return Steps{}, -1, parseErr(ErrUnclosedThink, bodyStart, "", "no %s after %s", thinkClose, thinkOpen)
+	}
+	closeAt += bodyStart
+	end = closeAt + len(thinkClose)
+	steps, err = strictSteps(t[bodyStart:closeAt], bodyStart)
+	return steps, end, err
+}
+
+// ParseVerdict reads a conclusion — the text after the think block — by ParseStrict's
+// rules: apart from white space at either end, exactly one JSON object that is a valid
+// verdict. Offsets in its errors count from the start of conclusion.
+func ParseVerdict(conclusion string) (Verdict, error) {
+	return verdictAt(strings.TrimRightFunc(conclusion, unicode.IsSpace), 0)
+}
+
+// verdictAt reads the verdict object of t, which has no white space at its end, from
+// offset rest on; offsets in errors count from the start of t.
+func verdictAt(t string, rest int) (Verdict, error) {
 	from := rest + len(t[rest:]) - len(strings.TrimLeftFunc(t[rest:], unicode.IsSpace))
 	switch {
 	case from == len(t):
-		return Answer{}, parseErr(ErrNoJSON, from, "", "nothing follows %s", thinkClose)
+		return Verdict{}, parseErr(ErrNoJSON, from, "", "nothing follows %s", thinkClose)
 	case t[from] == '[' || t[from] == '"':
-		return Answer{}, parseErr(ErrInvalidJSON, from, "", "the verdict must be a JSON object")
+		return Verdict{}, parseErr(ErrInvalidJSON, from, "", "the verdict must be a JSON object")
 	case t[from] != '{':
 		if i := strings.IndexByte(t[from:], '{'); i >= 0 {
-			return Answer{}, parseErr(ErrExtraText, from, "", "%q precedes the verdict object", clip(t[from:from+i], 40))
+			return Verdict{}, parseErr(ErrExtraText, from, "", "%q precedes the verdict object", clip(t[from:from+i], 40))
 		}
-		return Answer{}, parseErr(ErrNoJSON, from, "", "%q follows %s, not a JSON object", clip(t[from:], 40), thinkClose)
+		return Verdict{}, parseErr(ErrNoJSON, from, "", "%q follows %s, not a JSON object", clip(t[from:], 40), thinkClose)
 	}
 	dec := json.NewDecoder(strings.NewReader(t[from:]))
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
-		return Answer{}, parseErr(ErrInvalidJSON, from, "", "%v", err)
+		return Verdict{}, parseErr(ErrInvalidJSON, from, "", "%v", err)
 	}
 	after := from + int(dec.InputOffset())
 	if trail := strings.TrimLeftFunc(t[after:], unicode.IsSpace); trail != "" {
 		at := len(t) - len(trail)
 		if trail[0] == '{' || trail[0] == '[' {
-			return Answer{}, parseErr(ErrMultipleJSON, at, "", "another JSON value follows the verdict object")
+			return Verdict{}, parseErr(ErrMultipleJSON, at, "", "another JSON value follows the verdict object")
 		}
-		return Answer{}, parseErr(ErrExtraText, at, "", "%q follows the verdict object", clip(trail, 40))
+		return Verdict{}, parseErr(ErrExtraText, at, "", "%q follows the verdict object", clip(trail, 40))
 	}
-	v, err := strictVerdict(raw, from)
-	if err != nil {
-		return Answer{}, err
-	}
-	return Answer{Steps: steps, Verdict: v}, nil
+	return strictVerdict(raw, from)
 }
 
 // strictSteps parses the body of a think block; base is its offset in the answer.

@@ -333,3 +333,24 @@ func TestSynonymTablesMapCanonicalNames(t *testing.T) {
 		}
 	}
 }
+
+// TestParseThinkAndVerdictApart checks the two halves ParseStrict is made of, as the GRPO
+// reward uses them: a faulty block keeps its end, and the verdict after it is read alone.
+func TestParseThinkAndVerdictApart(t *testing.T) {
+	text := withThink("Comparison: Old value: Berlin. New value: Lisbon.\n", "")
+	_, end, err := ParseThink(text)
+	if !errors.Is(err, ErrMissingStep) || end < 0 || !strings.HasPrefix(strings.TrimSpace(text[end:]), "{") {
+		t.Fatalf("ParseThink = end %d, %v; want the end of the block and ErrMissingStep", end, err)
+	}
+	if _, err := ParseVerdict(text[end:]); err != nil {
+		t.Errorf("ParseVerdict of the conclusion: %v", err)
+	}
+	if _, end, err := ParseThink(baseJSON); end != -1 || !errors.Is(err, ErrNoThink) {
+		t.Errorf("ParseThink without a block = %d, %v; want -1, ErrNoThink", end, err)
+	}
+	_, err = ParseVerdict("  Verdict: " + baseJSON)
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Err != ErrExtraText || pe.Offset != 2 {
+		t.Errorf("ParseVerdict of a preamble = %v; want ErrExtraText at byte 2", err)
+	}
+}
