@@ -55,7 +55,7 @@
 // (verdict, implicit, preservation, summary) are 0 and the score is flagged no_label.
 // Flags.Failed tells the flags that count as failed inputs.
 //
-// The reward runs at about 40,000 completions a second on one goroutine for answers of
+// The reward runs at about 50,000 completions a second on one goroutine for answers of
 // the paper's length (BenchmarkReward; figures in docs/benchmarks.md), far above what a
 // policy generates: the parse is the judge's, not a faster copy of it.
 //

@@ -1,14 +1,16 @@
 package judge
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Answer is a parsed audit answer: the steps of its think block and its verdict.
@@ -31,7 +33,9 @@ const (
 // (Verdict.Validate). It is ParseThink, then ParseVerdict on the text after the block.
 //
 // The error is a *ParseError, or several joined when the verdict object has several
-// problems; each unwraps to one of the sentinels (ErrNoThink, ErrMissingStep, …).
+// problems; each unwraps to one of the sentinels (ErrNoThink, ErrMissingStep, …). A name
+// given twice anywhere in the object is refused as the object is read, so it is reported
+// alone (ErrUnknownField, the field named as "links[0].type").
 func ParseStrict(text string) (Answer, error) {
 	steps, end, err := ParseThink(text)
 	if err != nil {
@@ -89,10 +93,10 @@ func verdictAt(t string, rest int) (Verdict, error) {
 		}
 		return Verdict{}, parseErr(ErrNoJSON, from, "", "%q follows %s, not a JSON object", clip(t[from:], 40), thinkClose)
 	}
-	dec := json.NewDecoder(strings.NewReader(t[from:]))
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		return Verdict{}, parseErr(ErrInvalidJSON, from, "", "%v", err)
+	dec := jsontext.NewDecoder(strings.NewReader(t[from:]), jsonOpts)
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return Verdict{}, decodeErr(err, from)
 	}
 	after := from + int(dec.InputOffset())
 	if trail := strings.TrimLeftFunc(t[after:], unicode.IsSpace); trail != "" {
@@ -179,9 +183,6 @@ func strictVerdict(raw []byte, off int) (Verdict, error) {
 	for _, f := range fields.unknown {
 		fail(ErrUnknownField, f, "not a verdict field")
 	}
-	for _, f := range fields.repeated {
-		fail(ErrUnknownField, f, "the field appears twice")
-	}
 	str := func(name string, dst *string) {
 		if err := jsonString(fields.values[name], dst); err != nil {
 			fail(ErrFieldType, name, "%v", err)
@@ -239,8 +240,8 @@ func strictVerdict(raw []byte, off int) (Verdict, error) {
 }
 
 func strictLinks(val []byte, off int) ([]Link, []error) {
-	var items []json.RawMessage
-	if val[0] != '[' || json.Unmarshal(val, &items) != nil {
+	var items []jsontext.Value
+	if val[0] != '[' || jsonv2.Unmarshal(val, &items, jsonOpts) != nil {
 		return nil, []error{parseErr(ErrFieldType, -1, "links", "want an array of link objects, got %s", clip(string(val), 30))}
 	}
 	links := make([]Link, 0, len(items))
@@ -254,9 +255,6 @@ func strictLinks(val []byte, off int) ([]Link, []error) {
 		}
 		for _, f := range fields.unknown {
 			errs = append(errs, parseErr(ErrUnknownField, -1, name+"."+f, "a link has type, from and to"))
-		}
-		for _, f := range fields.repeated {
-			errs = append(errs, parseErr(ErrUnknownField, -1, name+"."+f, "the field appears twice"))
 		}
 		var l Link
 		for _, f := range []struct {
@@ -277,9 +275,41 @@ func strictLinks(val []byte, off int) ([]Link, []error) {
 	return links, errs
 }
 
+// jsonOpts are the options of every decoding here. go-json-experiment/json refuses a name
+// given twice by default (encoding/json keeps the last); invalid UTF-8 is read as U+FFFD,
+// as encoding/json reads it, since a model's text may hold it.
+var jsonOpts = jsontext.AllowInvalidUTF8(true)
+
+// decodeErr turns a decoding error of the verdict object at offset off into a
+// *ParseError: a name given twice is ErrUnknownField on that field, anything else
+// ErrInvalidJSON.
+func decodeErr(err error, off int) error {
+	var syn *jsontext.SyntacticError
+	if errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName) {
+		return parseErr(ErrUnknownField, off+int(syn.ByteOffset), fieldOf(syn.JSONPointer), "the field appears twice")
+	}
+	return parseErr(ErrInvalidJSON, off, "", "%v", err)
+}
+
+// fieldOf writes a JSON pointer ("/links/0/type") as a field name ("links[0].type").
+func fieldOf(p jsontext.Pointer) string {
+	var b strings.Builder
+	for tok := range p.Tokens() {
+		if _, err := strconv.Atoi(tok); err == nil && b.Len() > 0 {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
 type objFields struct {
-	values            map[string]json.RawMessage
-	unknown, repeated []string
+	values  map[string]jsontext.Value
+	unknown []string
 }
 
 var knownFields = map[string]bool{}
@@ -290,50 +320,37 @@ func init() {
 	}
 }
 
-// objectFields reads a JSON object's members in order, keeping repeated and (for the
-// verdict, field "") unknown keys apart. Link objects (field "links[i]") know type, from, to.
+// objectFields reads a JSON object's members, keeping unknown keys (for the verdict, field
+// "") apart, sorted. Link objects (field "links[i]") know type, from, to. The object was
+// read whole before, so names given twice were refused already.
 func objectFields(raw []byte, off int, field string) (objFields, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.Token()
-	if err != nil {
-		return objFields{}, parseErr(ErrInvalidJSON, off, field, "%v", err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	if len(raw) == 0 || raw[0] != '{' {
 		return objFields{}, parseErr(ErrInvalidJSON, off, field, "want a JSON object")
+	}
+	var m map[string]jsontext.Value
+	if err := jsonv2.Unmarshal(raw, &m, jsonOpts); err != nil {
+		return objFields{}, parseErr(ErrInvalidJSON, off, field, "%v", err)
 	}
 	known := knownFields
 	if field != "" {
 		known = map[string]bool{"type": true, "from": true, "to": true}
 	}
-	out := objFields{values: map[string]json.RawMessage{}}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return objFields{}, parseErr(ErrInvalidJSON, off, field, "%v", err)
-		}
-		key := tok.(string) // object keys are always strings once the object decoded
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
-			return objFields{}, parseErr(ErrInvalidJSON, off, field, "%v", err)
-		}
-		switch {
-		case !known[key]:
-			out.unknown = append(out.unknown, key)
-		case out.values[key] != nil:
-			out.repeated = append(out.repeated, key)
-		default:
-			out.values[key] = val
+	out := objFields{values: m}
+	for k := range m {
+		if !known[k] {
+			out.unknown = append(out.unknown, k)
 		}
 	}
+	slices.Sort(out.unknown)
 	return out, nil
 }
 
 // jsonString decodes a JSON string, refusing other types.
-func jsonString(val json.RawMessage, dst *string) error {
+func jsonString(val jsontext.Value, dst *string) error {
 	if len(val) == 0 || val[0] != '"' {
 		return fmt.Errorf("want a string, got %s", clip(string(val), 30))
 	}
-	return json.Unmarshal(val, dst)
+	return jsonv2.Unmarshal(val, dst, jsonOpts)
 }
 
 // clip shortens s to at most n bytes for error messages, on a rune boundary.

@@ -113,6 +113,7 @@ func TestParseStrictInvalid(t *testing.T) {
 		{"missing field", withJSON(`,"confidence":0.9`, ""), ErrMissingField, "confidence"},
 		{"unknown field", withJSON(`"confidence":0.9`, `"confidence":0.9,"reason":"moved"`), ErrUnknownField, "reason"},
 		{"repeated field", withJSON(`"confidence":0.9`, `"confidence":0.9,"confidence":0.8`), ErrUnknownField, "confidence"},
+		{"repeated link field", withJSON(`"from":"new"`, `"from":"new","from":"old"`), ErrUnknownField, "links[0].from"},
 		{"confidence as a string", withJSON(`0.9`, `"0.9"`), ErrFieldType, "confidence"},
 		{"boolean as a string", withJSON(`"clarification_needed":false`, `"clarification_needed":"false"`), ErrFieldType, "clarification_needed"},
 		{"status as null", withJSON(`"status":"conflict"`, `"status":null`), ErrFieldType, "status"},
