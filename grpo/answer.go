@@ -6,11 +6,6 @@ import (
 	"github.com/atma-dev/atma/judge"
 )
 
-const (
-	thinkOpen  = "<think>"
-	thinkClose = "</think>"
-)
-
 // answer is what the reward reads from a completion. The think block and the verdict are
 // read by judge.ParseThink and judge.ParseVerdict, the two halves of judge.ParseStrict,
 // apart: the format term scores the block and the verdict term the object, so a verdict
@@ -34,7 +29,7 @@ type answer struct {
 
 // parseAnswer reads a completion.
 func parseAnswer(text string) answer {
-	a := answer{opens: strings.Count(text, thinkOpen), closes: strings.Count(text, thinkClose)}
+	a := answer{opens: strings.Count(text, judge.ThinkOpen), closes: strings.Count(text, judge.ThinkClose)}
 	steps, end, err := judge.ParseThink(text)
 	if end >= 0 {
 		a.tagged, a.region = true, end

@@ -67,7 +67,7 @@ const (
 
 // VerdictValues score verdict correctness against the gold label: Status when the status
 // is right, Type when the status and the conflict type are, Action when the action is
-// correct (judge.Gold.ActionOK); None is the value when no verdict can be parsed.
+// correct (eval.Gold.ActionOK); None is the value when no verdict can be parsed.
 type VerdictValues struct {
 	Parse  string  `json:"parse"`
 	Status float64 `json:"status"`

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/eval"
 	"github.com/atma-dev/atma/llm"
 )
 
@@ -40,7 +41,7 @@ type ExtraInfo struct {
 }
 
 // DatasetRowFor is the row of one item.
-func DatasetRowFor(it judge.Item) (DatasetRow, error) {
+func DatasetRowFor(it eval.Item) (DatasetRow, error) {
 	label, err := json.Marshal(LabelFor(it))
 	if err != nil {
 		return DatasetRow{}, fmt.Errorf("encode label of %s: %w", it.ID, err)
@@ -53,7 +54,7 @@ func DatasetRowFor(it judge.Item) (DatasetRow, error) {
 }
 
 // WriteDataset writes one DatasetRow per item as JSON lines.
-func WriteDataset(w io.Writer, items []judge.Item) error {
+func WriteDataset(w io.Writer, items []eval.Item) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)

@@ -17,7 +17,7 @@
 //	                                         labels as ParseStrict wants them; valid tags without
 //	                                         them; anything else (the paper's values)
 //	verdict       0 … 1                      status right 0.5, and type right 0.25; action right
-//	                                         (judge.Gold.ActionOK) 0.25; no strict verdict 0
+//	                                         (eval.Gold.ActionOK) 0.25; no strict verdict 0
 //	implicit      0 or 1                     implicit items only: a violation found as a conflict
 //	                                         of type implicit_violation, a look-alike left alone
 //	length        0 … 1                      1 from 30 to 220 words, linear to 0 below and at 320
@@ -61,7 +61,7 @@
 //
 // # Labels
 //
-// A label is the JSON of a judge.Gold, optionally with the item's values and texts
+// A label is the JSON of a eval.Gold, optionally with the item's values and texts
 // (Label): {"status":"conflict","conflict_type":"temporal_update","action":"transition",
 // "implicit":false,"slot":"home","old_value":"Berlin","new_value":"Lisbon"}. ParseLabel
 // also takes a JSON string holding that object, which is how a dataset's label column
@@ -114,8 +114,8 @@
 //	rollouts.jsonl    with export_rollouts: the same plus the prompt, token texts, token
 //	                  logprobs and reference logprobs, for offline trainers
 //	eval.jsonl        every eval.every steps and after the last: the policy's
-//	                  judge.AuditorReport on the held-out set (judge.EvalSet), audited by a
-//	                  judge.LLMAuditor on the policy endpoint
+//	                  eval.AuditorReport on the held-out set (eval.Set), audited by a
+//	                  llmauditor.Auditor on the policy endpoint
 //	summary.json      the Summary
 //	plots/            reward.png, components.png, kl.png, length.png, zero_std.png, eval.png
 //

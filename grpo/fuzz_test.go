@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/eval"
 )
 
 // answerSeeds are completions and their near misses.
@@ -94,7 +95,7 @@ func FuzzReward(f *testing.F) {
 	for i, s := range answerSeeds {
 		f.Add(s, uint8(i))
 	}
-	items := []judge.Item{itemJob, itemDiet, itemHobby}
+	items := []eval.Item{itemJob, itemDiet, itemHobby}
 	r := newTestRewarder(f, nil)
 	ranges := [NumComponents][2]float64{{0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 1}, {-1, 0}, {-1, 0}, {-0.5, 1}}
 	f.Fuzz(func(t *testing.T, completion string, pick uint8) {

@@ -5,36 +5,37 @@ import (
 	"testing"
 
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/eval"
 )
 
 // Fixture items, written out so that the tests do not depend on judge's generator.
 var (
-	itemJob = judge.Item{
+	itemJob = eval.Item{
 		ID: "t-job",
 		Pair: judge.Pair{
 			Old: judge.Record{Text: "I'm a physiotherapist; I've been at Harbor Health Clinic for 3 years."},
 			New: judge.Record{Text: "Cleared out my desk at Harbor Health Clinic a few weeks ago, and on Monday I start as a data analyst at Kestrel Software."},
 		},
-		Gold:    judge.Gold{Status: judge.StatusConflict, Type: judge.TypeTemporalUpdate, Action: judge.ActionTransition},
+		Gold:    eval.Gold{Status: judge.StatusConflict, Type: judge.TypeTemporalUpdate, Action: judge.ActionTransition},
 		OldSlot: "job", NewSlot: "job",
 		OldValue: "physiotherapist at Harbor Health Clinic", NewValue: "data analyst at Kestrel Software",
 	}
-	itemDiet = judge.Item{
+	itemDiet = eval.Item{
 		ID: "t-diet",
 		Pair: judge.Pair{
 			Old: judge.Record{Text: "I've been vegetarian for ten years."},
 			New: judge.Record{Text: "Grilled a rare ribeye for dinner last night, best meal all week."},
 		},
-		Gold:     judge.Gold{Status: judge.StatusConflict, Type: judge.TypeImplicitViolation, Action: judge.ActionKeep},
+		Gold:     eval.Gold{Status: judge.StatusConflict, Type: judge.TypeImplicitViolation, Action: judge.ActionKeep},
 		Implicit: true, OldSlot: "diet", NewSlot: "diet", OldValue: "vegetarian",
 	}
-	itemHobby = judge.Item{
+	itemHobby = eval.Item{
 		ID: "t-hobby",
 		Pair: judge.Pair{
 			Old: judge.Record{Text: "Bird watching whenever I have a free evening keeps me sane."},
 			New: judge.Record{Text: "can't wait to go bird watching this weekend!!"},
 		},
-		Gold:    judge.Gold{Status: judge.StatusConsistent, Type: judge.TypeNone, Action: judge.ActionKeep},
+		Gold:    eval.Gold{Status: judge.StatusConsistent, Type: judge.TypeNone, Action: judge.ActionKeep},
 		OldSlot: "hobby.1", NewSlot: "hobby.1", OldValue: "bird watching", NewValue: "bird watching",
 	}
 )
@@ -140,4 +141,4 @@ func newTestRewarder(t testing.TB, mutate func(*RewardConfig)) *Rewarder {
 	return r
 }
 
-func promptOf(it judge.Item) string { return PromptText(judge.Messages(it.Pair)) }
+func promptOf(it eval.Item) string { return PromptText(judge.Messages(it.Pair)) }

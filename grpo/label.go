@@ -9,26 +9,27 @@ import (
 	"strings"
 
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/eval"
 )
 
 // ErrNoLabel: a completion came without a gold label (absent, null or empty).
 var ErrNoLabel = errors.New("no gold label")
 
-// Label is the gold label a completion is scored against. Its JSON form is a judge.Gold
+// Label is the gold label a completion is scored against. Its JSON form is a eval.Gold
 // object, optionally with the item's values and texts:
 //
 //	{"status":"conflict","conflict_type":"temporal_update","action":"transition",
 //	 "implicit":false,"slot":"home","old_value":"Berlin","new_value":"Lisbon",
 //	 "old_text":"I live in Berlin.","new_text":"I moved to Lisbon last month.","id":"eval-0042"}
 //
-// Only status, conflict_type and action are required; a bare judge.Gold is a valid label.
+// Only status, conflict_type and action are required; a bare eval.Gold is a valid label.
 // The values sharpen the transition-summary term (without them it compares the summary
 // with the pair's texts, read from the prompt when old_text and new_text are absent).
 // Unknown keys are refused, so that a misspelt key is an error rather than a silently
 // weaker reward.
 type Label struct {
-	judge.Gold
-	// Implicit marks items from implicit families, conflicting or not (judge.Item.Implicit).
+	eval.Gold
+	// Implicit marks items from implicit families, conflicting or not (eval.Item.Implicit).
 	Implicit bool   `json:"implicit,omitempty"`
 	Slot     string `json:"slot,omitempty"`
 	OldValue string `json:"old_value,omitempty"`
@@ -39,7 +40,7 @@ type Label struct {
 }
 
 // LabelFor is the label of a judge item, with its values and texts.
-func LabelFor(it judge.Item) Label {
+func LabelFor(it eval.Item) Label {
 	return Label{
 		Gold:     it.Gold,
 		Implicit: it.Implicit,
@@ -110,7 +111,7 @@ func ParseLabel(data []byte) (Label, error) {
 		return Label{}, ErrNoLabel
 	}
 	if data[0] != '{' {
-		return Label{}, fmt.Errorf("decode label: want a JSON object of judge.Gold, got %s", clipBytes(data, 40))
+		return Label{}, fmt.Errorf("decode label: want a JSON object of eval.Gold, got %s", clipBytes(data, 40))
 	}
 	var l Label
 	if err := decodeStrict(bytes.NewReader(data), &l); err != nil {

@@ -225,15 +225,15 @@ func (r *Rewarder) format(a answer) float64 {
 // never closes; text after it; other XML-like tags (<answer>, <verdict>) outside the think
 // block.
 func (r *Rewarder) cohesion(text string, a answer) float64 {
-	open := strings.Index(text, thinkOpen)
+	open := strings.Index(text, judge.ThinkOpen)
 	if open < 0 {
 		return 0
 	}
-	end := strings.Index(text[open:], thinkClose)
+	end := strings.Index(text[open:], judge.ThinkClose)
 	if end < 0 {
 		return 0
 	}
-	after := text[open+end+len(thinkClose):]
+	after := text[open+end+len(judge.ThinkClose):]
 	issues := 0
 	if strings.TrimSpace(text[:open]) != "" {
 		issues++

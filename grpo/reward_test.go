@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/eval"
 )
 
 func TestScoreComponents(t *testing.T) {
@@ -13,7 +14,7 @@ func TestScoreComponents(t *testing.T) {
 		`{"status":"conflict","conflict_type":"temporal_update","action":"transition","clarification_needed":false,"clarification_question":"","links":[{"type":"evolves_from","from":"new","to":"old"}],"transition_summary":"job: physiotherapist at Harbor Health Clinic -> data analyst at Kestrel Software","confidence":0.9}`
 	tests := []struct {
 		name       string
-		item       judge.Item
+		item       eval.Item
 		completion string
 		want       Components
 		flags      Flags
@@ -105,9 +106,9 @@ func TestScoreUsesWeights(t *testing.T) {
 // every label term right and no echo penalty for following the protocol's wording.
 func TestScoreRenderedTargets(t *testing.T) {
 	r := newTestRewarder(t, nil)
-	for _, it := range []judge.Item{itemJob, itemDiet, itemHobby} {
+	for _, it := range []eval.Item{itemJob, itemDiet, itemHobby} {
 		t.Run(it.ID, func(t *testing.T) {
-			steps, v := judge.Target(it)
+			steps, v := eval.Target(it)
 			s := r.Score(promptOf(it), judge.Render(steps, v), LabelFor(it))
 			c := s.Components
 			if c.Format != 1 || c.Verdict != 1 || c.Echo != 0 || c.Preservation != 0 || c.Cohesion != 1 {

@@ -14,6 +14,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/eval"
+	"github.com/atma-dev/atma/judge/llmauditor"
 	"github.com/atma-dev/atma/llm"
 )
 
@@ -32,12 +34,12 @@ type Deps struct {
 	Reference Reference
 	// Learner updates the policy; nil: NewLearner(cfg.Learner).
 	Learner Learner
-	// Auditor is evaluated on the held-out set; nil: a judge.LLMAuditor on Policy.
+	// Auditor is evaluated on the held-out set; nil: a llmauditor.Auditor on Policy.
 	Auditor judge.Auditor
 	// Items are the training items; nil: from cfg.Prompts.
-	Items []judge.Item
-	// EvalItems are the held-out items; nil: judge.EvalSet with cfg.Eval.Items.
-	EvalItems []judge.Item
+	Items []eval.Item
+	// EvalItems are the held-out items; nil: eval.Set with cfg.Eval.Items.
+	EvalItems []eval.Item
 	// Logger receives a line per step and every failure (nil: slog.Default()).
 	Logger *slog.Logger
 }
@@ -157,12 +159,12 @@ type StepRecord struct {
 }
 
 // EvalRecord is one line of eval.jsonl: the policy's scores on the held-out set after a
-// step (judge.AuditorReport without the per-item predictions).
+// step (eval.AuditorReport without the per-item predictions).
 type EvalRecord struct {
-	Step    int                 `json:"step"`
-	Items   int                 `json:"items"`
-	Report  judge.AuditorReport `json:"report"`
-	Seconds float64             `json:"seconds"`
+	Step    int                `json:"step"`
+	Items   int                `json:"items"`
+	Report  eval.AuditorReport `json:"report"`
+	Seconds float64            `json:"seconds"`
 }
 
 // Summary is summary.json.
@@ -215,8 +217,8 @@ type runner struct {
 	log      *slog.Logger
 	rewarder *Rewarder
 	learner  Learner
-	items    []judge.Item
-	evalSet  []judge.Item
+	items    []eval.Item
+	evalSet  []eval.Item
 	auditor  judge.Auditor
 	dir      *runDir
 	// state is the state after the last step computed; dir.state the last one committed.
@@ -287,12 +289,12 @@ func newRunner(cfg RunConfig, deps Deps) (*runner, error) {
 	}
 	if cfg.Eval.Every > 0 {
 		if r.evalSet = deps.EvalItems; r.evalSet == nil {
-			if r.evalSet, err = judge.EvalSet(judge.EvalConfig{Items: cfg.Eval.Items}); err != nil {
+			if r.evalSet, err = eval.Set(eval.Config{Items: cfg.Eval.Items}); err != nil {
 				return nil, fmt.Errorf("build the held-out set: %w", err)
 			}
 		}
 		if r.auditor = deps.Auditor; r.auditor == nil {
-			if r.auditor, err = judge.NewLLMAuditor(deps.Policy, judge.LLMConfig{Name: "policy", MaxTokens: cfg.MaxCompletionTokens, Logger: r.log}); err != nil {
+			if r.auditor, err = llmauditor.New(deps.Policy, llmauditor.Config{Name: "policy", MaxTokens: cfg.MaxCompletionTokens, Logger: r.log}); err != nil {
 				return nil, fmt.Errorf("build the evaluation auditor: %w", err)
 			}
 		}
@@ -362,7 +364,7 @@ func (r *runner) evalDue(step int) bool {
 
 // sampledPrompt is one prompt of a step and what its request returned.
 type sampledPrompt struct {
-	item  judge.Item
+	item  eval.Item
 	msgs  []llm.Message
 	resp  *llm.Response
 	err   error
@@ -604,8 +606,8 @@ func summarise(rec *StepRecord, rollouts []Rollout) {
 // from the answer (vLLM or llama-server with a reasoning parser) returns the think block's
 // text apart; it is put back in its tags.
 func completionText(ch llm.Choice) string {
-	if ch.Reasoning != "" && !strings.Contains(ch.Content, thinkOpen) {
-		return thinkOpen + "\n" + strings.TrimSpace(ch.Reasoning) + "\n" + thinkClose + "\n" + strings.TrimLeft(ch.Content, "\n")
+	if ch.Reasoning != "" && !strings.Contains(ch.Content, judge.ThinkOpen) {
+		return judge.ThinkOpen + "\n" + strings.TrimSpace(ch.Reasoning) + "\n" + judge.ThinkClose + "\n" + strings.TrimLeft(ch.Content, "\n")
 	}
 	return ch.Content
 }
@@ -644,7 +646,7 @@ func (r *runner) evaluate(ctx context.Context, step int) error {
 		return err
 	}
 	t0 := time.Now()
-	rep, err := judge.Evaluate(ctx, []judge.NamedAuditor{{Name: "policy", Auditor: r.auditor}}, r.evalSet, r.cfg.Eval.Concurrency)
+	rep, err := eval.Run(ctx, []judge.NamedAuditor{{Name: "policy", Auditor: r.auditor}}, r.evalSet, r.cfg.Eval.Concurrency)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -710,10 +712,10 @@ func (r *runner) summary(startStep int, took time.Duration) *Summary {
 }
 
 // LoadPrompts loads the training items cfg names.
-func LoadPrompts(cfg PromptConfig) ([]judge.Item, error) {
+func LoadPrompts(cfg PromptConfig) ([]eval.Item, error) {
 	switch cfg.Source {
 	case SourceGenerator:
-		items, err := judge.SFTItems(judge.SFTConfig{Seed: cfg.Seed, Items: cfg.Items})
+		items, err := eval.SFTItems(eval.SFTConfig{Seed: cfg.Seed, Items: cfg.Items})
 		if err != nil {
 			return nil, fmt.Errorf("generate training items: %w", err)
 		}
@@ -724,7 +726,7 @@ func LoadPrompts(cfg PromptConfig) ([]judge.Item, error) {
 			return nil, fmt.Errorf("open training items: %w", err)
 		}
 		defer f.Close()
-		items, err := judge.ReadItems(f)
+		items, err := eval.ReadItems(f)
 		if err != nil {
 			return nil, fmt.Errorf("read training items %s: %w", cfg.Path, err)
 		}

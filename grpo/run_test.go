@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/eval"
 	"github.com/atma-dev/atma/llm"
 )
 
 // trainItems and evalItems are small fixed sets.
 var (
-	trainItems = []judge.Item{itemJob, itemDiet, itemHobby}
-	evalItems  = []judge.Item{itemDiet, itemHobby}
+	trainItems = []eval.Item{itemJob, itemDiet, itemHobby}
+	evalItems  = []eval.Item{itemDiet, itemHobby}
 )
 
 // smallRun is a quick configuration: 2 prompts per step, 2 generations, evaluation every
@@ -74,7 +75,7 @@ func TestRun(t *testing.T) {
 	// follow from them.
 	r := newTestRewarder(t, nil)
 	for i, s := range samples {
-		it := map[string]judge.Item{itemJob.ID: itemJob, itemDiet.ID: itemDiet, itemHobby.ID: itemHobby}[s.PromptID]
+		it := map[string]eval.Item{itemJob.ID: itemJob, itemDiet.ID: itemDiet, itemHobby.ID: itemHobby}[s.PromptID]
 		want := r.Score(promptOf(it), s.Completion, LabelFor(it))
 		if !near(s.Reward, want.Total) || s.Components != want.Components {
 			t.Errorf("sample %d: reward %v, want %v", i, s.Reward, want.Total)
@@ -336,7 +337,7 @@ func TestRunConfigErrors(t *testing.T) {
 	broken := trainItems[0]
 	broken.Gold.Type = judge.TypeNone
 	deps := quietDeps(fake.client(t, 1))
-	deps.Items = []judge.Item{broken}
+	deps.Items = []eval.Item{broken}
 	if _, err := Run(t.Context(), cfg, deps); err == nil || !strings.Contains(err.Error(), "training item 0") {
 		t.Errorf("bad item: %v", err)
 	}
@@ -345,7 +346,7 @@ func TestRunConfigErrors(t *testing.T) {
 func TestRunPromptsFromFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "items.jsonl")
 	var buf bytes.Buffer
-	if err := judge.WriteItems(&buf, trainItems); err != nil {
+	if err := eval.WriteItems(&buf, trainItems); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {

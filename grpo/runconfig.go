@@ -69,10 +69,10 @@ type LearnerConfig struct {
 
 // Prompt sources.
 const (
-	// SourceGenerator draws training items from judge.SFTItems (which leaves out every
+	// SourceGenerator draws training items from eval.SFTItems (which leaves out every
 	// input of the held-out evaluation set).
 	SourceGenerator = "generator"
-	// SourceFile reads items written by judge.WriteItems from PromptConfig.Path.
+	// SourceFile reads items written by eval.WriteItems from PromptConfig.Path.
 	SourceFile = "file"
 )
 
@@ -90,7 +90,7 @@ type PromptConfig struct {
 type EvalConfig struct {
 	// Every evaluates the policy after every this many steps and after the last (0: never).
 	Every int `json:"every"`
-	// Items is the size of the held-out set (judge.EvalSet; 0: its default, 151).
+	// Items is the size of the held-out set (eval.Set; 0: its default, 151).
 	Items int `json:"items"`
 	// Concurrency bounds the audits in flight.
 	Concurrency int `json:"concurrency"`

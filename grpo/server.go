@@ -282,7 +282,7 @@ func (s *RewardServer) score(items []scoreItem) ([]Score, error) {
 		switch {
 		case errors.Is(err, ErrNoLabel) && !s.cfg.RequireLabels:
 		case errors.Is(err, ErrNoLabel):
-			return nil, badRequest(fmt.Errorf("labels[%d]: %w; every completion needs a gold label, a JSON object of judge.Gold such as {\"status\":\"conflict\",\"conflict_type\":\"temporal_update\",\"action\":\"transition\"}", i, err))
+			return nil, badRequest(fmt.Errorf("labels[%d]: %w; every completion needs a gold label, a JSON object of eval.Gold such as {\"status\":\"conflict\",\"conflict_type\":\"temporal_update\",\"action\":\"transition\"}", i, err))
 		case err != nil:
 			return nil, badRequest(fmt.Errorf("labels[%d]: %w", i, err))
 		}

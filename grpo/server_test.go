@@ -19,11 +19,12 @@ import (
 	"time"
 
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/eval"
 )
 
 // qwenPrompt renders an item's chat the way Qwen2.5's chat template does, with the
 // generation prompt, as OpenRLHF passes it to vLLM with --data.apply_chat_template.
-func qwenPrompt(it judge.Item) string {
+func qwenPrompt(it eval.Item) string {
 	var b strings.Builder
 	for _, m := range judge.Messages(it.Pair) {
 		fmt.Fprintf(&b, "<|im_start|>%s\n%s<|im_end|>\n", m.Role, m.Content)
@@ -32,7 +33,7 @@ func qwenPrompt(it judge.Item) string {
 	return b.String()
 }
 
-func labelString(t *testing.T, it judge.Item) string {
+func labelString(t *testing.T, it eval.Item) string {
 	t.Helper()
 	row, err := DatasetRowFor(it)
 	if err != nil {
@@ -87,7 +88,7 @@ func TestOpenRLHFRequest(t *testing.T) {
 	_, srv := newTestServer(t, ServerConfig{})
 	r := newTestRewarder(t, nil)
 	cases := []struct {
-		item       judge.Item
+		item       eval.Item
 		completion string
 		query      func(prompt, completion string) string
 	}{
@@ -152,7 +153,7 @@ func TestOpenRLHFRequest(t *testing.T) {
 func TestTRLRequest(t *testing.T) {
 	_, srv := newTestServer(t, ServerConfig{})
 	r := newTestRewarder(t, nil)
-	items := []judge.Item{itemJob, itemDiet}
+	items := []eval.Item{itemJob, itemDiet}
 	completions := []string{jobGood, dietMissed}
 	var prompts, comps []any
 	var labels []string

@@ -19,9 +19,10 @@ type Answer struct {
 	Verdict Verdict `json:"verdict"`
 }
 
+// The tags of the think block that opens an answer.
 const (
-	thinkOpen  = "<think>"
-	thinkClose = "</think>"
+	ThinkOpen  = "<think>"
+	ThinkClose = "</think>"
 )
 
 // ParseStrict parses an answer that follows the audit format exactly, for rewards and
@@ -57,16 +58,16 @@ func ParseStrict(text string) (Answer, error) {
 func ParseThink(text string) (steps Steps, end int, err error) {
 	t := strings.TrimRightFunc(text, unicode.IsSpace)
 	lead := len(t) - len(strings.TrimLeftFunc(t, unicode.IsSpace))
-	if !strings.HasPrefix(t[lead:], thinkOpen) {
-		return Steps{}, -1, parseErr(ErrNoThink, lead, "", "the answer must start with %s", thinkOpen)
+	if !strings.HasPrefix(t[lead:], ThinkOpen) {
+		return Steps{}, -1, parseErr(ErrNoThink, lead, "", "the answer must start with %s", ThinkOpen)
 	}
-	bodyStart := lead + len(thinkOpen)
-	closeAt := strings.Index(t[bodyStart:], thinkClose)
+	bodyStart := lead + len(ThinkOpen)
+	closeAt := strings.Index(t[bodyStart:], ThinkClose)
 	if closeAt < 0 {
-		return Steps{}, -1, parseErr(ErrUnclosedThink, bodyStart, "", "no %s after %s", thinkClose, thinkOpen)
+		return Steps{}, -1, parseErr(ErrUnclosedThink, bodyStart, "", "no %s after %s", ThinkClose, ThinkOpen)
 	}
 	closeAt += bodyStart
-	end = closeAt + len(thinkClose)
+	end = closeAt + len(ThinkClose)
 	steps, err = strictSteps(t[bodyStart:closeAt], bodyStart)
 	return steps, end, err
 }
@@ -84,14 +85,14 @@ func verdictAt(t string, rest int) (Verdict, error) {
 	from := rest + len(t[rest:]) - len(strings.TrimLeftFunc(t[rest:], unicode.IsSpace))
 	switch {
 	case from == len(t):
-		return Verdict{}, parseErr(ErrNoJSON, from, "", "nothing follows %s", thinkClose)
+		return Verdict{}, parseErr(ErrNoJSON, from, "", "nothing follows %s", ThinkClose)
 	case t[from] == '[' || t[from] == '"':
 		return Verdict{}, parseErr(ErrInvalidJSON, from, "", "the verdict must be a JSON object")
 	case t[from] != '{':
 		if i := strings.IndexByte(t[from:], '{'); i >= 0 {
 			return Verdict{}, parseErr(ErrExtraText, from, "", "%q precedes the verdict object", clip(t[from:from+i], 40))
 		}
-		return Verdict{}, parseErr(ErrNoJSON, from, "", "%q follows %s, not a JSON object", clip(t[from:], 40), thinkClose)
+		return Verdict{}, parseErr(ErrNoJSON, from, "", "%q follows %s, not a JSON object", clip(t[from:], 40), ThinkClose)
 	}
 	dec := jsontext.NewDecoder(strings.NewReader(t[from:]), jsonOpts)
 	raw, err := dec.ReadValue()

@@ -1,10 +1,11 @@
-package judge
+package rule
 
 import (
 	"fmt"
 	"regexp"
 
 	fx "github.com/atma-dev/atma/facts"
+	"github.com/atma-dev/atma/judge"
 )
 
 // correctionCue marks a new input that corrects what was said rather than reporting a
@@ -45,55 +46,55 @@ func sharedSlot(old, new []fx.Fact) (fx.Fact, fx.Fact, bool) {
 // (scope mismatch, supersede); a new scope → scoped exception; another value of a
 // single-valued attribute → temporal update (value discrepancy when the input corrects
 // itself); another value of a multi-valued one → coexistence.
-func decideFacts(old, new fx.Fact, newText string) (Steps, Verdict) {
+func decideFacts(old, new fx.Fact, newText string) (judge.Steps, judge.Verdict) {
 	single := fx.SingleValued(new.Attribute)
 	same := fx.SameValue(old.Value, new.Value)
-	var st Status
-	var ct ConflictType
-	var act Action
+	var st judge.Status
+	var ct judge.ConflictType
+	var act judge.Action
 	var why string
 	switch {
 	case same && old.Negated == new.Negated && (new.Scope == "" || new.Scope == old.Scope):
 		// No link: the newer statement is the current version of the same value, so
 		// the time line alone decides, whatever order the two arrive in.
-		st, ct, act, why = StatusConsistent, TypeNone, ActionKeep, "the new input restates the same value"
+		st, ct, act, why = judge.StatusConsistent, judge.TypeNone, judge.ActionKeep, "the new input restates the same value"
 	case same && new.Negated && !old.Negated:
-		st, ct, act, why = StatusConflict, TypeExplicitNegation, ActionSupersede, "the new input says the value no longer holds"
+		st, ct, act, why = judge.StatusConflict, judge.TypeExplicitNegation, judge.ActionSupersede, "the new input says the value no longer holds"
 	case same && old.Negated && !new.Negated:
-		st, ct, act, why = StatusConflict, TypeTemporalUpdate, ActionTransition, "the value holds again after it was given up"
+		st, ct, act, why = judge.StatusConflict, judge.TypeTemporalUpdate, judge.ActionTransition, "the value holds again after it was given up"
 	case same && new.Scope != "" && new.Scope != old.Scope && !new.Negated && presentCue.MatchString(newText) && narrowCue.MatchString(newText):
 		// "Theo only does yoga on rainy Sundays now" after "four times a week": the same
 		// activity under a narrower scope from now on is a change of the rule itself,
 		// not an exception beside it.
-		st, ct, act, why = StatusConflict, TypeScopeMismatch, ActionSupersede, fmt.Sprintf("the same value now holds only %s", new.Scope)
+		st, ct, act, why = judge.StatusConflict, judge.TypeScopeMismatch, judge.ActionSupersede, fmt.Sprintf("the same value now holds only %s", new.Scope)
 	case new.Scope != "" && new.Scope != old.Scope && !new.Negated:
-		st, ct, act, why = StatusConflict, TypeScopeMismatch, ActionScopedException, fmt.Sprintf("the new input holds only %s", new.Scope)
+		st, ct, act, why = judge.StatusConflict, judge.TypeScopeMismatch, judge.ActionScopedException, fmt.Sprintf("the new input holds only %s", new.Scope)
 	case new.Negated:
 		// Denies another value than the old record's: nothing changes for this one.
-		st, ct, act, why = StatusConsistent, TypeNone, ActionKeep, fmt.Sprintf("the new input denies %q, not %q", new.Value, old.Value)
+		st, ct, act, why = judge.StatusConsistent, judge.TypeNone, judge.ActionKeep, fmt.Sprintf("the new input denies %q, not %q", new.Value, old.Value)
 	case !single:
-		st, ct, act, why = StatusConsistent, TypeNone, ActionCoexist, fmt.Sprintf("%s holds several values at once", new.Attribute)
+		st, ct, act, why = judge.StatusConsistent, judge.TypeNone, judge.ActionCoexist, fmt.Sprintf("%s holds several values at once", new.Attribute)
 	case correctionCue.MatchString(newText):
-		st, ct, act, why = StatusConflict, TypeValueDiscrepancy, ActionSupersede, "the new input corrects the value"
+		st, ct, act, why = judge.StatusConflict, judge.TypeValueDiscrepancy, judge.ActionSupersede, "the new input corrects the value"
 	default:
-		st, ct, act, why = StatusConflict, TypeTemporalUpdate, ActionTransition, "the value changed"
+		st, ct, act, why = judge.StatusConflict, judge.TypeTemporalUpdate, judge.ActionTransition, "the value changed"
 	}
-	v := Verdict{Status: st, ConflictType: ct, Action: act, Links: []Link{}, Confidence: 0.7}
-	if l, ok := DefaultLink(act); ok {
+	v := judge.Verdict{Status: st, ConflictType: ct, Action: act, Links: []judge.Link{}, Confidence: 0.7}
+	if l, ok := judge.DefaultLink(act); ok {
 		v.Links = append(v.Links, l)
 	}
 	label := new.Attribute
 	if new.Subject != "user" {
 		label = new.Subject + "'s " + new.Attribute
 	}
-	if st == StatusConflict {
+	if st == judge.StatusConflict {
 		nv := new.Value
 		if new.Negated {
 			nv = "no " + new.Value
 		}
 		v.TransitionSummary = fmt.Sprintf("%s: %s -> %s", label, old.Value, nv)
 	}
-	s := Steps{
+	s := judge.Steps{
 		Slot:         fmt.Sprintf("Both texts state %s (slot %s).", label, new.Slot()),
 		Comparison:   fmt.Sprintf("Old value: %s. New value: %s. %s.", factValue(old), factValue(new), capitalize(why)),
 		ConflictType: fmt.Sprintf("%s.", ct),

@@ -1,4 +1,4 @@
-package judge
+package eval
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/atma-dev/atma/judge"
 )
 
 // Report compares auditors on one evaluation set.
@@ -19,7 +21,7 @@ type Report struct {
 	Items     int `json:"items"`
 	Conflicts int `json:"conflicts"`
 	Implicit  int `json:"implicit"`
-	// Auditors are in the order Evaluate was given them.
+	// Auditors are in the order Run was given them.
 	Auditors []AuditorReport `json:"auditors"`
 }
 
@@ -45,7 +47,7 @@ type AuditorReport struct {
 	// PerType is the status-and-type accuracy by gold conflict type, none included.
 	PerType []TypeScore `json:"per_type"`
 	// Confusion counts items by gold status, then predicted status.
-	Confusion map[Status]map[Status]int `json:"confusion"`
+	Confusion map[judge.Status]map[judge.Status]int `json:"confusion"`
 	// FormatValid is the share of answers that pass ParseStrict without a fallback.
 	FormatValid float64 `json:"format_valid"`
 	// Fallbacks is the number of audits answered by the fallback auditor.
@@ -62,39 +64,39 @@ type AuditorReport struct {
 
 // TypeScore is the accuracy on the items of one gold conflict type.
 type TypeScore struct {
-	Type     ConflictType `json:"type"`
-	Items    int          `json:"items"`
-	Correct  int          `json:"correct"`
-	Accuracy float64      `json:"accuracy"`
+	Type     judge.ConflictType `json:"type"`
+	Items    int                `json:"items"`
+	Correct  int                `json:"correct"`
+	Accuracy float64            `json:"accuracy"`
 }
 
 // Prediction is one auditor's verdict on one item.
 type Prediction struct {
-	ItemID      string        `json:"item_id"`
-	Gold        Gold          `json:"gold"`
-	Status      Status        `json:"status"`
-	Type        ConflictType  `json:"conflict_type"`
-	Action      Action        `json:"action"`
-	FormatValid bool          `json:"format_valid"`
-	ParseError  string        `json:"parse_error,omitempty"`
-	Fallback    string        `json:"fallback,omitempty"`
-	Latency     time.Duration `json:"latency_ns"`
-	Tokens      int           `json:"tokens"`
+	ItemID      string             `json:"item_id"`
+	Gold        Gold               `json:"gold"`
+	Status      judge.Status       `json:"status"`
+	Type        judge.ConflictType `json:"conflict_type"`
+	Action      judge.Action       `json:"action"`
+	FormatValid bool               `json:"format_valid"`
+	ParseError  string             `json:"parse_error,omitempty"`
+	Fallback    string             `json:"fallback,omitempty"`
+	Latency     time.Duration      `json:"latency_ns"`
+	Tokens      int                `json:"tokens"`
 }
 
-// Evaluate runs every auditor on every item and scores the verdicts against the gold
+// Run runs every auditor on every item and scores the verdicts against the gold
 // labels. Auditors run one after another, each on up to concurrency items at a time
 // (values below 1 mean 1), so that their latencies do not disturb each other. An error
 // from an auditor (as opposed to a fallback, which it records itself) stops the
 // evaluation, as does cancelling ctx.
-func Evaluate(ctx context.Context, auditors []NamedAuditor, items []Item, concurrency int) (Report, error) {
+func Run(ctx context.Context, auditors []judge.NamedAuditor, items []Item, concurrency int) (Report, error) {
 	if err := checkEval(auditors, items); err != nil {
 		return Report{}, fmt.Errorf("evaluate: %w", err)
 	}
 	concurrency = max(concurrency, 1)
 	rep := Report{Items: len(items)}
 	for _, it := range items {
-		if it.Gold.Status == StatusConflict {
+		if it.Gold.Status == judge.StatusConflict {
 			rep.Conflicts++
 		}
 		if it.Implicit {
@@ -102,7 +104,7 @@ func Evaluate(ctx context.Context, auditors []NamedAuditor, items []Item, concur
 		}
 	}
 	for _, a := range auditors {
-		results := make([]Result, len(items))
+		results := make([]judge.Result, len(items))
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(concurrency)
 		for i := range items {
@@ -123,7 +125,7 @@ func Evaluate(ctx context.Context, auditors []NamedAuditor, items []Item, concur
 	return rep, nil
 }
 
-func checkEval(auditors []NamedAuditor, items []Item) error {
+func checkEval(auditors []judge.NamedAuditor, items []Item) error {
 	var errs []error
 	if len(auditors) == 0 {
 		errs = append(errs, errors.New("no auditors"))
@@ -153,17 +155,17 @@ func checkEval(auditors []NamedAuditor, items []Item) error {
 }
 
 // score computes an auditor's report from its results, item by item.
-func score(name string, items []Item, results []Result) AuditorReport {
-	r := AuditorReport{Name: name, Confusion: map[Status]map[Status]int{}}
+func score(name string, items []Item, results []judge.Result) AuditorReport {
+	r := AuditorReport{Name: name, Confusion: map[judge.Status]map[judge.Status]int{}}
 	var statusOK, typeOK, actionOK, valid, tp, fp, fn, impN, impOK, ivN, ivOK int
-	perType := map[ConflictType]*TypeScore{}
+	perType := map[judge.ConflictType]*TypeScore{}
 	lat := make([]time.Duration, len(results))
 	for i, it := range items {
 		res := results[i]
 		v := res.Verdict
 		p := Prediction{ItemID: it.ID, Gold: it.Gold, Status: v.Status, Type: v.ConflictType, Action: v.Action,
 			ParseError: res.ParseError, Fallback: res.Fallback, Latency: res.Latency, Tokens: res.Tokens}
-		if _, err := ParseStrict(res.Raw); err == nil && res.Fallback == "" {
+		if _, err := judge.ParseStrict(res.Raw); err == nil && res.Fallback == "" {
 			p.FormatValid = true
 			valid++
 		}
@@ -175,7 +177,7 @@ func score(name string, items []Item, results []Result) AuditorReport {
 		r.Predictions = append(r.Predictions, p)
 
 		if r.Confusion[it.Gold.Status] == nil {
-			r.Confusion[it.Gold.Status] = map[Status]int{}
+			r.Confusion[it.Gold.Status] = map[judge.Status]int{}
 		}
 		r.Confusion[it.Gold.Status][v.Status]++
 		sOK := v.Status == it.Gold.Status
@@ -189,7 +191,7 @@ func score(name string, items []Item, results []Result) AuditorReport {
 		if it.Gold.ActionOK(v.Action) {
 			actionOK++
 		}
-		gc, pc := it.Gold.Status == StatusConflict, v.Status == StatusConflict
+		gc, pc := it.Gold.Status == judge.StatusConflict, v.Status == judge.StatusConflict
 		switch {
 		case gc && pc:
 			tp++
@@ -204,7 +206,7 @@ func score(name string, items []Item, results []Result) AuditorReport {
 				impOK++
 			}
 		}
-		if it.Gold.Type == TypeImplicitViolation {
+		if it.Gold.Type == judge.TypeImplicitViolation {
 			ivN++
 			if tOK {
 				ivOK++
@@ -233,7 +235,7 @@ func score(name string, items []Item, results []Result) AuditorReport {
 	r.ImplicitViolationAccuracy = rate(ivOK, ivN)
 	r.FormatValid = rate(valid, n)
 	r.TokensPerItem = float64(r.Tokens) / float64(n)
-	for _, t := range conflictTypes {
+	for _, t := range judge.ConflictTypes() {
 		if ts := perType[t]; ts != nil {
 			ts.Accuracy = rate(ts.Correct, ts.Items)
 			r.PerType = append(r.PerType, *ts)

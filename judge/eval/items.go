@@ -1,4 +1,4 @@
-package judge
+package eval
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/atma-dev/atma/judge"
 )
 
 // maxItemLine bounds one line of an item file.
@@ -89,12 +91,12 @@ func checkItem(it Item) []string {
 	g := it.Gold
 	switch {
 	case !g.Status.Valid():
-		probs = append(probs, fmt.Sprintf("gold.status %q is not one of %s", g.Status, list(statuses)))
+		probs = append(probs, fmt.Sprintf("gold.status %q is not one of %s", g.Status, list(judge.Statuses())))
 	case !g.Type.Valid():
-		probs = append(probs, fmt.Sprintf("gold.conflict_type %q is not one of %s", g.Type, list(conflictTypes)))
+		probs = append(probs, fmt.Sprintf("gold.conflict_type %q is not one of %s", g.Type, list(judge.ConflictTypes())))
 	case !g.Action.Valid():
-		probs = append(probs, fmt.Sprintf("gold.action %q is not one of %s", g.Action, list(actions)))
-	case (g.Status == StatusConflict) == (g.Type == TypeNone):
+		probs = append(probs, fmt.Sprintf("gold.action %q is not one of %s", g.Action, list(judge.Actions())))
+	case (g.Status == judge.StatusConflict) == (g.Type == judge.TypeNone):
 		probs = append(probs, fmt.Sprintf("gold.conflict_type %s does not fit status %s", g.Type, g.Status))
 	case !g.actionAllowed():
 		probs = append(probs, fmt.Sprintf("gold.action %s does not fit a %s %s pair", g.Action, g.Type, g.Status))
@@ -102,4 +104,16 @@ func checkItem(it Item) []string {
 	return probs
 }
 
-func (g Gold) actionAllowed() bool { return slices.Contains(allowedActions[g.Type], g.Action) }
+func (g Gold) actionAllowed() bool { return slices.Contains(judge.AllowedActions(g.Type), g.Action) }
+
+// list writes enum values as "a, b or c".
+func list[T ~string](vs []T) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = string(v)
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}

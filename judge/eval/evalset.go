@@ -1,4 +1,4 @@
-package judge
+package eval
 
 import (
 	"errors"
@@ -7,8 +7,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/atma-dev/atma/data"
+	"github.com/atma-dev/atma/judge"
 )
 
 // Defaults of the evaluation set and the SFT set. The seeds differ so that the two draw
@@ -38,16 +41,16 @@ const StyleIndirect = "indirect"
 
 // Gold is the label of an item: what a correct verdict says.
 type Gold struct {
-	Status Status       `json:"status"`
-	Type   ConflictType `json:"conflict_type"`
+	Status judge.Status       `json:"status"`
+	Type   judge.ConflictType `json:"conflict_type"`
 	// Action is DefaultAction(Type). For a consistent or unrelated pair keep is gold and
 	// coexist counts as correct too (Gold.ActionOK).
-	Action Action `json:"action"`
+	Action judge.Action `json:"action"`
 }
 
 // ActionOK reports whether a is a correct action for this gold label.
-func (g Gold) ActionOK(a Action) bool {
-	if g.Status != StatusConflict && a == ActionCoexist {
+func (g Gold) ActionOK(a judge.Action) bool {
+	if g.Status != judge.StatusConflict && a == judge.ActionCoexist {
 		return true
 	}
 	return a == g.Action
@@ -55,9 +58,9 @@ func (g Gold) ActionOK(a Action) bool {
 
 // Item is one labelled pair of an evaluation or SFT set.
 type Item struct {
-	ID   string `json:"id"`
-	Pair Pair   `json:"pair"`
-	Gold Gold   `json:"gold"`
+	ID   string     `json:"id"`
+	Pair judge.Pair `json:"pair"`
+	Gold Gold       `json:"gold"`
 	// Category is the data category of the old record's slot.
 	Category data.Category `json:"category"`
 	// Family is the phrasing family of the new input ("job/narrative", "diet/indirect").
@@ -74,8 +77,8 @@ type Item struct {
 	NewValue string `json:"new_value,omitempty"`
 }
 
-// EvalConfig configures EvalSet. The zero value gives the default 151-item set.
-type EvalConfig struct {
+// Config configures Set. The zero value gives the default 151-item set.
+type Config struct {
 	// Seed seeds the generator (0: DefaultEvalSeed).
 	Seed uint64
 	// Items is the number of items (0: DefaultEvalItems).
@@ -93,7 +96,7 @@ type EvalConfig struct {
 	ConflictRatio float64
 }
 
-// setSpec is what EvalSet and SFTItems have in common.
+// setSpec is what Set and SFTItems have in common.
 type setSpec struct {
 	seed                          uint64
 	items                         int
@@ -149,11 +152,11 @@ func validateSpec(what string, items int, styles []string, implicit, unrelated, 
 }
 
 // Validate reports every problem with the configuration at once.
-func (c EvalConfig) Validate() error {
+func (c Config) Validate() error {
 	return validateSpec("eval set", c.Items, c.Styles, c.ImplicitShare, c.UnrelatedShare, c.ConflictRatio)
 }
 
-func (c EvalConfig) spec() setSpec {
+func (c Config) spec() setSpec {
 	s := setSpec{
 		seed: c.Seed, items: c.Items, styles: c.Styles, idPrefix: "eval",
 		implicit: shareDefault(c.ImplicitShare, DefaultImplicitShare), unrelated: shareDefault(c.UnrelatedShare, DefaultUnrelatedShare),
@@ -174,7 +177,7 @@ func (c EvalConfig) spec() setSpec {
 	return s
 }
 
-// EvalSet builds a held-out audit set with gold labels. Explicit items are interactions of
+// Set builds a held-out audit set with gold labels. Explicit items are interactions of
 // the data package written in the configured styles (narrative and casual by default)
 // paired with their own slot's fact, conflicts spread evenly over the four update types and
 // consistent ones over the seven categories; implicit items are written by this package's
@@ -183,7 +186,7 @@ func (c EvalConfig) spec() setSpec {
 // Paris" vs "my commute from my Berlin flat"), conflicting or consistent; unrelated items
 // pair an input with a fact of another topic. The same configuration always gives the same
 // items, and no new input appears twice.
-func EvalSet(cfg EvalConfig) ([]Item, error) {
+func Set(cfg Config) ([]Item, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -360,15 +363,15 @@ func (b *builder) dataImplicit(nConf, nCons int) error {
 func (b *builder) addInteraction(in data.Interaction) {
 	f := b.factOf(in)
 	it := Item{
-		Pair:     Pair{Old: Record{ID: data.FactID(in.ProfileID, f.SlotKey), Text: f.Text}, New: Record{ID: in.ID, Text: in.Text}},
+		Pair:     judge.Pair{Old: judge.Record{ID: data.FactID(in.ProfileID, f.SlotKey), Text: f.Text}, New: judge.Record{ID: in.ID, Text: in.Text}},
 		Category: f.Category, Family: in.Family, Implicit: in.UpdateType == data.UpdateImplicitViolation,
 		OldSlot: f.SlotKey, NewSlot: f.SlotKey, OldValue: f.Value, NewValue: in.Value,
 	}
 	if in.Conflicting() {
-		t := ConflictType(in.UpdateType)
-		it.Gold = Gold{Status: StatusConflict, Type: t, Action: DefaultAction(t)}
+		t := judge.ConflictType(in.UpdateType)
+		it.Gold = Gold{Status: judge.StatusConflict, Type: t, Action: judge.DefaultAction(t)}
 	} else {
-		it.Gold = Gold{Status: StatusConsistent, Type: TypeNone, Action: ActionKeep}
+		it.Gold = Gold{Status: judge.StatusConsistent, Type: judge.TypeNone, Action: judge.ActionKeep}
 		it.NewValue = f.Value
 		if it.Implicit {
 			it.NewValue = ""
@@ -401,8 +404,8 @@ func (b *builder) unrelated(n int) error {
 		}
 		f := others[b.rng.IntN(len(others))]
 		b.out = append(b.out, Item{
-			Pair:     Pair{Old: Record{ID: data.FactID(in.ProfileID, f.SlotKey), Text: f.Text}, New: Record{ID: in.ID, Text: in.Text}},
-			Gold:     Gold{Status: StatusUnrelated, Type: TypeNone, Action: ActionKeep},
+			Pair:     judge.Pair{Old: judge.Record{ID: data.FactID(in.ProfileID, f.SlotKey), Text: f.Text}, New: judge.Record{ID: in.ID, Text: in.Text}},
+			Gold:     Gold{Status: judge.StatusUnrelated, Type: judge.TypeNone, Action: judge.ActionKeep},
 			Category: f.Category, Family: in.Family,
 			OldSlot: f.SlotKey, NewSlot: in.SlotKey, OldValue: f.Value, NewValue: in.Value,
 		})
@@ -617,13 +620,13 @@ func (b *builder) indirectItem(fam *indirectFamily, f data.Fact, owner string, c
 	}
 	b.used[txt] = true
 	it := Item{
-		Pair:     Pair{Old: Record{ID: data.FactID(owner, f.SlotKey), Text: f.Text}, New: Record{Text: txt}},
+		Pair:     judge.Pair{Old: judge.Record{ID: data.FactID(owner, f.SlotKey), Text: f.Text}, New: judge.Record{Text: txt}},
 		Category: f.Category, Family: fam.name, Implicit: true,
 		OldSlot: f.SlotKey, NewSlot: f.SlotKey, OldValue: f.Value, NewValue: newValue,
-		Gold: Gold{Status: StatusConsistent, Type: TypeNone, Action: ActionKeep},
+		Gold: Gold{Status: judge.StatusConsistent, Type: judge.TypeNone, Action: judge.ActionKeep},
 	}
 	if conflict {
-		it.Gold = Gold{Status: StatusConflict, Type: TypeImplicitViolation, Action: DefaultAction(TypeImplicitViolation)}
+		it.Gold = Gold{Status: judge.StatusConflict, Type: judge.TypeImplicitViolation, Action: judge.DefaultAction(judge.TypeImplicitViolation)}
 	}
 	return it, true
 }
@@ -657,4 +660,13 @@ func fill(tpl string, vars map[string]string) string {
 		b.WriteString(v)
 		tpl = tpl[j+1:]
 	}
+}
+
+// capitalize upper-cases the first rune of s.
+func capitalize(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	if size == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[size:]
 }

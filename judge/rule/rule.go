@@ -1,4 +1,4 @@
-package judge
+package rule
 
 import (
 	"context"
@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	fx "github.com/atma-dev/atma/facts"
+	"github.com/atma-dev/atma/judge"
 )
 
 // Thresholds the rule auditor applies to Sentry's scores when the texts give it nothing to
@@ -19,8 +21,8 @@ const (
 	DefaultRuleTauLog = 0.45
 )
 
-// RuleConfig configures a RuleAuditor. The zero value means the defaults.
-type RuleConfig struct {
+// Config configures a Auditor. The zero value means the defaults.
+type Config struct {
 	// TauTop and TauLog are the score thresholds used when the rules can read nothing: a
 	// pair with A above TauTop is taken to be about one slot, and then to conflict when B
 	// is below TauLog (0: DefaultRuleTauTop, DefaultRuleTauLog).
@@ -28,7 +30,7 @@ type RuleConfig struct {
 }
 
 // Validate reports every problem with the configuration at once.
-func (c RuleConfig) Validate() error {
+func (c Config) Validate() error {
 	var errs []string
 	for _, f := range []struct {
 		name string
@@ -44,7 +46,7 @@ func (c RuleConfig) Validate() error {
 	return nil
 }
 
-func (c RuleConfig) withDefaults() RuleConfig {
+func (c Config) withDefaults() Config {
 	if c.TauTop == 0 {
 		c.TauTop = DefaultRuleTauTop
 	}
@@ -54,7 +56,7 @@ func (c RuleConfig) withDefaults() RuleConfig {
 	return c
 }
 
-// RuleAuditor audits pairs with hand-written rules. When both records carry facts of one
+// Auditor audits pairs with hand-written rules. When both records carry facts of one
 // slot (Record.Facts, from package facts) it is a judge over facts: the same value is a
 // restatement (keep: the newer statement is the current version), a denied value an explicit negation, a value taken
 // up again a temporal update, a new scope a scoped exception, another value of a
@@ -69,42 +71,42 @@ func (c RuleConfig) withDefaults() RuleConfig {
 // "rarely"), and implications (a steak for a vegetarian, a flat in another city, a first
 // date for someone in a relationship). Sentry's scores decide only when the rules cannot
 // tell the old record's slot and the texts share no words. It needs no model, answers in microseconds, and is the baseline every LLM judge is
-// compared with. A RuleAuditor is safe for concurrent use; its zero value uses the
+// compared with. A Auditor is safe for concurrent use; its zero value uses the
 // defaults.
-type RuleAuditor struct {
-	cfg RuleConfig
+type Auditor struct {
+	cfg Config
 }
 
-var _ Auditor = (*RuleAuditor)(nil)
+var _ judge.Auditor = (*Auditor)(nil)
 
-// NewRuleAuditor returns a rule auditor.
-func NewRuleAuditor(cfg RuleConfig) (*RuleAuditor, error) {
+// New returns a rule auditor.
+func New(cfg Config) (*Auditor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &RuleAuditor{cfg: cfg}, nil
+	return &Auditor{cfg: cfg}, nil
 }
 
 // Audit decides the pair and returns the verdict with its think steps, rendered in the
 // audit format in Result.Raw.
-func (r *RuleAuditor) Audit(ctx context.Context, p Pair) (Result, error) {
+func (r *Auditor) Audit(ctx context.Context, p judge.Pair) (judge.Result, error) {
 	if err := ctx.Err(); err != nil {
-		return Result{}, err
+		return judge.Result{}, err
 	}
 	start := time.Now()
 	steps, v := r.Decide(p)
-	return Result{Verdict: v, Steps: steps, Raw: Render(steps, v), Source: SourceRule, Latency: time.Since(start)}, nil
+	return judge.Result{Verdict: v, Steps: steps, Raw: judge.Render(steps, v), Source: judge.SourceRule, Latency: time.Since(start)}, nil
 }
 
 // Decide is Audit without the bookkeeping: the think steps and the verdict.
-func (r *RuleAuditor) Decide(p Pair) (Steps, Verdict) {
+func (r *Auditor) Decide(p judge.Pair) (judge.Steps, judge.Verdict) {
 	if o, n, ok := sharedSlot(p.Old.Facts, p.New.Facts); ok {
 		s, v := decideFacts(o, n, p.New.Text)
-		if v.Status == StatusConsistent && fx.SameValue(o.Value, n.Value) {
+		if v.Status == judge.StatusConsistent && fx.SameValue(o.Value, n.Value) {
 			// The facts read as a restatement; the sentences may still deny or narrow it in
 			// words the extractor missed ("I gave Rex away", "…, except at lunch").
-			if ss, sv := r.decideSentences(p); sv.Status == StatusConflict &&
-				(sv.ConflictType == TypeExplicitNegation || sv.ConflictType == TypeScopeMismatch) {
+			if ss, sv := r.decideSentences(p); sv.Status == judge.StatusConflict &&
+				(sv.ConflictType == judge.TypeExplicitNegation || sv.ConflictType == judge.TypeScopeMismatch) {
 				return ss, sv
 			}
 		}
@@ -115,21 +117,21 @@ func (r *RuleAuditor) Decide(p Pair) (Steps, Verdict) {
 
 // decideSentences judges the pair from its sentences: the lexicon rules, and Sentry's
 // scores when the rules can read nothing.
-func (r *RuleAuditor) decideSentences(p Pair) (Steps, Verdict) {
+func (r *Auditor) decideSentences(p judge.Pair) (judge.Steps, judge.Verdict) {
 	cfg := r.cfg.withDefaults()
 	old := analyse(newText(p.Old.Text), p.Old.Slot)
 	nt := newText(p.New.Text)
 	d := old.judge(nt)
 	d.newVal = nt.display(d.newVal)
-	if old.kind == slotUnknown && d.status == StatusUnrelated && !d.lexical && p.Scores != nil && p.Scores.A > cfg.TauTop {
+	if old.kind == slotUnknown && d.status == judge.StatusUnrelated && !d.lexical && p.Scores != nil && p.Scores.A > cfg.TauTop {
 		// The rules cannot read the old record's slot and the texts share nothing: trust
 		// the gate's heads. (Where the rules know the slot and find the input silent on it,
 		// they overrule the gate, whose topic score is high for every pair it routes.)
 		if p.Scores.B < cfg.TauLog {
-			d = decision{status: StatusConflict, ctype: TypeImplicitViolation, conf: 0.4,
+			d = decision{status: judge.StatusConflict, ctype: judge.TypeImplicitViolation, conf: 0.4,
 				reason: fmt.Sprintf("no lexical cue, but Sentry sees the same topic (a = %.2f) in disagreement (b = %.2f)", p.Scores.A, p.Scores.B)}
 		} else {
-			d = decision{status: StatusConsistent, ctype: TypeNone, conf: 0.4,
+			d = decision{status: judge.StatusConsistent, ctype: judge.TypeNone, conf: 0.4,
 				reason: fmt.Sprintf("no lexical cue, but Sentry sees the same topic (a = %.2f) in agreement (b = %.2f)", p.Scores.A, p.Scores.B)}
 		}
 	}
@@ -420,8 +422,8 @@ func polarity(t *text) int {
 
 // decision is the rule auditor's reading of a pair.
 type decision struct {
-	status Status
-	ctype  ConflictType
+	status judge.Status
+	ctype  judge.ConflictType
 	conf   float64
 	// lexical is set when the texts themselves decided (not the absence of any cue).
 	lexical bool
@@ -430,16 +432,16 @@ type decision struct {
 	reason  string
 }
 
-func conflict(t ConflictType, conf float64, newVal, reason string, cues ...string) decision {
-	return decision{status: StatusConflict, ctype: t, conf: conf, lexical: true, newVal: newVal, reason: reason, cues: nonEmpty(cues)}
+func conflict(t judge.ConflictType, conf float64, newVal, reason string, cues ...string) decision {
+	return decision{status: judge.StatusConflict, ctype: t, conf: conf, lexical: true, newVal: newVal, reason: reason, cues: nonEmpty(cues)}
 }
 
 func consistent(conf float64, reason string, cues ...string) decision {
-	return decision{status: StatusConsistent, ctype: TypeNone, conf: conf, lexical: true, reason: reason, cues: nonEmpty(cues)}
+	return decision{status: judge.StatusConsistent, ctype: judge.TypeNone, conf: conf, lexical: true, reason: reason, cues: nonEmpty(cues)}
 }
 
 func unrelated(conf float64, reason string) decision {
-	return decision{status: StatusUnrelated, ctype: TypeNone, conf: conf, reason: reason}
+	return decision{status: judge.StatusUnrelated, ctype: judge.TypeNone, conf: conf, reason: reason}
 }
 
 func nonEmpty(xs []string) []string {
@@ -514,7 +516,7 @@ func (f *facts) judgeTemporal(n *text) decision {
 	if mentioned == "" && newVal == "" {
 		// Nothing names the slot's value: only a plain statement of change counts.
 		if s := changeIn(n, strongChange); s != "" {
-			return conflict(TypeTemporalUpdate, 0.55, "", fmt.Sprintf("the new input talks about a change of %s (%q)", f.slotName(), s), s)
+			return conflict(judge.TypeTemporalUpdate, 0.55, "", fmt.Sprintf("the new input talks about a change of %s (%q)", f.slotName(), s), s)
 		}
 		return unrelated(0.6, fmt.Sprintf("the new input names no %s", f.slotName()))
 	}
@@ -524,11 +526,11 @@ func (f *facts) judgeTemporal(n *text) decision {
 	}
 	switch {
 	case change != "":
-		return conflict(TypeTemporalUpdate, 0.85, newVal, fmt.Sprintf("the new input says the %s changed (%q)", f.slotName(), change), change)
+		return conflict(judge.TypeTemporalUpdate, 0.85, newVal, fmt.Sprintf("the new input says the %s changed (%q)", f.slotName(), change), change)
 	case neg != "" && findIn(n.chunksWhere(func(c string) bool { return strings.Contains(c, mentioned) }), cueNotChanged) == "":
-		return conflict(TypeTemporalUpdate, 0.75, newVal, fmt.Sprintf("the new input says the old %s no longer holds (%q)", f.slotName(), neg), neg)
+		return conflict(judge.TypeTemporalUpdate, 0.75, newVal, fmt.Sprintf("the new input says the old %s no longer holds (%q)", f.slotName(), neg), neg)
 	case newVal != "" && mentioned == "":
-		return conflict(TypeImplicitViolation, 0.6, newVal, fmt.Sprintf("the new input implies another %s (%s) without saying it changed", f.slotName(), newVal))
+		return conflict(judge.TypeImplicitViolation, 0.6, newVal, fmt.Sprintf("the new input implies another %s (%s) without saying it changed", f.slotName(), newVal))
 	}
 	return consistent(0.85, fmt.Sprintf("the new input mentions the same %s (%s) and no change", f.slotName(), mentioned))
 }
@@ -570,10 +572,10 @@ func (f *facts) judgeNegation(n *text) decision {
 		if f.kind == slotPets {
 			nv = "no " + joinNonEmpty(first(f.species), "", "pet")
 		}
-		return conflict(TypeExplicitNegation, 0.85, nv, fmt.Sprintf("the new input denies the old %s (%q)", f.slotName(), neg), neg)
+		return conflict(judge.TypeExplicitNegation, 0.85, nv, fmt.Sprintf("the new input denies the old %s (%q)", f.slotName(), neg), neg)
 	}
 	if imp := findIn(chunks, implicit); imp != "" {
-		return conflict(TypeImplicitViolation, 0.6, "", fmt.Sprintf("the new input implies the old %s no longer holds (%q)", f.slotName(), imp), imp)
+		return conflict(judge.TypeImplicitViolation, 0.6, "", fmt.Sprintf("the new input implies the old %s no longer holds (%q)", f.slotName(), imp), imp)
 	}
 	if mentioned != "" {
 		return consistent(0.85, fmt.Sprintf("the new input mentions the same %s (%s) and denies nothing", f.slotName(), mentioned))
@@ -613,16 +615,16 @@ func (f *facts) judgeScope(n *text) decision {
 		chunks = n.chunks
 	}
 	if s := findScope(chunks); s != "" {
-		return conflict(TypeScopeMismatch, 0.8, "", fmt.Sprintf("the new input narrows the %s (%q)", f.slotName(), s), s)
+		return conflict(judge.TypeScopeMismatch, 0.8, "", fmt.Sprintf("the new input narrows the %s (%q)", f.slotName(), s), s)
 	}
 	if f.kind == slotLike {
 		if p := polarity(&text{low: strings.Join(chunks, ". ")}); p != 0 && f.polarity != 0 && p != f.polarity {
-			return conflict(TypeExplicitNegation, 0.7, "", "the new input states the opposite preference")
+			return conflict(judge.TypeExplicitNegation, 0.7, "", "the new input states the opposite preference")
 		}
 	}
 	if f.kind == slotHobby {
 		if q := findIn(chunks, cueQuitHob); q != "" {
-			return conflict(TypeExplicitNegation, 0.7, "", fmt.Sprintf("the new input says the hobby stopped (%q)", q), q)
+			return conflict(judge.TypeExplicitNegation, 0.7, "", fmt.Sprintf("the new input says the hobby stopped (%q)", q), q)
 		}
 	}
 	return consistent(0.8, fmt.Sprintf("the new input is about the same %s (%s) and keeps its scope", f.slotName(), shared))
@@ -639,12 +641,12 @@ func (f *facts) judgeDiet(n *text) decision {
 	switch {
 	case mentionsDiet && findScope(n.chunks) != "":
 		s := findScope(n.chunks)
-		return conflict(TypeScopeMismatch, 0.75, "", fmt.Sprintf("the new input narrows the diet (%q)", s), s)
+		return conflict(judge.TypeScopeMismatch, 0.75, "", fmt.Sprintf("the new input narrows the diet (%q)", s), s)
 	case mentionsDiet && food == "" && !n.has(cueNotChanged) && n.has(re(`\b(not|no longer|anymore|gave up|stopped|quit)\b`)) && !n.has(re(`\b(no animal|no meat|not a drop)\b`)):
 		s := n.find(cueNegation)
-		return conflict(TypeExplicitNegation, 0.7, "", fmt.Sprintf("the new input says the diet no longer holds (%q)", s), s)
+		return conflict(judge.TypeExplicitNegation, 0.7, "", fmt.Sprintf("the new input says the diet no longer holds (%q)", s), s)
 	case food != "":
-		return conflict(TypeImplicitViolation, 0.7, "", fmt.Sprintf("%q does not fit a %s diet", food, f.diet), food)
+		return conflict(judge.TypeImplicitViolation, 0.7, "", fmt.Sprintf("%q does not fit a %s diet", food, f.diet), food)
 	}
 	return consistent(0.7, fmt.Sprintf("nothing in the new input breaks a %s diet", f.diet))
 }
@@ -664,7 +666,7 @@ func (f *facts) judgeNumber(n *text) decision {
 	}
 	for _, q := range same {
 		if math.Abs(q.value-f.qty.value) > 0.5 {
-			return conflict(TypeValueDiscrepancy, 0.9, q.text, fmt.Sprintf("the new input states another %s (%s, not %s)", f.qty.kind, q.text, f.qty.text))
+			return conflict(judge.TypeValueDiscrepancy, 0.9, q.text, fmt.Sprintf("the new input states another %s (%s, not %s)", f.qty.kind, q.text, f.qty.text))
 		}
 	}
 	return consistent(0.9, fmt.Sprintf("the new input states the same %s (%s)", f.qty.kind, same[0].text))
@@ -675,14 +677,14 @@ func (f *facts) judgeNumber(n *text) decision {
 func (f *facts) judgeGeneric(n *text) decision {
 	shared := f.overlap(n)
 	if shared == "" {
-		return decision{status: StatusUnrelated, ctype: TypeNone, conf: 0.5, reason: "the two texts share no content words"}
+		return decision{status: judge.StatusUnrelated, ctype: judge.TypeNone, conf: 0.5, reason: "the two texts share no content words"}
 	}
 	oldNeg, newNeg := f.t.has(cueNegation), n.has(cueNegation)
 	if oldNeg != newNeg {
-		return conflict(TypeExplicitNegation, 0.5, "", fmt.Sprintf("they share %q but only one of them is negated", shared))
+		return conflict(judge.TypeExplicitNegation, 0.5, "", fmt.Sprintf("they share %q but only one of them is negated", shared))
 	}
 	if s := findScope(n.chunks); s != "" && findScope(f.t.chunks) == "" {
-		return conflict(TypeScopeMismatch, 0.5, "", fmt.Sprintf("they share %q and the new input narrows it (%q)", shared, s), s)
+		return conflict(judge.TypeScopeMismatch, 0.5, "", fmt.Sprintf("they share %q and the new input narrows it (%q)", shared, s), s)
 	}
 	return consistent(0.5, fmt.Sprintf("they share %q and nothing contradicts", shared))
 }
@@ -723,23 +725,23 @@ var (
 )
 
 // render turns the decision into think steps and a verdict.
-func (d decision) render(f *facts, p Pair) (Steps, Verdict) {
+func (d decision) render(f *facts, p judge.Pair) (judge.Steps, judge.Verdict) {
 	slot := f.slotName()
 	oldVal := f.value()
-	v := Verdict{Status: d.status, ConflictType: d.ctype, Links: []Link{}, Confidence: d.conf}
-	v.Action = DefaultAction(d.ctype)
-	if l, ok := DefaultLink(v.Action); ok {
+	v := judge.Verdict{Status: d.status, ConflictType: d.ctype, Links: []judge.Link{}, Confidence: d.conf}
+	v.Action = judge.DefaultAction(d.ctype)
+	if l, ok := judge.DefaultLink(v.Action); ok {
 		v.Links = append(v.Links, l)
 	}
-	var s Steps
+	var s judge.Steps
 	switch d.status {
-	case StatusUnrelated:
+	case judge.StatusUnrelated:
 		s.Slot = fmt.Sprintf("The old record is about the user's %s (%s); the new input is about something else.", slot, oldVal)
 		s.Comparison = "Nothing to compare: " + d.reason + "."
 	default:
 		s.Slot = fmt.Sprintf("Both texts are about the user's %s.", slot)
 		newVal := d.newVal
-		if newVal == "" && d.status == StatusConsistent {
+		if newVal == "" && d.status == judge.StatusConsistent {
 			newVal = "the same"
 		}
 		if newVal == "" {
@@ -751,28 +753,28 @@ func (d decision) render(f *facts, p Pair) (Steps, Verdict) {
 		}
 	}
 	switch d.ctype {
-	case TypeNone:
+	case judge.TypeNone:
 		s.ConflictType = fmt.Sprintf("none: the pair is %s.", d.status)
 		s.Action = "keep: the memory stays as it is."
-	case TypeTemporalUpdate:
+	case judge.TypeTemporalUpdate:
 		s.ConflictType = "temporal_update: the value changed over time."
 		s.Action = "transition: the old record becomes a past state and the new input is current."
-	case TypeExplicitNegation:
+	case judge.TypeExplicitNegation:
 		s.ConflictType = "explicit_negation: the new input denies the old fact."
 		s.Action = "supersede: the new input replaces the old record."
-	case TypeValueDiscrepancy:
+	case judge.TypeValueDiscrepancy:
 		s.ConflictType = "value_discrepancy: the new input states another value."
 		s.Action = "supersede: the new value replaces the old one."
-	case TypeScopeMismatch:
+	case judge.TypeScopeMismatch:
 		s.ConflictType = "scope_mismatch: the new input narrows the old fact's scope."
 		s.Action = "scoped_exception: the old record holds outside the scope the new input states."
-	case TypeImplicitViolation:
+	case judge.TypeImplicitViolation:
 		s.ConflictType = "implicit_violation: the new input implies the old fact no longer holds without saying so."
 		s.Action = "keep: the evidence is indirect, so the memory stays as it is until the user confirms."
 		v.ClarificationNeeded = true
-		v.ClarificationQuestion = fmt.Sprintf("Earlier you told me %s Is that still true?", quote(strings.TrimSpace(p.Old.Text)))
+		v.ClarificationQuestion = fmt.Sprintf("Earlier you told me %s Is that still true?", judge.Quote(strings.TrimSpace(p.Old.Text)))
 	}
-	if d.status == StatusConflict {
+	if d.status == judge.StatusConflict {
 		nv := d.newVal
 		if nv == "" {
 			nv = "changed"
@@ -797,4 +799,15 @@ func quoteAll(xs []string) string {
 		q[i] = fmt.Sprintf("%q", x)
 	}
 	return strings.Join(q, ", ")
+}
+
+// clip shortens s to at most n bytes, on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -1,4 +1,4 @@
-package judge
+package eval
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/atma-dev/atma/data"
+	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/llm"
 )
 
@@ -20,7 +21,7 @@ func TestSFTDefault(t *testing.T) {
 	if len(items) != DefaultSFTItems {
 		t.Fatalf("%d items, want %d", len(items), DefaultSFTItems)
 	}
-	eval, err := EvalSet(EvalConfig{})
+	eval, err := Set(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,10 +78,10 @@ func TestWriteSFT(t *testing.T) {
 		if len(msgs) != 3 || msgs[0].Role != "system" || msgs[1].Role != "user" || msgs[2].Role != "assistant" {
 			t.Fatalf("line %d: roles %+v", n+1, msgs)
 		}
-		if msgs[0].Content != SystemPrompt || msgs[1].Content != UserPrompt(it.Pair) {
+		if msgs[0].Content != judge.SystemPrompt || msgs[1].Content != judge.UserPrompt(it.Pair) {
 			t.Errorf("line %d: the prompt is not the audit prompt", n+1)
 		}
-		a, err := ParseStrict(msgs[2].Content)
+		a, err := judge.ParseStrict(msgs[2].Content)
 		if err != nil {
 			t.Fatalf("line %d: the target fails ParseStrict: %v\n%s", n+1, err, msgs[2].Content)
 		}
@@ -93,7 +94,7 @@ func TestWriteSFT(t *testing.T) {
 			!strings.Contains(a.Steps.ConflictType, string(g.Type)) || !strings.HasPrefix(a.Steps.Action, string(g.Action)) {
 			t.Errorf("line %d: the think steps miss the slot %q, old value %q, type or action:\n%+v", n+1, slot, it.OldValue, a.Steps)
 		}
-		if g.Status == StatusConflict && it.NewValue != "" && !strings.Contains(a.Steps.Comparison, it.NewValue) {
+		if g.Status == judge.StatusConflict && it.NewValue != "" && !strings.Contains(a.Steps.Comparison, it.NewValue) {
 			t.Errorf("line %d: the comparison misses the new value %q: %s", n+1, it.NewValue, a.Steps.Comparison)
 		}
 	}

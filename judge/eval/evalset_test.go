@@ -1,4 +1,4 @@
-package judge
+package eval
 
 import (
 	"bytes"
@@ -6,12 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atma-dev/atma/data"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/atma-dev/atma/data"
+	"github.com/atma-dev/atma/judge"
 )
 
 func TestEvalSetDefault(t *testing.T) {
-	items, err := EvalSet(EvalConfig{})
+	items, err := Set(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,8 +22,8 @@ func TestEvalSetDefault(t *testing.T) {
 	}
 	// 151 items: 30 implicit (18 conflicting), 18 unrelated, 103 explicit (62 conflicting,
 	// spread 16/16/15/15 over the four update types).
-	byStatus := map[Status]int{}
-	byType := map[ConflictType]int{}
+	byStatus := map[judge.Status]int{}
+	byType := map[judge.ConflictType]int{}
 	implicit, implicitConflicts := 0, 0
 	fams := map[string]bool{}
 	ids, texts := map[string]bool{}, map[string]bool{}
@@ -30,7 +32,7 @@ func TestEvalSetDefault(t *testing.T) {
 		byType[it.Gold.Type]++
 		if it.Implicit {
 			implicit++
-			if it.Gold.Status == StatusConflict {
+			if it.Gold.Status == judge.StatusConflict {
 				implicitConflicts++
 			}
 			if styleOf(it.Family) != StyleIndirect {
@@ -43,8 +45,8 @@ func TestEvalSetDefault(t *testing.T) {
 		if p := checkItem(it); len(p) > 0 {
 			t.Errorf("item %s: %v", it.ID, p)
 		}
-		if it.Gold.Action != DefaultAction(it.Gold.Type) {
-			t.Errorf("item %s: gold action %s, want %s", it.ID, it.Gold.Action, DefaultAction(it.Gold.Type))
+		if it.Gold.Action != judge.DefaultAction(it.Gold.Type) {
+			t.Errorf("item %s: gold action %s, want %s", it.ID, it.Gold.Action, judge.DefaultAction(it.Gold.Type))
 		}
 		if ids[it.ID] || texts[it.Pair.New.Text] {
 			t.Errorf("item %s repeats an id or a new text", it.ID)
@@ -54,11 +56,11 @@ func TestEvalSetDefault(t *testing.T) {
 			t.Errorf("item %s shows the model its slot or scores", it.ID)
 		}
 	}
-	want := map[Status]int{StatusConflict: 80, StatusConsistent: 53, StatusUnrelated: 18}
+	want := map[judge.Status]int{judge.StatusConflict: 80, judge.StatusConsistent: 53, judge.StatusUnrelated: 18}
 	if diff := cmp.Diff(want, byStatus); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
-	wantTypes := map[ConflictType]int{TypeTemporalUpdate: 16, TypeExplicitNegation: 16, TypeValueDiscrepancy: 15, TypeScopeMismatch: 15, TypeImplicitViolation: 18, TypeNone: 71}
+	wantTypes := map[judge.ConflictType]int{judge.TypeTemporalUpdate: 16, judge.TypeExplicitNegation: 16, judge.TypeValueDiscrepancy: 15, judge.TypeScopeMismatch: 15, judge.TypeImplicitViolation: 18, judge.TypeNone: 71}
 	if diff := cmp.Diff(wantTypes, byType); diff != "" {
 		t.Errorf("types (-want +got):\n%s", diff)
 	}
@@ -73,18 +75,18 @@ func TestEvalSetDefault(t *testing.T) {
 }
 
 func TestEvalSetDeterministic(t *testing.T) {
-	a, err := EvalSet(EvalConfig{Items: 60})
+	a, err := Set(Config{Items: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := EvalSet(EvalConfig{Items: 60})
+	b, err := Set(Config{Items: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(a, b); diff != "" {
 		t.Errorf("same configuration, different items (-first +second):\n%s", diff)
 	}
-	c, err := EvalSet(EvalConfig{Items: 60, Seed: 99})
+	c, err := Set(Config{Items: 60, Seed: 99})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,12 +96,12 @@ func TestEvalSetDeterministic(t *testing.T) {
 }
 
 func TestEvalSetOptions(t *testing.T) {
-	items, err := EvalSet(EvalConfig{Items: 40, Styles: []string{data.StyleCasual}, ImplicitShare: -1, UnrelatedShare: -1, ConflictRatio: 1})
+	items, err := Set(Config{Items: 40, Styles: []string{data.StyleCasual}, ImplicitShare: -1, UnrelatedShare: -1, ConflictRatio: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, it := range items {
-		if it.Implicit || it.Gold.Status != StatusConflict || styleOf(it.Family) != data.StyleCasual {
+		if it.Implicit || it.Gold.Status != judge.StatusConflict || styleOf(it.Family) != data.StyleCasual {
 			t.Errorf("item %s (%s, %s) breaks the configuration", it.ID, it.Family, it.Gold.Status)
 		}
 	}
@@ -111,18 +113,18 @@ func TestEvalSetOptions(t *testing.T) {
 func TestEvalConfigValidate(t *testing.T) {
 	tests := []struct {
 		name string
-		cfg  EvalConfig
+		cfg  Config
 		want []string
 	}{
-		{"every problem at once", EvalConfig{Items: -1, Styles: []string{"poetic"}, ConflictRatio: 2, ImplicitShare: 1.5},
+		{"every problem at once", Config{Items: -1, Styles: []string{"poetic"}, ConflictRatio: 2, ImplicitShare: 1.5},
 			[]string{"items -1 is negative", `style "poetic"`, "conflict ratio 2", "implicit share 1.5"}},
-		{"shares above 1", EvalConfig{ImplicitShare: 0.6, UnrelatedShare: 0.6}, []string{"add up to 1.2"}},
+		{"shares above 1", Config{ImplicitShare: 0.6, UnrelatedShare: 0.6}, []string{"add up to 1.2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := EvalSet(tt.cfg)
+			_, err := Set(tt.cfg)
 			if err == nil {
-				t.Fatal("EvalSet accepted the configuration")
+				t.Fatal("Set accepted the configuration")
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {
@@ -135,18 +137,18 @@ func TestEvalConfigValidate(t *testing.T) {
 
 func TestEvalSetExhausted(t *testing.T) {
 	// Four indirect relationship texts per item would be needed; the family has fewer.
-	_, err := EvalSet(EvalConfig{Items: 200, ImplicitShare: 1, ConflictRatio: 1})
+	_, err := Set(Config{Items: 200, ImplicitShare: 1, ConflictRatio: 1})
 	if err == nil || !strings.Contains(err.Error(), "could not write a new text") {
 		t.Errorf("error = %v, want the family to run out of texts", err)
 	}
 }
 
 func TestItemsRoundTrip(t *testing.T) {
-	items, err := EvalSet(EvalConfig{Items: 30})
+	items, err := Set(Config{Items: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
-	items[0].Pair.Scores = &Scores{A: 0.9, B: 0.2, Gap: 0.7}
+	items[0].Pair.Scores = &judge.Scores{A: 0.9, B: 0.2, Gap: 0.7}
 	var buf bytes.Buffer
 	if err := WriteItems(&buf, items); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package judge
+package eval
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/llm"
 )
 
@@ -28,7 +29,7 @@ type SFTConfig struct {
 	// ConflictRatio is the share of conflicting items (0: DefaultConflictRatio).
 	ConflictRatio float64
 	// Exclude lists items whose new inputs the set must not contain; nil means the default
-	// evaluation set, EvalSet(EvalConfig{}).
+	// evaluation set, Set(Config{}).
 	Exclude []Item
 }
 
@@ -37,7 +38,7 @@ func (c SFTConfig) Validate() error {
 	return validateSpec("sft", c.Items, c.Styles, c.ImplicitShare, c.UnrelatedShare, c.ConflictRatio)
 }
 
-// SFTItems builds labelled training items like EvalSet does, from another seed, other
+// SFTItems builds labelled training items like Set does, from another seed, other
 // phrasing styles (direct, reported and recall by default) and the data package's implicit
 // families, leaving out every new input of cfg.Exclude. Turn them into chat examples with
 // WriteSFT or ChatExampleFor.
@@ -48,7 +49,7 @@ func SFTItems(cfg SFTConfig) ([]Item, error) {
 	exclude := cfg.Exclude
 	if exclude == nil {
 		var err error
-		if exclude, err = EvalSet(EvalConfig{}); err != nil {
+		if exclude, err = Set(Config{}); err != nil {
 			return nil, fmt.Errorf("build sft set: default eval set: %w", err)
 		}
 	}
@@ -89,7 +90,7 @@ type ChatExample struct {
 // the gold answer (Target) in the audit format.
 func ChatExampleFor(it Item) ChatExample {
 	s, v := Target(it)
-	return ChatExample{Messages: append(Messages(it.Pair), llm.Message{Role: "assistant", Content: Render(s, v)})}
+	return ChatExample{Messages: append(judge.Messages(it.Pair), llm.Message{Role: "assistant", Content: judge.Render(s, v)})}
 }
 
 // WriteSFT writes one ChatExample per item as JSON lines.
@@ -114,7 +115,7 @@ func WriteSFT(w io.Writer, items []Item) error {
 // conflicts, a clarification question for implicit violations, and a fixed confidence by
 // kind of item. Wording varies between a few templates, chosen by the item's ID, so the
 // same item always gets the same target.
-func Target(it Item) (Steps, Verdict) {
+func Target(it Item) (judge.Steps, judge.Verdict) {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(it.ID))
 	variant := int(h.Sum32() % 2)
@@ -127,20 +128,20 @@ func Target(it Item) (Steps, Verdict) {
 	slot, newSlot := slotPhrase(it.OldSlot), slotPhrase(it.NewSlot)
 	oldV, newV := it.OldValue, it.NewValue
 	g := it.Gold
-	v := Verdict{Status: g.Status, ConflictType: g.Type, Action: g.Action, Links: []Link{}}
-	if l, ok := DefaultLink(g.Action); ok {
+	v := judge.Verdict{Status: g.Status, ConflictType: g.Type, Action: g.Action, Links: []judge.Link{}}
+	if l, ok := judge.DefaultLink(g.Action); ok {
 		v.Links = append(v.Links, l)
 	}
-	var s Steps
+	var s judge.Steps
 	switch g.Status {
-	case StatusUnrelated:
+	case judge.StatusUnrelated:
 		s.Slot = pick(fmt.Sprintf("The old record is about the user's %s; the new input is about their %s.", slot, newSlot),
 			fmt.Sprintf("Different slots: the old record concerns the user's %s, the new input their %s.", slot, newSlot))
 		s.Comparison = fmt.Sprintf("There is nothing to compare: %s is the %s, and the new input says nothing about it.", oldV, slot)
 		s.ConflictType = "none: the two texts are about different slots."
 		s.Action = "keep: both records stay as they are."
 		v.Confidence = 0.95
-	case StatusConsistent:
+	case judge.StatusConsistent:
 		s.Slot = sameSlot(pick, slot)
 		if it.Implicit {
 			s.Comparison = fmt.Sprintf("Old value: %s. The new input does not name the %s, and what it describes fits it.", oldV, slot)
@@ -151,25 +152,25 @@ func Target(it Item) (Steps, Verdict) {
 		}
 		s.ConflictType = "none: the new input agrees with the old record."
 		s.Action = pick("keep: nothing in the memory needs to change.", "keep: the old record still holds, so the memory stays as it is.")
-	case StatusConflict:
+	case judge.StatusConflict:
 		s.Slot = sameSlot(pick, slot)
 		nv := orDefault(newV, "changed")
 		v.TransitionSummary = fmt.Sprintf("%s: %s -> %s", slot, oldV, nv)
 		v.Confidence = 0.95
 		switch g.Type {
-		case TypeTemporalUpdate:
+		case judge.TypeTemporalUpdate:
 			s.Comparison = fmt.Sprintf("Old value: %s. New value: %s. The new input says the %s changed, so the old value is no longer current.", oldV, nv, slot)
 			s.ConflictType = fmt.Sprintf("temporal_update: the %s changed over time.", slot)
-		case TypeExplicitNegation:
+		case judge.TypeExplicitNegation:
 			s.Comparison = fmt.Sprintf("Old value: %s. New value: %s. The new input denies the old fact.", oldV, nv)
 			s.ConflictType = "explicit_negation: the new input states that the old fact is not true."
-		case TypeValueDiscrepancy:
+		case judge.TypeValueDiscrepancy:
 			s.Comparison = fmt.Sprintf("Old value: %s. New value: %s. The two values differ.", oldV, nv)
 			s.ConflictType = fmt.Sprintf("value_discrepancy: the new input gives another value for the same %s.", slot)
-		case TypeScopeMismatch:
+		case judge.TypeScopeMismatch:
 			s.Comparison = fmt.Sprintf("Old value: %s. New value: %s. The new input narrows how far the old fact holds.", oldV, nv)
 			s.ConflictType = "scope_mismatch: the new input restricts the old fact to a narrower scope."
-		case TypeImplicitViolation:
+		case judge.TypeImplicitViolation:
 			hint := ""
 			if newV != "" {
 				hint = fmt.Sprintf(" (it points to %s)", newV)
@@ -178,16 +179,16 @@ func Target(it Item) (Steps, Verdict) {
 			s.ConflictType = "implicit_violation: the contradiction is implied, never stated."
 			v.Confidence = 0.7
 			v.ClarificationNeeded = true
-			v.ClarificationQuestion = fmt.Sprintf("Earlier you told me %s Is that still true?", quote(strings.TrimSpace(it.Pair.Old.Text)))
+			v.ClarificationQuestion = fmt.Sprintf("Earlier you told me %s Is that still true?", judge.Quote(strings.TrimSpace(it.Pair.Old.Text)))
 		}
 		switch g.Action {
-		case ActionTransition:
+		case judge.ActionTransition:
 			s.Action = fmt.Sprintf("transition: %s becomes a past state and %s is the current %s.", oldV, nv, slot)
-		case ActionSupersede:
+		case judge.ActionSupersede:
 			s.Action = fmt.Sprintf("supersede: %s replaces %s.", nv, oldV)
-		case ActionScopedException:
+		case judge.ActionScopedException:
 			s.Action = "scoped_exception: the old record holds outside the narrower scope the new input states."
-		case ActionKeep:
+		case judge.ActionKeep:
 			s.Action = "keep: the evidence is indirect, so the memory stays as it is and the agent asks the user."
 		}
 	}

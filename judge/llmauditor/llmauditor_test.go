@@ -1,4 +1,4 @@
-package judge
+package llmauditor
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/llm"
 )
 
@@ -73,38 +74,38 @@ func newClient(t *testing.T, url string) *llm.Client {
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-var llmPair = Pair{
-	Old:    Record{Text: "I work as a nurse at Riverside Hospital."},
-	New:    Record{Text: "I left Riverside Hospital last month and now I work as a pharmacist at Crescent Pharmacy."},
-	Scores: &Scores{A: 0.82, B: 0.21, Gap: 0.61},
+var llmPair = judge.Pair{
+	Old:    judge.Record{Text: "I work as a nurse at Riverside Hospital."},
+	New:    judge.Record{Text: "I left Riverside Hospital last month and now I work as a pharmacist at Crescent Pharmacy."},
+	Scores: &judge.Scores{A: 0.82, B: 0.21, Gap: 0.61},
 }
 
 func TestLLMAuditor(t *testing.T) {
 	tests := []struct {
 		name         string
 		reply        canned
-		cfg          LLMConfig
+		cfg          Config
 		wantSource   string
 		wantFallback string // substring; "" for none
 		wantParseErr bool
-		wantStatus   Status
-		wantType     ConflictType
+		wantStatus   judge.Status
+		wantType     judge.ConflictType
 		wantTokens   int
 	}{
-		{"valid answer", canned{200, "chat_valid.json", ""}, LLMConfig{}, "qwen2.5-1.5b-judge", "", false, StatusConflict, TypeTemporalUpdate, 508},
-		{"think block in reasoning_content", canned{200, "chat_reasoning.json", ""}, LLMConfig{}, "qwen3-judge", "", false, StatusConflict, TypeTemporalUpdate, 508},
-		{"fenced answer parsed leniently", canned{200, "chat_fenced.json", ""}, LLMConfig{}, "qwen2.5-1.5b-judge", "", true, StatusConflict, TypeTemporalUpdate, 508},
-		{"fenced answer refused when strict", canned{200, "chat_fenced.json", ""}, LLMConfig{Strict: true}, SourceRule, "answer fails the audit format", true, StatusConflict, TypeTemporalUpdate, 508},
-		{"garbage falls back", canned{200, "chat_garbage.json", ""}, LLMConfig{}, SourceRule, "unparseable answer", true, StatusConflict, TypeTemporalUpdate, 508},
-		{"server error falls back", canned{500, "error_500.json", ""}, LLMConfig{}, SourceRule, "server error 500", false, StatusConflict, TypeTemporalUpdate, 0},
-		{"context length falls back", canned{400, "error_context.json", ""}, LLMConfig{}, SourceRule, "context length", false, StatusConflict, TypeTemporalUpdate, 0},
-		{"html page falls back", canned{200, "html_200.html", "text/html"}, LLMConfig{}, SourceRule, "malformed response", false, StatusConflict, TypeTemporalUpdate, 0},
+		{"valid answer", canned{200, "chat_valid.json", ""}, Config{}, "qwen2.5-1.5b-judge", "", false, judge.StatusConflict, judge.TypeTemporalUpdate, 508},
+		{"think block in reasoning_content", canned{200, "chat_reasoning.json", ""}, Config{}, "qwen3-judge", "", false, judge.StatusConflict, judge.TypeTemporalUpdate, 508},
+		{"fenced answer parsed leniently", canned{200, "chat_fenced.json", ""}, Config{}, "qwen2.5-1.5b-judge", "", true, judge.StatusConflict, judge.TypeTemporalUpdate, 508},
+		{"fenced answer refused when strict", canned{200, "chat_fenced.json", ""}, Config{Strict: true}, judge.SourceRule, "answer fails the audit format", true, judge.StatusConflict, judge.TypeTemporalUpdate, 508},
+		{"garbage falls back", canned{200, "chat_garbage.json", ""}, Config{}, judge.SourceRule, "unparseable answer", true, judge.StatusConflict, judge.TypeTemporalUpdate, 508},
+		{"server error falls back", canned{500, "error_500.json", ""}, Config{}, judge.SourceRule, "server error 500", false, judge.StatusConflict, judge.TypeTemporalUpdate, 0},
+		{"context length falls back", canned{400, "error_context.json", ""}, Config{}, judge.SourceRule, "context length", false, judge.StatusConflict, judge.TypeTemporalUpdate, 0},
+		{"html page falls back", canned{200, "html_200.html", "text/html"}, Config{}, judge.SourceRule, "malformed response", false, judge.StatusConflict, judge.TypeTemporalUpdate, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFakeEndpoint(t, tt.reply)
 			tt.cfg.Logger = quietLogger()
-			a, err := NewLLMAuditor(newClient(t, srv.URL), tt.cfg)
+			a, err := New(newClient(t, srv.URL), tt.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +144,7 @@ func TestLLMAuditor(t *testing.T) {
 func TestLLMAuditorRequest(t *testing.T) {
 	srv := newFakeEndpoint(t, canned{200, "chat_valid.json", ""})
 	seed := int64(7)
-	a, err := NewLLMAuditor(newClient(t, srv.URL), LLMConfig{Schema: true, Seed: &seed, MaxTokens: 300, Logger: quietLogger()})
+	a, err := New(newClient(t, srv.URL), Config{Schema: true, Seed: &seed, MaxTokens: 300, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestLLMAuditorRequest(t *testing.T) {
 	if err := json.Unmarshal(req["messages"], &msgs); err != nil {
 		t.Fatal(err)
 	}
-	if len(msgs) != 2 || msgs[0].Content != SystemPrompt || msgs[1].Content != UserPrompt(llmPair) {
+	if len(msgs) != 2 || msgs[0].Content != judge.SystemPrompt || msgs[1].Content != judge.UserPrompt(llmPair) {
 		t.Errorf("messages = %+v", msgs)
 	}
 	for key, want := range map[string]string{"temperature": "0", "max_tokens": "300", "seed": "7"} {
@@ -186,7 +187,7 @@ func TestLLMAuditorErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFakeEndpoint(t, tt.reply)
-			a, err := NewLLMAuditor(newClient(t, srv.URL), LLMConfig{Logger: quietLogger()})
+			a, err := New(newClient(t, srv.URL), Config{Logger: quietLogger()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -205,7 +206,7 @@ func TestLLMAuditorUnreachable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close() // nothing listens there any more
-	a, err := NewLLMAuditor(newClient(t, url), LLMConfig{Logger: quietLogger()})
+	a, err := New(newClient(t, url), Config{Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,14 +214,14 @@ func TestLLMAuditorUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Fallback != "endpoint unreachable" || res.Source != SourceRule {
+	if res.Fallback != "endpoint unreachable" || res.Source != judge.SourceRule {
 		t.Errorf("fallback %q from %q, want the rule auditor because the endpoint is unreachable", res.Fallback, res.Source)
 	}
 }
 
 func TestLLMAuditorCancelled(t *testing.T) {
 	srv := newFakeEndpoint(t, canned{200, "chat_valid.json", ""})
-	a, err := NewLLMAuditor(newClient(t, srv.URL), LLMConfig{Logger: quietLogger()})
+	a, err := New(newClient(t, srv.URL), Config{Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,12 +235,12 @@ func TestLLMAuditorCancelled(t *testing.T) {
 func TestLLMAuditorCustomFallback(t *testing.T) {
 	srv := newFakeEndpoint(t, canned{200, "chat_garbage.json", ""})
 	calls := 0
-	fb := auditFunc(func(_ context.Context, p Pair) (Result, error) {
+	fb := auditFunc(func(_ context.Context, p judge.Pair) (judge.Result, error) {
 		calls++
-		v := verdict(StatusConsistent, TypeNone, ActionKeep)
-		return Result{Verdict: v, Raw: Render(Steps{"a", "b", "c", "d"}, v), Source: "backup"}, nil
+		v := judge.Verdict{Status: judge.StatusConsistent, ConflictType: judge.TypeNone, Action: judge.ActionKeep, Links: []judge.Link{}, Confidence: 0.5}
+		return judge.Result{Verdict: v, Raw: judge.Render(judge.Steps{Slot: "a", Comparison: "b", ConflictType: "c", Action: "d"}, v), Source: "backup"}, nil
 	})
-	a, err := NewLLMAuditor(newClient(t, srv.URL), LLMConfig{Fallback: fb, Logger: quietLogger()})
+	a, err := New(newClient(t, srv.URL), Config{Fallback: fb, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,10 +255,10 @@ func TestLLMAuditorCustomFallback(t *testing.T) {
 
 func TestLLMConfigValidate(t *testing.T) {
 	neg := -1.0
-	if _, err := NewLLMAuditor(nil, LLMConfig{}); err == nil {
-		t.Error("NewLLMAuditor accepted a nil client")
+	if _, err := New(nil, Config{}); err == nil {
+		t.Error("New accepted a nil client")
 	}
-	_, err := NewLLMAuditor(auditChat{}, LLMConfig{MaxTokens: -1, Temperature: &neg})
+	_, err := New(auditChat{}, Config{MaxTokens: -1, Temperature: &neg})
 	if err == nil || !strings.Contains(err.Error(), "max tokens -1") || !strings.Contains(err.Error(), "temperature -1") {
 		t.Errorf("error = %v, want both problems", err)
 	}
@@ -269,3 +270,8 @@ type auditChat struct{}
 func (auditChat) Chat(context.Context, llm.Request) (*llm.Response, error) {
 	return nil, errors.New("unused")
 }
+
+// auditFunc is an Auditor made of a function.
+type auditFunc func(ctx context.Context, p judge.Pair) (judge.Result, error)
+
+func (f auditFunc) Audit(ctx context.Context, p judge.Pair) (judge.Result, error) { return f(ctx, p) }
