@@ -49,7 +49,7 @@ func BenchmarkRewardParallel(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "completions/s")
 }
 
-// BenchmarkLoopUtilisation runs the GRPO loop (learner none, no evaluation) for 10 steps
+// BenchmarkLoopUtilisation runs the GRPO loop (no evaluation) for 10 steps
 // against a fake endpoint that serves at most `slots` requests at once, each taking a
 // fixed latency, and reports the share of the endpoint's capacity the loop kept busy:
 // busy slot-time over slots × wall time, for the whole run (setup, ten steps, plots and

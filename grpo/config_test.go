@@ -22,8 +22,7 @@ func TestDefaultConfigs(t *testing.T) {
 	}
 	// The paper's training settings.
 	if c.Steps != 200 || c.PerDeviceBatch != 1 || c.GradAccum != 4 || c.PromptsPerStep() != 4 || c.Generations != 2 ||
-		c.MaxCompletionTokens != 400 || !near(c.KLCoef, 0.04) || c.Learner.LoRARank != 16 || c.Learner.LoRAAlpha != 32 ||
-		!near(c.Learner.LearningRate, 2e-5) || c.Learner.Name != LearnerNone {
+		c.MaxCompletionTokens != 400 || !near(c.KLCoef, 0.04) {
 		t.Errorf("run defaults %+v", c)
 	}
 	if c.Reward != rc {
@@ -74,12 +73,12 @@ func TestLoadRunConfig(t *testing.T) {
 	if c.Steps != 50 || c.Reward.Weights.Length != 0 || c.Reward.Weights.Verdict != 2 || c.Advantage.Scale != ScaleNone || c.Generations != 2 {
 		t.Errorf("overlay: %+v", c)
 	}
-	_, err = LoadRunConfig(strings.NewReader(`{"steps":0,"generations":0,"temperature":3,"learner":{"name":""},"prompts":{"source":"file"},"reward":{"weights":{"lenght":1}}}`))
+	_, err = LoadRunConfig(strings.NewReader(`{"steps":0,"generations":0,"temperature":3,"prompts":{"source":"file"},"reward":{"weights":{"lenght":1}}}`))
 	if err == nil || !strings.Contains(err.Error(), `unknown field "lenght"`) {
 		t.Errorf("unknown nested key: %v", err)
 	}
-	_, err = LoadRunConfig(strings.NewReader(`{"steps":0,"generations":0,"temperature":3,"learner":{"name":""},"prompts":{"source":"file"},"eval":{"concurrency":0}}`))
-	for _, w := range []string{"steps is 0", "generations is 0", "temperature is 3", "learner.name is empty", "prompts.path is empty", "eval.concurrency"} {
+	_, err = LoadRunConfig(strings.NewReader(`{"steps":0,"generations":0,"temperature":3,"prompts":{"source":"file"},"eval":{"concurrency":0}}`))
+	for _, w := range []string{"steps is 0", "generations is 0", "temperature is 3", "prompts.path is empty", "eval.concurrency"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v does not mention %q", err, w)
 		}

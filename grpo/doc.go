@@ -87,7 +87,7 @@
 // log-probabilities of the policy's tokens; PromptLogprobsReference reads them from a vLLM
 // server (prompt_logprobs of the chat continued with the completion). Tokens that do not
 // match the policy's are ErrTokenMismatch, counted and skipped. The KL coefficient (0.04)
-// goes to the learner and into the logs as kl_penalty.
+// is the trainer's; the logs carry kl_penalty, the coefficient times the KL.
 //
 // # Run
 //
@@ -95,13 +95,14 @@
 // (per-device batch × gradient accumulation × devices; 1 × 4 × 1 by default) in a seeded
 // order, asks the policy for Generations completions of each (n, or repeated requests:
 // package llm copes with servers that ignore n), cfg.Concurrency prompts at a time,
-// scores them, measures KL when there is a reference, computes advantages, hands the
-// batch to the Learner and appends the step to the run directory, whose commit overlaps
-// the next step's requests. LearnerNone, the only learner, changes nothing: a reward run
-// scores and logs; training happens in an external trainer through the reward server, or
-// offline from exported rollouts. The defaults are the paper's, in run.json
-// (DefaultRunConfig, LoadRunConfig): 200 steps, 2 generations, 400 tokens, KL 0.04, LoRA
-// rank 16, α 32, learning rate 2e-5.
+// scores them, measures KL when there is a reference, computes advantages and appends the
+// step to the run directory, whose commit overlaps the next step's requests. The loop
+// updates no weights: it computes the rewards and advantages a GRPO trainer would use and
+// logs them. Training happens in an external trainer (OpenRLHF, TRL, verl) that scores
+// through the reward server with the same reward, or offline from exported rollouts. The
+// defaults are the paper's, in run.json (DefaultRunConfig, LoadRunConfig): 200 steps, 2
+// generations, 400 tokens, KL 0.04; the trainer's LoRA rank 16, α 32 and learning rate
+// 2e-5 are set in scripts/grpo.
 //
 // The run directory holds:
 //
@@ -109,7 +110,7 @@
 //	state.json        steps done, the PCG state, the epoch's prompt order, the files' sizes
 //	steps.jsonl       one StepRecord a step: reward stats, each component's mean, advantage
 //	                  stats and zero-std fraction, KL and kl_penalty, lengths, failures by
-//	                  reason, learner metrics, timings
+//	                  reason, timings
 //	samples.jsonl     every completion with its reward, components, flags and advantage
 //	rollouts.jsonl    with export_rollouts: the same plus the prompt, token texts, token
 //	                  logprobs and reference logprobs, for offline trainers
@@ -130,7 +131,7 @@
 // A failed request, an unparseable response or a bad completion is logged and counted
 // (StepRecord.Failures); a step without any completion is recorded as such. The run stops
 // early only when the endpoint does not serve the model or refuses the credentials, after
-// max_failed_steps steps in a row without a completion, or on a learner error.
+// max_failed_steps steps in a row without a completion.
 //
 // A step waits for its slowest request (GRPO is on-policy: the next step must sample the
 // updated policy), so the endpoint idles at each step's tail. Against a fake endpoint of

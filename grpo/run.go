@@ -32,8 +32,6 @@ type Deps struct {
 	Policy Chatter
 	// Reference serves the reference model's log-probabilities; nil: KL is not measured.
 	Reference Reference
-	// Learner updates the policy; nil: NewLearner(cfg.Learner).
-	Learner Learner
 	// Auditor is evaluated on the held-out set; nil: a llmauditor.Auditor on Policy.
 	Auditor judge.Auditor
 	// Items are the training items; nil: from cfg.Prompts.
@@ -64,8 +62,8 @@ type Rollout struct {
 	FinishReason string   `json:"finish_reason,omitempty"`
 	// TokenTexts, Logprobs and RefLogprobs are per generated token, when the policy
 	// returned logprobs (asked for with a reference or export_rollouts) and, for
-	// RefLogprobs, the reference's tokens matched. The learner gets them; of the files,
-	// only rollouts.jsonl has them.
+	// RefLogprobs, the reference's tokens matched. Of the files, only rollouts.jsonl has
+	// them, for offline trainers.
 	TokenTexts  []string  `json:"token_texts,omitempty"`
 	Logprobs    []float64 `json:"logprobs,omitempty"`
 	RefLogprobs []float64 `json:"ref_logprobs,omitempty"`
@@ -147,12 +145,11 @@ type StepRecord struct {
 	Advantage  AdvantageStats `json:"advantage"`
 	// KL is the mean over completions of their mean per-token k3, KLPenalty that times
 	// the KL coefficient; absent without a reference. KLCompletions were measured.
-	KL            *float64           `json:"kl,omitempty"`
-	KLPenalty     *float64           `json:"kl_penalty,omitempty"`
-	KLCompletions int                `json:"kl_completions"`
-	Length        Lengths            `json:"length"`
-	Failures      Failures           `json:"failures"`
-	Learner       map[string]float64 `json:"learner,omitempty"`
+	KL            *float64 `json:"kl,omitempty"`
+	KLPenalty     *float64 `json:"kl_penalty,omitempty"`
+	KLCompletions int      `json:"kl_completions"`
+	Length        Lengths  `json:"length"`
+	Failures      Failures `json:"failures"`
 	// Seconds is the step's wall time, SampleSeconds the part spent sampling.
 	Seconds       float64 `json:"seconds"`
 	SampleSeconds float64 `json:"sample_seconds"`
@@ -196,11 +193,11 @@ type Summary struct {
 // directory already holds (see the package documentation for the directory's layout).
 // Each step samples PromptsPerStep prompts, Generations completions each, from the policy
 // (concurrently, cfg.Concurrency prompts at a time), scores them, measures KL to the
-// reference when there is one, computes advantages, hands the batch to the learner and
-// appends the step's records. A failed request or a bad completion is logged and counted;
-// the run stops early only when the policy endpoint refuses the model or the credentials,
-// after cfg.MaxFailedSteps steps in a row without a completion, on a learner error, or
-// when ctx is cancelled. It then leaves the directory as of the last complete step and
+// reference when there is one, computes advantages and appends the step's records; it
+// updates no weights (an external trainer does, see the package documentation). A failed
+// request or a bad completion is logged and counted; the run stops early only when the
+// policy endpoint refuses the model or the credentials, after cfg.MaxFailedSteps steps in
+// a row without a completion, or when ctx is cancelled. It then leaves the directory as of the last complete step and
 // returns the summary with the error.
 func Run(ctx context.Context, cfg RunConfig, deps Deps) (*Summary, error) {
 	r, err := newRunner(cfg, deps)
@@ -216,7 +213,6 @@ type runner struct {
 	deps     Deps
 	log      *slog.Logger
 	rewarder *Rewarder
-	learner  Learner
 	items    []eval.Item
 	evalSet  []eval.Item
 	auditor  judge.Auditor
@@ -268,11 +264,6 @@ func newRunner(cfg RunConfig, deps Deps) (*runner, error) {
 	var err error
 	if r.rewarder, err = NewRewarder(cfg.Reward); err != nil {
 		return nil, err
-	}
-	if r.learner = deps.Learner; r.learner == nil {
-		if r.learner, err = NewLearner(cfg.Learner); err != nil {
-			return nil, err
-		}
 	}
 	if r.items = deps.Items; r.items == nil {
 		if r.items, err = LoadPrompts(cfg.Prompts); err != nil {
@@ -484,14 +475,6 @@ func (r *runner) step(ctx context.Context) error {
 		rec.KLPenalty = &pen
 	}
 
-	metrics, err := r.learner.Step(ctx, Batch{Step: stepNo, Rollouts: rollouts, KLCoef: r.cfg.KLCoef})
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("learner, step %d: %w", stepNo, err)
-	}
-	rec.Learner = metrics
 	rec.Seconds = time.Since(t0).Seconds()
 
 	st.Step = stepNo

@@ -25,7 +25,6 @@ type judgeGRPOOptions struct {
 	Config         string
 	Dir            string
 	Steps          int
-	Learner        string
 	ExportRollouts bool
 	ExportDataset  string
 	RefURL         string
@@ -42,18 +41,15 @@ func newCmdJudgeGRPO(f *Factory, runF func(context.Context, *judgeGRPOOptions) e
 rule-based reward (every component reported), compute group advantages and, with a reference
 endpoint that returns prompt logprobs (vLLM), the k3 KL. The run directory gets the config,
 steps.jsonl, sampled completions, a summary, PNG curves and held-out judge eval every K steps;
-it resumes after an interruption. --learner none (the default) scores and logs only: the
-weights are updated by an external trainer (see judge reward-server, scripts/grpo/), or
-offline from --export-rollouts. Defaults are the paper's (200 steps, 4 prompts × 2
-generations, 400 tokens, KL 0.04, LoRA r16/α32, lr 2e-5 for the learner).`,
+it resumes after an interruption. The run scores and logs only: the weights are updated by
+an external trainer (see judge reward-server, scripts/grpo/), or offline from
+--export-rollouts. Defaults are the paper's (200 steps, 4 prompts × 2 generations, 400
+tokens, KL 0.04; the trainer's LoRA r16/α32 and lr 2e-5 are set in scripts/grpo/).`,
 		Example: `  judge grpo --dir runs/grpo1 --llm-url http://127.0.0.1:8000/v1 --model judge-sft
   judge grpo --dir runs/grpo1 --config grpo.json --export-rollouts
   judge grpo --export-dataset prompts.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opts.Learner != grpo.LearnerNone {
-				return usagef("--learner %q: only %q exists; weights are updated by an external trainer (judge reward-server)", opts.Learner, grpo.LearnerNone)
-			}
 			if opts.Dir == "" && opts.ExportDataset == "" {
 				return usagef("--dir is required")
 			}
@@ -68,7 +64,6 @@ generations, 400 tokens, KL 0.04, LoRA r16/α32, lr 2e-5 for the learner).`,
 	fl.StringVar(&opts.Config, "config", "", "run config JSON (default: the paper's settings); unknown keys are errors")
 	fl.StringVar(&opts.Dir, "dir", "", "run directory (created, or resumed when it holds a run)")
 	fl.IntVar(&opts.Steps, "steps", 0, "override the number of steps")
-	fl.StringVar(&opts.Learner, "learner", grpo.LearnerNone, "learner: none (score and log only)")
 	fl.BoolVar(&opts.ExportRollouts, "export-rollouts", false, "write rollouts.jsonl (prompt, completion, reward components, advantage, logprobs)")
 	fl.StringVar(&opts.ExportDataset, "export-dataset", "", "write the training prompts with labels as JSONL for external trainers, then exit")
 	fl.StringVar(&opts.RefURL, "ref-url", "", "reference model endpoint (vLLM) for the KL")
