@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/atma-dev/atma/grpo/reward"
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/judge/eval"
 	"github.com/atma-dev/atma/judge/llmauditor"
@@ -48,13 +49,13 @@ type Rollout struct {
 	PromptID string `json:"prompt_id"`
 	Choice   int    `json:"choice"`
 	// Messages is the prompt (with export_rollouts; rollouts.jsonl only).
-	Messages   []llm.Message `json:"messages,omitempty"`
-	Completion string        `json:"completion"`
-	Label      Label         `json:"label"`
-	Reward     float64       `json:"reward"`
-	Components Components    `json:"components"`
-	Flags      []string      `json:"flags,omitempty"`
-	Advantage  float64       `json:"advantage"`
+	Messages   []llm.Message     `json:"messages,omitempty"`
+	Completion string            `json:"completion"`
+	Label      reward.Label      `json:"label"`
+	Reward     float64           `json:"reward"`
+	Components reward.Components `json:"components"`
+	Flags      []string          `json:"flags,omitempty"`
+	Advantage  float64           `json:"advantage"`
 	// KL is the completion's mean k3 against the reference; absent when not measured.
 	KL           *float64 `json:"kl,omitempty"`
 	Tokens       int      `json:"tokens"`
@@ -140,9 +141,9 @@ type StepRecord struct {
 	Prompts     int `json:"prompts"`
 	Completions int `json:"completions"`
 	// Reward is over the step's totals; Components are the means of each component.
-	Reward     Stats          `json:"reward"`
-	Components Components     `json:"components"`
-	Advantage  AdvantageStats `json:"advantage"`
+	Reward     Stats             `json:"reward"`
+	Components reward.Components `json:"components"`
+	Advantage  AdvantageStats    `json:"advantage"`
 	// KL is the mean over completions of their mean per-token k3, KLPenalty that times
 	// the KL coefficient; absent without a reference. KLCompletions were measured.
 	KL            *float64 `json:"kl,omitempty"`
@@ -177,10 +178,10 @@ type Summary struct {
 	Completions int  `json:"completions"`
 	// Reward is the mean total over the run; RewardFirst and RewardLast over its first and
 	// last ten steps.
-	Reward      float64    `json:"reward"`
-	RewardFirst float64    `json:"reward_first"`
-	RewardLast  float64    `json:"reward_last"`
-	Components  Components `json:"components"`
+	Reward      float64           `json:"reward"`
+	RewardFirst float64           `json:"reward_first"`
+	RewardLast  float64           `json:"reward_last"`
+	Components  reward.Components `json:"components"`
 	// ZeroStdFraction is the share of normalisation groups with equal rewards.
 	ZeroStdFraction float64     `json:"zero_std_fraction"`
 	KL              *float64    `json:"kl,omitempty"`
@@ -212,7 +213,7 @@ type runner struct {
 	cfg      RunConfig
 	deps     Deps
 	log      *slog.Logger
-	rewarder *Rewarder
+	rewarder *reward.Rewarder
 	items    []eval.Item
 	evalSet  []eval.Item
 	auditor  judge.Auditor
@@ -262,7 +263,7 @@ func newRunner(cfg RunConfig, deps Deps) (*runner, error) {
 		r.log = slog.Default()
 	}
 	var err error
-	if r.rewarder, err = NewRewarder(cfg.Reward); err != nil {
+	if r.rewarder, err = reward.New(cfg.Reward); err != nil {
 		return nil, err
 	}
 	if r.items = deps.Items; r.items == nil {
@@ -274,7 +275,7 @@ func newRunner(cfg RunConfig, deps Deps) (*runner, error) {
 		return nil, errors.New("grpo run: no training items")
 	}
 	for i, it := range r.items {
-		if err := LabelFor(it).Validate(); err != nil {
+		if err := reward.LabelFor(it).Validate(); err != nil {
 			return nil, fmt.Errorf("grpo run: training item %d (%s): %w", i, it.ID, err)
 		}
 	}
@@ -359,7 +360,7 @@ type sampledPrompt struct {
 	msgs  []llm.Message
 	resp  *llm.Response
 	err   error
-	label Label
+	label reward.Label
 }
 
 // step runs one step and commits it; it returns an error only when the run must stop.
@@ -373,7 +374,7 @@ func (r *runner) step(ctx context.Context) error {
 	seeds := make([]int64, len(idx))
 	for i, k := range idx {
 		it := r.items[k]
-		prompts[i] = sampledPrompt{item: it, msgs: judge.Messages(it.Pair), label: LabelFor(it)}
+		prompts[i] = sampledPrompt{item: it, msgs: judge.Messages(it.Pair), label: reward.LabelFor(it)}
 		seeds[i] = rng.Int64N(1 << 31)
 	}
 	st.saveRNG(rng)
@@ -411,7 +412,7 @@ func (r *runner) step(ctx context.Context) error {
 			r.log.Warn("grpo: policy request failed", "step", stepNo, "item", p.item.ID, "reason", reason, "err", p.err)
 			continue
 		}
-		prompt := PromptText(p.msgs)
+		prompt := reward.PromptText(p.msgs)
 		for _, ch := range p.resp.Choices {
 			text := completionText(ch)
 			s := r.rewarder.Score(prompt, text, p.label)
@@ -555,7 +556,7 @@ func (r *runner) measureKL(ctx context.Context, prompts []sampledPrompt, rollout
 // summarise fills the step's reward, component and length statistics.
 func summarise(rec *StepRecord, rollouts []Rollout) {
 	totals := make([]float64, len(rollouts))
-	var comp [NumComponents]float64
+	var comp [reward.NumComponents]float64
 	tokens, counted, truncated, words := 0, 0, 0, 0
 	for i, ro := range rollouts {
 		totals[i] = ro.Reward
@@ -577,7 +578,7 @@ func summarise(rec *StepRecord, rollouts []Rollout) {
 		comp[k] /= n
 	}
 	rec.Reward = statsOf(totals)
-	rec.Components = componentsOf(comp)
+	rec.Components = reward.ComponentsOf(comp)
 	if counted > 0 {
 		rec.Length.MeanTokens = float64(tokens) / float64(counted)
 	}
@@ -653,7 +654,7 @@ func (r *runner) evaluate(ctx context.Context, step int) error {
 func (r *runner) summary(startStep int, took time.Duration) *Summary {
 	s := &Summary{Dir: r.cfg.Dir, Steps: r.dir.state.Step, TargetSteps: r.cfg.Steps, StartStep: startStep, Seconds: took.Seconds()}
 	var rewards, klSum []float64
-	var comp [NumComponents]float64
+	var comp [reward.NumComponents]float64
 	zero, groups := 0, 0
 	for _, rec := range r.records {
 		s.Prompts += rec.Prompts
@@ -678,7 +679,7 @@ func (r *runner) summary(startStep int, took time.Duration) *Summary {
 		for k := range comp {
 			comp[k] /= float64(n)
 		}
-		s.Components = componentsOf(comp)
+		s.Components = reward.ComponentsOf(comp)
 	}
 	if groups > 0 {
 		s.ZeroStdFraction = float64(zero) / float64(groups)

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/atma-dev/atma/grpo/grpotest"
+	"github.com/atma-dev/atma/grpo/reward"
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/judge/eval"
 	"github.com/atma-dev/atma/llm"
@@ -21,8 +23,8 @@ import (
 
 // trainItems and evalItems are small fixed sets.
 var (
-	trainItems = []eval.Item{itemJob, itemDiet, itemHobby}
-	evalItems  = []eval.Item{itemDiet, itemHobby}
+	trainItems = []eval.Item{grpotest.ItemJob, grpotest.ItemDiet, grpotest.ItemHobby}
+	evalItems  = []eval.Item{grpotest.ItemDiet, grpotest.ItemHobby}
 )
 
 // smallRun is a quick configuration: 2 prompts per step, 2 generations, evaluation every
@@ -75,8 +77,8 @@ func TestRun(t *testing.T) {
 	// follow from them.
 	r := newTestRewarder(t, nil)
 	for i, s := range samples {
-		it := map[string]eval.Item{itemJob.ID: itemJob, itemDiet.ID: itemDiet, itemHobby.ID: itemHobby}[s.PromptID]
-		want := r.Score(promptOf(it), s.Completion, LabelFor(it))
+		it := map[string]eval.Item{grpotest.ItemJob.ID: grpotest.ItemJob, grpotest.ItemDiet.ID: grpotest.ItemDiet, grpotest.ItemHobby.ID: grpotest.ItemHobby}[s.PromptID]
+		want := r.Score(promptOf(it), s.Completion, reward.LabelFor(it))
 		if !near(s.Reward, want.Total) || s.Components != want.Components {
 			t.Errorf("sample %d: reward %v, want %v", i, s.Reward, want.Total)
 		}
@@ -348,7 +350,7 @@ func TestRunPromptsFromFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	items, err := LoadPrompts(PromptConfig{Source: SourceFile, Path: path})
-	if err != nil || len(items) != 3 || items[0].ID != itemJob.ID {
+	if err != nil || len(items) != 3 || items[0].ID != grpotest.ItemJob.ID {
 		t.Fatalf("LoadPrompts: %d items, %v", len(items), err)
 	}
 	if _, err := LoadPrompts(PromptConfig{Source: SourceFile, Path: filepath.Join(t.TempDir(), "none.jsonl")}); err == nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/atma-dev/atma/grpo/reward"
 )
 
 //go:embed run.json
@@ -54,7 +56,7 @@ type RunConfig struct {
 	Prompts   PromptConfig    `json:"prompts"`
 	Eval      EvalConfig      `json:"eval"`
 	Advantage AdvantageConfig `json:"advantage"`
-	Reward    RewardConfig    `json:"reward"`
+	Reward    reward.Config   `json:"reward"`
 }
 
 // Prompt sources.
@@ -91,8 +93,8 @@ func (c RunConfig) PromptsPerStep() int { return c.PerDeviceBatch * c.GradAccum 
 
 // DefaultRunConfig is the embedded run.json with the default reward.
 func DefaultRunConfig() RunConfig {
-	c := RunConfig{Reward: DefaultRewardConfig()}
-	if err := decodeStrict(bytes.NewReader(defaultRunJSON), &c); err != nil {
+	c := RunConfig{Reward: reward.DefaultConfig()}
+	if err := reward.DecodeStrict(bytes.NewReader(defaultRunJSON), &c); err != nil {
 		panic(fmt.Sprintf("grpo: embedded run.json: %v", err)) // a build defect, caught by tests
 	}
 	return c
@@ -102,7 +104,7 @@ func DefaultRunConfig() RunConfig {
 // default reward): keys it leaves out keep their defaults; unknown keys are an error.
 func LoadRunConfig(r io.Reader) (RunConfig, error) {
 	c := DefaultRunConfig()
-	if err := decodeStrict(r, &c); err != nil {
+	if err := reward.DecodeStrict(r, &c); err != nil {
 		return RunConfig{}, fmt.Errorf("read run config: %w", err)
 	}
 	if err := c.Validate(); err != nil {

@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/atma-dev/atma/grpo"
+	"github.com/atma-dev/atma/grpo/reward"
+	"github.com/atma-dev/atma/grpo/server"
 	"github.com/atma-dev/atma/internal/httpauth"
 	"github.com/atma-dev/atma/llm"
 )
@@ -100,7 +102,7 @@ func judgeGRPORun(ctx context.Context, f *Factory, opts *judgeGRPOOptions, cmd *
 		if err != nil {
 			return err
 		}
-		if err := errors.Join(grpo.WriteDataset(file, items), file.Close()); err != nil {
+		if err := errors.Join(server.WriteDataset(file, items), file.Close()); err != nil {
 			return err
 		}
 		_, err = fmt.Fprintf(f.IO.Out, "wrote %d prompts with labels to %s\n", len(items), opts.ExportDataset)
@@ -162,7 +164,7 @@ func newCmdJudgeRewardServer(f *Factory, runF func(context.Context, *rewardServe
   POST /trl       {"prompts","completions", …} → {"rewards"}, for a TRL reward function
   POST /verl      {"data_source","solution_str","ground_truth","extra_info"} → {"score", …}
   GET  /healthz, GET /metrics (Prometheus text format)
-Labels are the JSON of the audit item's gold labels (see grpo.Label). With a token (--token
+Labels are the JSON of the audit item's gold labels (see reward.Label). With a token (--token
 or ATMA_REWARD_TOKEN, at least 16 bytes) every route but /healthz needs
 "Authorization: Bearer <token>" (OpenRLHF: --reward.remote_rm_key); without one the
 server listens on a loopback address only. Requests wait for a scoring slot before their
@@ -192,20 +194,20 @@ func rewardServerRun(ctx context.Context, f *Factory, opts *rewardServerOptions)
 	if err := httpauth.CheckBind(opts.Addr, token); err != nil {
 		return usageError{fmt.Errorf("%w (--token or ATMA_REWARD_TOKEN)", err)}
 	}
-	cfg := grpo.ServerConfig{MaxBodyBytes: opts.MaxBodyBytes, MaxConcurrent: opts.MaxConcurrent, RequireLabels: opts.RequireLabels, Token: token, Logger: f.Logger}
+	cfg := server.Config{MaxBodyBytes: opts.MaxBodyBytes, MaxConcurrent: opts.MaxConcurrent, RequireLabels: opts.RequireLabels, Token: token, Logger: f.Logger}
 	if opts.RewardConfig != "" {
 		file, err := os.Open(opts.RewardConfig)
 		if err != nil {
 			return err
 		}
-		rc, err := grpo.LoadRewardConfig(file)
+		rc, err := reward.LoadConfig(file)
 		file.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", opts.RewardConfig, err)
 		}
 		cfg.Reward = &rc
 	}
-	h, err := grpo.NewRewardServer(cfg)
+	h, err := server.New(cfg)
 	if err != nil {
 		return usageError{err}
 	}

@@ -1,4 +1,4 @@
-package grpo
+package reward
 
 import (
 	"encoding/json"
@@ -9,23 +9,24 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/atma-dev/atma/grpo/grpotest"
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/judge/eval"
 )
 
 // answerSeeds are completions and their near misses.
 var answerSeeds = []string{
-	jobGood, jobSupersede, jobNoComparison, jobFenced, jobTruncated, jobWrong, dietGood, dietMissed, hobbyTransition, hobbyChatty,
+	grpotest.JobGood, grpotest.JobSupersede, grpotest.JobNoComparison, grpotest.JobFenced, grpotest.JobTruncated, grpotest.JobWrong, grpotest.DietGood, grpotest.DietMissed, grpotest.HobbyTransition, grpotest.HobbyChatty,
 	"", "<think></think>{}", "<think>\nSlot: a\nComparison: b\nConflict type: c\nAction: d\n</think>\n{\"status\":1}",
-	strings.Replace(jobGood, `"confidence":0.93`, `"confidence":1e400`, 1),
-	strings.Replace(jobGood, `"status"`, `"st\u0061tus"`, 1),
-	strings.Replace(jobGood, `"job:`, `"j\xffob:`, 1),
-	strings.Replace(jobGood, `"links":[`, `"links":[{"type":"evolves_from","from":"new","to":"old"},`, 1),
-	strings.Replace(jobGood, `0.93}`, `0.93,"status":"conflict"}`, 1),
-	strings.Replace(jobGood, `0.93}`, `0.93} {}`, 1),
-	strings.Replace(jobGood, "Slot:", "  Slot:", 1),
-	strings.Replace(jobGood, "Action:", "Comparison:", 1),
-	"  \n" + jobGood + "\n\n",
+	strings.Replace(grpotest.JobGood, `"confidence":0.93`, `"confidence":1e400`, 1),
+	strings.Replace(grpotest.JobGood, `"status"`, `"st\u0061tus"`, 1),
+	strings.Replace(grpotest.JobGood, `"job:`, `"j\xffob:`, 1),
+	strings.Replace(grpotest.JobGood, `"links":[`, `"links":[{"type":"evolves_from","from":"new","to":"old"},`, 1),
+	strings.Replace(grpotest.JobGood, `0.93}`, `0.93,"status":"conflict"}`, 1),
+	strings.Replace(grpotest.JobGood, `0.93}`, `0.93} {}`, 1),
+	strings.Replace(grpotest.JobGood, "Slot:", "  Slot:", 1),
+	strings.Replace(grpotest.JobGood, "Action:", "Comparison:", 1),
+	"  \n" + grpotest.JobGood + "\n\n",
 }
 
 var thinkErrors = []error{judge.ErrNoThink, judge.ErrUnclosedThink, judge.ErrMissingStep, judge.ErrStepOrder, judge.ErrEmptyStep}
@@ -95,7 +96,7 @@ func FuzzReward(f *testing.F) {
 	for i, s := range answerSeeds {
 		f.Add(s, uint8(i))
 	}
-	items := []eval.Item{itemJob, itemDiet, itemHobby}
+	items := []eval.Item{grpotest.ItemJob, grpotest.ItemDiet, grpotest.ItemHobby}
 	r := newTestRewarder(f, nil)
 	ranges := [NumComponents][2]float64{{0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 1}, {-1, 0}, {-1, 0}, {-0.5, 1}}
 	f.Fuzz(func(t *testing.T, completion string, pick uint8) {

@@ -1,4 +1,4 @@
-package grpo
+package server
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/atma-dev/atma/grpo/reward"
 	"github.com/atma-dev/atma/llm"
 )
 
@@ -15,7 +16,7 @@ import (
 type scoreItem struct {
 	prompt, completion string
 	label              json.RawMessage
-	flags              Flags
+	flags              reward.Flags
 }
 
 // openRLHFRequest is OpenRLHF's remote reward request (remote_rm_fn): query is the
@@ -65,16 +66,16 @@ func decodeOpenRLHF(body []byte, maxItems int) ([]scoreItem, error) {
 // non-empty line (the chat template's assistant header), flagged FlagPromptMismatch; when
 // even that is absent the whole query is the completion. Trailing end-of-turn and padding
 // tokens are removed.
-func splitQuery(query, prompt string) (string, Flags) {
+func splitQuery(query, prompt string) (string, reward.Flags) {
 	var c string
-	var f Flags
+	var f reward.Flags
 	switch {
 	case strings.HasPrefix(query, prompt):
 		c = query[len(prompt):]
 	case prompt != "" && strings.Contains(query, prompt):
 		c = query[strings.Index(query, prompt)+len(prompt):]
 	default:
-		f |= FlagPromptMismatch
+		f |= reward.FlagPromptMismatch
 		c = query
 		if line := lastLine(prompt); line != "" {
 			if i := strings.LastIndex(query, line); i >= 0 {
@@ -103,7 +104,7 @@ func trimSpecialSuffix(s string) string {
 			return s
 		}
 		i := strings.LastIndexByte(t, '<')
-		if i < 0 || !isSpecialToken(t[i:]) {
+		if i < 0 || !reward.IsSpecialToken(t[i:]) {
 			return s
 		}
 		s = t[:i]
@@ -121,7 +122,7 @@ type trlRequest struct {
 
 func decodeTRL(body []byte, maxItems int) ([]scoreItem, error) {
 	var req trlRequest
-	if err := decodeStrict(bytes.NewReader(body), &req); err != nil {
+	if err := reward.DecodeStrict(bytes.NewReader(body), &req); err != nil {
 		return nil, fmt.Errorf("decode TRL request: %w", err)
 	}
 	switch {
@@ -171,9 +172,9 @@ func textOrMessages(raw json.RawMessage) (string, error) {
 		if err := json.Unmarshal(raw, &msgs); err != nil {
 			return "", fmt.Errorf("want a string or a list of {\"role\", \"content\"} messages: %w", err)
 		}
-		return PromptText(msgs), nil
+		return reward.PromptText(msgs), nil
 	}
-	return "", fmt.Errorf("want a string or a list of messages, got %s", clipBytes(raw, 30))
+	return "", fmt.Errorf("want a string or a list of messages, got %.30s", string(raw))
 }
 
 // verlRequest is what scripts/grpo's verl reward function posts: compute_score's
@@ -194,7 +195,7 @@ type verlRequest struct {
 // decodeVerl decodes a verl request; batch reports which form it was.
 func decodeVerl(body []byte, maxItems int) (items []scoreItem, batch bool, err error) {
 	var req verlRequest
-	if err := decodeStrict(bytes.NewReader(body), &req); err != nil {
+	if err := reward.DecodeStrict(bytes.NewReader(body), &req); err != nil {
 		return nil, false, fmt.Errorf("decode verl request: %w", err)
 	}
 	single := req.SolutionStr != nil

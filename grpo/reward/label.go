@@ -1,4 +1,4 @@
-package grpo
+package reward
 
 import (
 	"bytes"
@@ -114,7 +114,7 @@ func ParseLabel(data []byte) (Label, error) {
 		return Label{}, fmt.Errorf("decode label: want a JSON object of eval.Gold, got %s", clipBytes(data, 40))
 	}
 	var l Label
-	if err := decodeStrict(bytes.NewReader(data), &l); err != nil {
+	if err := DecodeStrict(bytes.NewReader(data), &l); err != nil {
 		return Label{}, fmt.Errorf("decode label: %w", err)
 	}
 	if !l.Present() {

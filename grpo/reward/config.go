@@ -1,4 +1,4 @@
-package grpo
+package reward
 
 import (
 	"bytes"
@@ -13,11 +13,11 @@ import (
 //go:embed reward.json
 var defaultRewardJSON []byte
 
-// RewardConfig holds every fixed value and weight of the reward. Its JSON form is the
+// Config holds every fixed value and weight of the reward. Its JSON form is the
 // reward config file; the defaults are embedded from reward.json. Start from
-// DefaultRewardConfig (or LoadRewardConfig, which overlays a file on the defaults): the
+// DefaultConfig (or LoadConfig, which overlays a file on the defaults): the
 // zero value is not the default, because 0 is a meaningful weight (the term is off).
-type RewardConfig struct {
+type Config struct {
 	// Weights multiply the components in Score.Total.
 	Weights Weights `json:"weights"`
 
@@ -139,30 +139,32 @@ type Limits struct {
 	MaxPromptBytes     int `json:"max_prompt_bytes"`
 }
 
-// DefaultRewardConfig is the embedded reward.json.
-func DefaultRewardConfig() RewardConfig {
-	var c RewardConfig
-	if err := decodeStrict(bytes.NewReader(defaultRewardJSON), &c); err != nil {
+// DefaultConfig is the embedded reward.json.
+func DefaultConfig() Config {
+	var c Config
+	if err := DecodeStrict(bytes.NewReader(defaultRewardJSON), &c); err != nil {
 		panic(fmt.Sprintf("grpo: embedded reward.json: %v", err)) // a build defect, caught by tests
 	}
 	return c
 }
 
-// LoadRewardConfig reads a reward config file over the defaults: keys it leaves out keep
+// LoadConfig reads a reward config file over the defaults: keys it leaves out keep
 // their default values; unknown keys are an error.
-func LoadRewardConfig(r io.Reader) (RewardConfig, error) {
-	c := DefaultRewardConfig()
-	if err := decodeStrict(r, &c); err != nil {
-		return RewardConfig{}, fmt.Errorf("read reward config: %w", err)
+func LoadConfig(r io.Reader) (Config, error) {
+	c := DefaultConfig()
+	if err := DecodeStrict(r, &c); err != nil {
+		return Config{}, fmt.Errorf("read reward config: %w", err)
 	}
 	if err := c.Validate(); err != nil {
-		return RewardConfig{}, err
+		return Config{}, err
 	}
 	return c, nil
 }
 
-// decodeStrict decodes one JSON value into dst, refusing unknown keys and trailing data.
-func decodeStrict(r io.Reader, dst any) error {
+// DecodeStrict decodes one JSON value into dst, refusing unknown keys and trailing data.
+// Every strict input of grpo and its sub-packages goes through it: reward and run config
+// files, labels, the reward server's TRL and verl request bodies.
+func DecodeStrict(r io.Reader, dst any) error {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
@@ -175,7 +177,7 @@ func decodeStrict(r io.Reader, dst any) error {
 }
 
 // Validate reports every problem with the configuration at once.
-func (c RewardConfig) Validate() error {
+func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	finite := func(name string, v float64) {

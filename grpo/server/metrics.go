@@ -1,10 +1,12 @@
-package grpo
+package server
 
 import (
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/atma-dev/atma/grpo/reward"
 )
 
 // serverMetrics are the reward server's Prometheus metrics, kept in a registry of the
@@ -54,10 +56,10 @@ func newServerMetrics() *serverMetrics {
 	}
 	m.reg.MustRegister(m.requests, m.completions, m.flags, m.components, m.total, m.scored, m.inflight, m.durations)
 	// Every flag and component is exposed from the start, at zero.
-	for _, f := range flagNames {
+	for _, f := range reward.FlagNames() {
 		m.flags.WithLabelValues(f)
 	}
-	for _, n := range ComponentNames() {
+	for _, n := range reward.ComponentNames() {
 		m.components.WithLabelValues(n)
 	}
 	return m
@@ -73,9 +75,9 @@ func (m *serverMetrics) end(endpoint string, code int, took time.Duration) {
 }
 
 // scoredAll records the scores of one request.
-func (m *serverMetrics) scoredAll(endpoint string, scores []Score) {
+func (m *serverMetrics) scoredAll(endpoint string, scores []reward.Score) {
 	m.completions.WithLabelValues(endpoint).Add(float64(len(scores)))
-	names := ComponentNames()
+	names := reward.ComponentNames()
 	for _, s := range scores {
 		for i, v := range s.Components.Values() {
 			m.components.WithLabelValues(names[i]).Add(v)

@@ -1,4 +1,4 @@
-package grpo
+package server
 
 import (
 	"encoding/json"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/atma-dev/atma/grpo/reward"
 	"github.com/atma-dev/atma/internal/httpauth"
 )
 
@@ -26,10 +27,10 @@ const (
 	DefaultBodyTimeout   = 60 * time.Second
 )
 
-// ServerConfig configures a RewardServer. The zero value means the defaults.
-type ServerConfig struct {
+// Config configures a Server. The zero value means the defaults.
+type Config struct {
 	// Reward is the reward configuration (nil: DefaultRewardConfig).
-	Reward *RewardConfig
+	Reward *reward.Config
 	// MaxBodyBytes bounds a request body (0: DefaultMaxBodyBytes); a larger one is a 413.
 	MaxBodyBytes int64
 	// MaxItems bounds the completions in one request (0: DefaultMaxItems).
@@ -55,7 +56,7 @@ type ServerConfig struct {
 }
 
 // Validate reports every problem with the configuration at once.
-func (c ServerConfig) Validate() error {
+func (c Config) Validate() error {
 	var errs []error
 	if c.MaxBodyBytes < 0 {
 		errs = append(errs, fmt.Errorf("max body bytes %d is negative", c.MaxBodyBytes))
@@ -80,7 +81,7 @@ func (c ServerConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// RewardServer serves the reward over HTTP to distributed trainers. It is an
+// Server serves the reward over HTTP to distributed trainers. It is an
 // http.Handler, safe for concurrent use:
 //
 //	POST /reward       OpenRLHF's remote reward protocol (also at / and /get_reward)
@@ -90,9 +91,9 @@ func (c ServerConfig) Validate() error {
 //	GET  /metrics      Prometheus text format
 //
 // See the package documentation for the request and response shapes.
-type RewardServer struct {
-	cfg      ServerConfig
-	rewarder *Rewarder
+type Server struct {
+	cfg      Config
+	rewarder *reward.Rewarder
 	log      *slog.Logger
 	sem      chan struct{}
 	metrics  *serverMetrics
@@ -106,16 +107,16 @@ type RewardServer struct {
 	refusals   map[string]time.Time
 }
 
-// NewRewardServer returns a reward server.
-func NewRewardServer(cfg ServerConfig) (*RewardServer, error) {
+// New returns a reward server.
+func New(cfg Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid reward server config: %w", err)
 	}
-	rc := DefaultRewardConfig()
+	rc := reward.DefaultConfig()
 	if cfg.Reward != nil {
 		rc = *cfg.Reward
 	}
-	rw, err := NewRewarder(rc)
+	rw, err := reward.New(rc)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +132,7 @@ func NewRewardServer(cfg ServerConfig) (*RewardServer, error) {
 	if cfg.BodyTimeout == 0 {
 		cfg.BodyTimeout = DefaultBodyTimeout
 	}
-	s := &RewardServer{cfg: cfg, rewarder: rw, log: cfg.Logger, sem: make(chan struct{}, cfg.MaxConcurrent),
+	s := &Server{cfg: cfg, rewarder: rw, log: cfg.Logger, sem: make(chan struct{}, cfg.MaxConcurrent),
 		metrics: newServerMetrics(), mux: http.NewServeMux(), started: time.Now(), bearer: httpauth.NewBearer(cfg.Token),
 		refusals: make(map[string]time.Time)}
 	if s.log == nil {
@@ -154,7 +155,7 @@ func NewRewardServer(cfg ServerConfig) (*RewardServer, error) {
 }
 
 // ServeHTTP implements http.Handler: every route but GET /healthz needs the token.
-func (s *RewardServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/healthz" {
 		if err := s.bearer.Check(r); err != nil {
 			s.fail(w, r, "auth", http.StatusUnauthorized, err)
@@ -177,7 +178,7 @@ func badRequest(err error) error { return &httpError{http.StatusBadRequest, err}
 
 // scoreHandler wraps an endpoint: method check, body limit, concurrency limit, metrics,
 // errors as JSON {"error": "..."}.
-func (s *RewardServer) scoreHandler(name string, serve func(body []byte) (any, []Score, error)) http.HandlerFunc {
+func (s *Server) scoreHandler(name string, serve func(body []byte) (any, []reward.Score, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		t0 := time.Now()
 		s.metrics.begin()
@@ -239,7 +240,7 @@ const refusalLogEvery = time.Minute
 
 // fail answers a refused request with {"error": …} and logs it, once a minute at most
 // per client (its remote host), so that a misbehaving client cannot flood the log.
-func (s *RewardServer) fail(w http.ResponseWriter, r *http.Request, endpoint string, code int, err error) {
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, endpoint string, code int, err error) {
 	client, _, splitErr := net.SplitHostPort(r.RemoteAddr)
 	if splitErr != nil {
 		client = r.RemoteAddr
@@ -275,20 +276,20 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 // score scores items, in parallel for large requests, after decoding their labels.
-func (s *RewardServer) score(items []scoreItem) ([]Score, error) {
-	labels := make([]Label, len(items))
+func (s *Server) score(items []scoreItem) ([]reward.Score, error) {
+	labels := make([]reward.Label, len(items))
 	for i, it := range items {
-		l, err := ParseLabel(it.label)
+		l, err := reward.ParseLabel(it.label)
 		switch {
-		case errors.Is(err, ErrNoLabel) && !s.cfg.RequireLabels:
-		case errors.Is(err, ErrNoLabel):
+		case errors.Is(err, reward.ErrNoLabel) && !s.cfg.RequireLabels:
+		case errors.Is(err, reward.ErrNoLabel):
 			return nil, badRequest(fmt.Errorf("labels[%d]: %w; every completion needs a gold label, a JSON object of eval.Gold such as {\"status\":\"conflict\",\"conflict_type\":\"temporal_update\",\"action\":\"transition\"}", i, err))
 		case err != nil:
 			return nil, badRequest(fmt.Errorf("labels[%d]: %w", i, err))
 		}
 		labels[i] = l
 	}
-	scores := make([]Score, len(items))
+	scores := make([]reward.Score, len(items))
 	workers := min(runtime.GOMAXPROCS(0), (len(items)+63)/64)
 	if workers <= 1 {
 		for i, it := range items {
@@ -323,7 +324,7 @@ type openRLHFResponse struct {
 // openRLHF answers OpenRLHF. scores is the verdict component rescaled to [0, 1] (the
 // share of the verdict's credit earned), which OpenRLHF's dynamic filtering compares with
 // its range; extra_logs carry every component, the flags as 0/1 and "failed".
-func (s *RewardServer) openRLHF(body []byte) (any, []Score, error) {
+func (s *Server) openRLHF(body []byte) (any, []reward.Score, error) {
 	items, err := decodeOpenRLHF(body, s.cfg.MaxItems)
 	if err != nil {
 		return nil, nil, badRequest(err)
@@ -333,7 +334,7 @@ func (s *RewardServer) openRLHF(body []byte) (any, []Score, error) {
 		return nil, nil, err
 	}
 	resp := openRLHFResponse{Rewards: make([]float64, len(scores)), Scores: make([]float64, len(scores)), ExtraLogs: extraLogs(scores)}
-	full := s.rewarder.cfg.Verdict.Status + s.rewarder.cfg.Verdict.Type + s.rewarder.cfg.Verdict.Action
+	full := s.rewarder.Config().Verdict.Status + s.rewarder.Config().Verdict.Type + s.rewarder.Config().Verdict.Action
 	for i, sc := range scores {
 		resp.Rewards[i] = sc.Total
 		if full > 0 {
@@ -344,13 +345,14 @@ func (s *RewardServer) openRLHF(body []byte) (any, []Score, error) {
 }
 
 // extraLogs lists every component, flag and failure per completion.
-func extraLogs(scores []Score) map[string][]float64 {
+func extraLogs(scores []reward.Score) map[string][]float64 {
 	logs := map[string][]float64{}
-	names := ComponentNames()
+	names := reward.ComponentNames()
 	for _, n := range names {
 		logs[n] = make([]float64, len(scores))
 	}
-	for _, f := range flagNames {
+	flags := reward.FlagNames()
+	for _, f := range flags {
 		logs[f] = make([]float64, len(scores))
 	}
 	logs["failed"] = make([]float64, len(scores))
@@ -358,7 +360,7 @@ func extraLogs(scores []Score) map[string][]float64 {
 		for k, v := range sc.Components.Values() {
 			logs[names[k]][i] = v
 		}
-		for k, f := range flagNames {
+		for k, f := range flags {
 			if sc.Flags&(1<<k) != 0 {
 				logs[f][i] = 1
 			}
@@ -377,7 +379,7 @@ type trlResponse struct {
 	Flags      [][]string           `json:"flags"`
 }
 
-func (s *RewardServer) trl(body []byte) (any, []Score, error) {
+func (s *Server) trl(body []byte) (any, []reward.Score, error) {
 	items, err := decodeTRL(body, s.cfg.MaxItems)
 	if err != nil {
 		return nil, nil, badRequest(err)
@@ -399,9 +401,9 @@ func (s *RewardServer) trl(body []byte) (any, []Score, error) {
 
 // verlResult is what verl's compute_score returns for one sample: a dict whose "score" is
 // the reward and whose other keys verl logs as reward_extra_info.
-func verlResult(sc Score) map[string]float64 {
+func verlResult(sc reward.Score) map[string]float64 {
 	out := map[string]float64{"score": sc.Total}
-	for i, n := range ComponentNames() {
+	for i, n := range reward.ComponentNames() {
 		out[n] = sc.Components.Values()[i]
 	}
 	out["failed"] = 0
@@ -412,7 +414,7 @@ func verlResult(sc Score) map[string]float64 {
 }
 
 // verl answers one sample with its result, a batch with {"results": [...]}.
-func (s *RewardServer) verl(body []byte) (any, []Score, error) {
+func (s *Server) verl(body []byte) (any, []reward.Score, error) {
 	items, batch, err := decodeVerl(body, s.cfg.MaxItems)
 	if err != nil {
 		return nil, nil, badRequest(err)
@@ -431,7 +433,7 @@ func (s *RewardServer) verl(body []byte) (any, []Score, error) {
 	return map[string]any{"results": results}, scores, nil
 }
 
-func (s *RewardServer) health(w http.ResponseWriter, r *http.Request) {
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "use GET"})
@@ -439,12 +441,12 @@ func (s *RewardServer) health(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"status":         "ok",
-		"components":     ComponentNames(),
+		"components":     reward.ComponentNames(),
 		"uptime_seconds": time.Since(s.started).Seconds(),
 	})
 }
 
-func (s *RewardServer) serveMetrics(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "use GET"})

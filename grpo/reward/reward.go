@@ -1,7 +1,8 @@
-package grpo
+package reward
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -50,8 +51,8 @@ func (c Components) Values() [NumComponents]float64 {
 	return [NumComponents]float64{c.Format, c.Verdict, c.Implicit, c.Length, c.Cohesion, c.Conciseness, c.Echo, c.Preservation, c.Summary}
 }
 
-// componentsOf is the inverse of Values.
-func componentsOf(v [NumComponents]float64) Components {
+// ComponentsOf is the inverse of Values.
+func ComponentsOf(v [NumComponents]float64) Components {
 	return Components{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]}
 }
 
@@ -90,6 +91,9 @@ const (
 
 var flagNames = []string{"empty", "too_long", "invalid_utf8", "no_label", "no_verdict", "lenient_verdict", "prompt_mismatch"}
 
+// FlagNames lists every flag's name, in bit order.
+func FlagNames() []string { return slices.Clone(flagNames) }
+
 // Names lists the flags that are set.
 func (f Flags) Names() []string {
 	var out []string
@@ -124,12 +128,12 @@ type Score struct {
 // Rewarder scores completions with the rule-based reward. It is safe for concurrent use:
 // Score is a pure function of its arguments and the configuration.
 type Rewarder struct {
-	cfg RewardConfig
+	cfg Config
 	sys *hashSet // shingles of judge.SystemPrompt, precomputed
 }
 
-// NewRewarder validates cfg and returns a Rewarder.
-func NewRewarder(cfg RewardConfig) (*Rewarder, error) {
+// New validates cfg and returns a Rewarder.
+func New(cfg Config) (*Rewarder, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -139,7 +143,7 @@ func NewRewarder(cfg RewardConfig) (*Rewarder, error) {
 }
 
 // Config returns the rewarder's configuration.
-func (r *Rewarder) Config() RewardConfig { return r.cfg }
+func (r *Rewarder) Config() Config { return r.cfg }
 
 // Score scores a completion of prompt against label. prompt is the text the model saw
 // (the system and user turns; PromptText joins chat messages); it is read for the echo
@@ -599,4 +603,15 @@ func (s Score) String() string {
 	c := s.Components
 	return fmt.Sprintf("total %.3f (format %.2f verdict %.2f implicit %.2f length %.2f cohesion %.2f conciseness %.2f echo %.2f preservation %.2f summary %.2f) %s",
 		s.Total, c.Format, c.Verdict, c.Implicit, c.Length, c.Cohesion, c.Conciseness, c.Echo, c.Preservation, c.Summary, s.Flags)
+}
+
+// IsSpecialToken reports whether a token's text looks like an end-of-turn or padding
+// token ("<|im_end|>", "<|eot_id|>", "</s>", "<end_of_turn>", "<eos>", "<pad>"): the
+// reward server cuts them off completions, the KL measure skips them.
+func IsSpecialToken(s string) bool {
+	switch s {
+	case "</s>", "<eos>", "<pad>", "<end_of_turn>", "<|end|>", "<|endoftext|>":
+		return true
+	}
+	return len(s) > 4 && strings.HasPrefix(s, "<|") && strings.HasSuffix(s, "|>")
 }

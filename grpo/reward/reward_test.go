@@ -1,9 +1,10 @@
-package grpo
+package reward
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/atma-dev/atma/grpo/grpotest"
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/judge/eval"
 )
@@ -20,24 +21,24 @@ func TestScoreComponents(t *testing.T) {
 		flags      Flags
 		total      float64
 	}{
-		{"right answer", itemJob, jobGood, Components{1, 1, 0, 1, 1, 1, 0, 0, 1}, 0, 4.5},
-		{"supersede destroys history", itemJob, jobSupersede, Components{1, 0.75, 0, 1, 1, 1, 0, -1, 0.7}, 0, 2.85},
-		{"missing step label", itemJob, jobNoComparison, Components{0.5, 1, 0, 1, 1, 1, 0, 0, 1}, 0, 4},
+		{"right answer", grpotest.ItemJob, grpotest.JobGood, Components{1, 1, 0, 1, 1, 1, 0, 0, 1}, 0, 4.5},
+		{"supersede destroys history", grpotest.ItemJob, grpotest.JobSupersede, Components{1, 0.75, 0, 1, 1, 1, 0, -1, 0.7}, 0, 2.85},
+		{"missing step label", grpotest.ItemJob, grpotest.JobNoComparison, Components{0.5, 1, 0, 1, 1, 1, 0, 0, 1}, 0, 4},
 		// The fence is text before and after the object: two cohesion issues.
-		{"fenced verdict is not strict", itemJob, jobFenced, Components{1, 0, 0, 1, 0.5, 1, 0, 0, 0}, FlagNoVerdict, 1.75},
-		{"truncated in the think block", itemJob, jobTruncated, Components{0, 0, 0, 1, 0, 0, 0, 0, 0}, FlagNoVerdict, 0.25},
-		{"wrong status", itemJob, jobWrong, Components{1, 0, 0, 1, 1, 1, 0, 0, 0}, 0, 2},
-		{"implicit violation found", itemDiet, dietGood, Components{1, 1, 1, 1, 1, 1, 0, 0, 1}, 0, 5.5},
-		{"implicit violation missed", itemDiet, dietMissed, Components{1, 0.25, 0, 1, 1, 1, 0, 0, 0}, 0, 2.5},
-		{"invented transition", itemHobby, hobbyTransition, Components{1, 0, 0, 1, 1, 1, 0, -1, -0.5}, 0, 0.75},
-		{"remark after the verdict", itemHobby, hobbyChatty, Components{1, 0, 0, 1, 0.75, 1, 0, 0, 0}, FlagNoVerdict, 1.875},
-		{"echoes the system prompt", itemJob, echoSystem, Components{1, 1, 0, 0.22, 1, 1, -1, 0, 1}, 0, 3.305},
+		{"fenced verdict is not strict", grpotest.ItemJob, grpotest.JobFenced, Components{1, 0, 0, 1, 0.5, 1, 0, 0, 0}, FlagNoVerdict, 1.75},
+		{"truncated in the think block", grpotest.ItemJob, grpotest.JobTruncated, Components{0, 0, 0, 1, 0, 0, 0, 0, 0}, FlagNoVerdict, 0.25},
+		{"wrong status", grpotest.ItemJob, grpotest.JobWrong, Components{1, 0, 0, 1, 1, 1, 0, 0, 0}, 0, 2},
+		{"implicit violation found", grpotest.ItemDiet, grpotest.DietGood, Components{1, 1, 1, 1, 1, 1, 0, 0, 1}, 0, 5.5},
+		{"implicit violation missed", grpotest.ItemDiet, grpotest.DietMissed, Components{1, 0.25, 0, 1, 1, 1, 0, 0, 0}, 0, 2.5},
+		{"invented transition", grpotest.ItemHobby, grpotest.HobbyTransition, Components{1, 0, 0, 1, 1, 1, 0, -1, -0.5}, 0, 0.75},
+		{"remark after the verdict", grpotest.ItemHobby, grpotest.HobbyChatty, Components{1, 0, 0, 1, 0.75, 1, 0, 0, 0}, FlagNoVerdict, 1.875},
+		{"echoes the system prompt", grpotest.ItemJob, echoSystem, Components{1, 1, 0, 0.22, 1, 1, -1, 0, 1}, 0, 3.305},
 		// The pasted prompt comes first: no think block at the start, no verdict found.
-		{"contains the prompt", itemJob, promptOf(itemJob) + "\n" + jobGood, Components{0, 0, 0, 0, 0, 0, -1, 0, 0}, FlagNoVerdict, -1},
-		{"empty", itemJob, "", Components{}, FlagEmpty | FlagNoVerdict, 0},
-		{"white space", itemJob, " \n\t ", Components{}, FlagEmpty | FlagNoVerdict, 0},
-		{"huge", itemJob, strings.Repeat("very long ", 7000), Components{}, FlagTooLong | FlagNoVerdict, 0},
-		{"invalid UTF-8 is read as U+FFFD", itemJob, strings.Replace(jobGood, "desk", "de\xffsk", 1), Components{1, 1, 0, 1, 1, 1, 0, 0, 1}, FlagInvalidUTF8, 4.5},
+		{"contains the prompt", grpotest.ItemJob, promptOf(grpotest.ItemJob) + "\n" + grpotest.JobGood, Components{0, 0, 0, 0, 0, 0, -1, 0, 0}, FlagNoVerdict, -1},
+		{"empty", grpotest.ItemJob, "", Components{}, FlagEmpty | FlagNoVerdict, 0},
+		{"white space", grpotest.ItemJob, " \n\t ", Components{}, FlagEmpty | FlagNoVerdict, 0},
+		{"huge", grpotest.ItemJob, strings.Repeat("very long ", 7000), Components{}, FlagTooLong | FlagNoVerdict, 0},
+		{"invalid UTF-8 is read as U+FFFD", grpotest.ItemJob, strings.Replace(grpotest.JobGood, "desk", "de\xffsk", 1), Components{1, 1, 0, 1, 1, 1, 0, 0, 1}, FlagInvalidUTF8, 4.5},
 	}
 	r := newTestRewarder(t, nil)
 	for _, tt := range tests {
@@ -66,7 +67,7 @@ func checkComponents(t *testing.T, s Score, want Components, total float64) {
 
 func TestScoreWithoutLabel(t *testing.T) {
 	r := newTestRewarder(t, nil)
-	s := r.Score(promptOf(itemJob), jobGood, Label{})
+	s := r.Score(promptOf(grpotest.ItemJob), grpotest.JobGood, Label{})
 	// Only the label-free terms count: format, length, cohesion, conciseness, echo.
 	checkComponents(t, s, Components{Format: 1, Length: 1, Cohesion: 1, Conciseness: 1}, 1+0.25+0.5+0.25)
 	if s.Flags != FlagNoLabel || !s.Flags.Failed() {
@@ -75,28 +76,28 @@ func TestScoreWithoutLabel(t *testing.T) {
 }
 
 func TestScoreLenientVerdict(t *testing.T) {
-	r := newTestRewarder(t, func(c *RewardConfig) { c.Verdict.Parse = ParseLenient })
-	s := r.Score(promptOf(itemJob), jobFenced, LabelFor(itemJob))
+	r := newTestRewarder(t, func(c *Config) { c.Verdict.Parse = ParseLenient })
+	s := r.Score(promptOf(grpotest.ItemJob), grpotest.JobFenced, LabelFor(grpotest.ItemJob))
 	checkComponents(t, s, Components{1, 1, 0, 1, 0.5, 1, 0, 0, 1}, 1+2+0.25+0.25+0.25+0.5)
 	if s.Flags != FlagLenientVerdict {
 		t.Errorf("flags %v, want lenient_verdict", s.Flags)
 	}
 	// A strictly valid answer does not go through the lenient parser.
-	if s := r.Score(promptOf(itemJob), jobGood, LabelFor(itemJob)); s.Flags != 0 {
+	if s := r.Score(promptOf(grpotest.ItemJob), grpotest.JobGood, LabelFor(grpotest.ItemJob)); s.Flags != 0 {
 		t.Errorf("strict answer flags %v", s.Flags)
 	}
 }
 
 func TestScoreUsesWeights(t *testing.T) {
-	r := newTestRewarder(t, func(c *RewardConfig) {
+	r := newTestRewarder(t, func(c *Config) {
 		c.Weights = Weights{Verdict: 1}
 		c.Verdict.Status, c.Verdict.Type, c.Verdict.Action = 1, 0, 0
 	})
 	for _, tt := range []struct {
 		completion string
 		want       float64
-	}{{jobGood, 1}, {jobSupersede, 1}, {jobWrong, 0}, {jobTruncated, 0}} {
-		if s := r.Score(promptOf(itemJob), tt.completion, LabelFor(itemJob)); !near(s.Total, tt.want) {
+	}{{grpotest.JobGood, 1}, {grpotest.JobSupersede, 1}, {grpotest.JobWrong, 0}, {grpotest.JobTruncated, 0}} {
+		if s := r.Score(promptOf(grpotest.ItemJob), tt.completion, LabelFor(grpotest.ItemJob)); !near(s.Total, tt.want) {
 			t.Errorf("total %v, want %v for %.40q", s.Total, tt.want, tt.completion)
 		}
 	}
@@ -106,7 +107,7 @@ func TestScoreUsesWeights(t *testing.T) {
 // every label term right and no echo penalty for following the protocol's wording.
 func TestScoreRenderedTargets(t *testing.T) {
 	r := newTestRewarder(t, nil)
-	for _, it := range []eval.Item{itemJob, itemDiet, itemHobby} {
+	for _, it := range []eval.Item{grpotest.ItemJob, grpotest.ItemDiet, grpotest.ItemHobby} {
 		t.Run(it.ID, func(t *testing.T) {
 			steps, v := eval.Target(it)
 			s := r.Score(promptOf(it), judge.Render(steps, v), LabelFor(it))
@@ -182,8 +183,8 @@ func TestCohesionTerm(t *testing.T) {
 
 func TestSummaryTerm(t *testing.T) {
 	r := newTestRewarder(t, nil) // shape 0.4, old 0.3, new 0.3, spurious -0.5
-	job := LabelFor(itemJob)
-	bare := Label{Gold: itemJob.Gold} // no values, no texts: compared with the prompt's texts
+	job := LabelFor(grpotest.ItemJob)
+	bare := Label{Gold: grpotest.ItemJob.Gold} // no values, no texts: compared with the prompt's texts
 	for _, tt := range []struct {
 		name    string
 		label   Label
@@ -200,13 +201,13 @@ func TestSummaryTerm(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			v := judge.Verdict{TransitionSummary: tt.summary}
-			if got := r.summary(promptOf(itemJob), tt.label, &v); !near(got, tt.want) {
+			if got := r.summary(promptOf(grpotest.ItemJob), tt.label, &v); !near(got, tt.want) {
 				t.Errorf("summary(%q) = %v, want %v", tt.summary, got, tt.want)
 			}
 		})
 	}
 	v := judge.Verdict{TransitionSummary: "hobby: a -> b"}
-	if got := r.summary(promptOf(itemHobby), LabelFor(itemHobby), &v); !near(got, -0.5) {
+	if got := r.summary(promptOf(grpotest.ItemHobby), LabelFor(grpotest.ItemHobby), &v); !near(got, -0.5) {
 		t.Errorf("summary on a consistent pair = %v, want the spurious value -0.5", got)
 	}
 }
@@ -234,7 +235,7 @@ func TestDestroys(t *testing.T) {
 }
 
 func TestPairTexts(t *testing.T) {
-	it := itemJob
+	it := grpotest.ItemJob
 	it.Pair.Old.Text = `She said "hi" and left.` // quotes are escaped in the prompt
 	it.Pair.Old.Slot = "job"
 	oldText, newText := pairTexts(promptOf(it))
@@ -261,8 +262,8 @@ func TestFlagsNames(t *testing.T) {
 
 func TestComponentOrder(t *testing.T) {
 	c := Components{1, 2, 3, 4, 5, 6, 7, 8, 9}
-	if componentsOf(c.Values()) != c || len(ComponentNames()) != NumComponents {
-		t.Fatal("Values, componentsOf and ComponentNames disagree")
+	if ComponentsOf(c.Values()) != c || len(ComponentNames()) != NumComponents {
+		t.Fatal("Values, ComponentsOf and ComponentNames disagree")
 	}
 	if c.Verdict != 2 || c.Summary != 9 || ComponentNames()[1] != "verdict" || ComponentNames()[8] != "summary" {
 		t.Fatal("component order changed")
@@ -277,7 +278,7 @@ func TestEchoTerm(t *testing.T) {
 		"Comparison: Earlier they described clinical work with patients, while now they describe analysing data for a software company.\n" +
 		"Conflict type: temporal_update: the employment changed over time and the message says so plainly.\n" +
 		"Action: transition: the earlier employment becomes history and the software position is the present one.\n"
-	quoting := "\nSlot: The job.\nComparison: The old record says \"" + itemJob.Pair.Old.Text + "\" and the new input says \"" + itemJob.Pair.New.Text + "\"\nConflict type: temporal_update.\nAction: transition.\n"
+	quoting := "\nSlot: The job.\nComparison: The old record says \"" + grpotest.ItemJob.Pair.Old.Text + "\" and the new input says \"" + grpotest.ItemJob.Pair.New.Text + "\"\nConflict type: temporal_update.\nAction: transition.\n"
 	for _, tt := range []struct {
 		name, think string
 		lo, hi      float64
@@ -289,7 +290,7 @@ func TestEchoTerm(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			text := "<think>" + tt.think + "</think>\n" + verdict
-			got := r.echo(promptOf(itemJob), text, parseAnswer(text), LabelFor(itemJob))
+			got := r.echo(promptOf(grpotest.ItemJob), text, parseAnswer(text), LabelFor(grpotest.ItemJob))
 			if got < tt.lo-1e-9 || got > tt.hi+1e-9 {
 				t.Errorf("echo = %v, want %v to %v", got, tt.lo, tt.hi)
 			}

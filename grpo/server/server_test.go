@@ -1,4 +1,4 @@
-package grpo
+package server
 
 import (
 	"bufio"
@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/atma-dev/atma/grpo/grpotest"
+	"github.com/atma-dev/atma/grpo/reward"
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/judge/eval"
 )
@@ -42,12 +44,12 @@ func labelString(t *testing.T, it eval.Item) string {
 	return row.Label
 }
 
-func newTestServer(t *testing.T, cfg ServerConfig) (*RewardServer, *httptest.Server) {
+func newTestServer(t *testing.T, cfg Config) (*Server, *httptest.Server) {
 	t.Helper()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s, err := NewRewardServer(cfg)
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,17 +87,17 @@ func post(t *testing.T, url string, body any) (int, []byte) {
 // response decoded together without skipping special tokens, prompts as templated,
 // labels as the dataset's strings, plus the fields newer versions add.
 func TestOpenRLHFRequest(t *testing.T) {
-	_, srv := newTestServer(t, ServerConfig{})
+	_, srv := newTestServer(t, Config{})
 	r := newTestRewarder(t, nil)
 	cases := []struct {
 		item       eval.Item
 		completion string
 		query      func(prompt, completion string) string
 	}{
-		{itemJob, jobGood, func(p, c string) string { return p + c + "<|im_end|>" }},
-		{itemJob, jobSupersede, func(p, c string) string { return p + c + "<|im_end|><|endoftext|><|endoftext|>" }},
-		{itemDiet, dietGood, func(p, c string) string { return "<s>" + p + c + "</s>" }}, // a BOS before the prompt
-		{itemHobby, hobbyTransition, func(p, c string) string { return p + c }},          // cut at max tokens: no end marker
+		{grpotest.ItemJob, grpotest.JobGood, func(p, c string) string { return p + c + "<|im_end|>" }},
+		{grpotest.ItemJob, grpotest.JobSupersede, func(p, c string) string { return p + c + "<|im_end|><|endoftext|><|endoftext|>" }},
+		{grpotest.ItemDiet, grpotest.DietGood, func(p, c string) string { return "<s>" + p + c + "</s>" }}, // a BOS before the prompt
+		{grpotest.ItemHobby, grpotest.HobbyTransition, func(p, c string) string { return p + c }},          // cut at max tokens: no end marker
 	}
 	var queries, prompts, labels []string
 	for _, c := range cases {
@@ -118,7 +120,7 @@ func TestOpenRLHFRequest(t *testing.T) {
 	if len(resp.Rewards) != len(cases) || len(resp.Scores) != len(cases) {
 		t.Fatalf("%d rewards, %d scores for %d queries", len(resp.Rewards), len(resp.Scores), len(cases))
 	}
-	for k, n := range append(ComponentNames(), "failed", "no_verdict") {
+	for k, n := range append(reward.ComponentNames(), "failed", "no_verdict") {
 		if len(resp.ExtraLogs[n]) != len(cases) {
 			t.Errorf("extra_logs[%q] has %d values (key %d)", n, len(resp.ExtraLogs[n]), k)
 		}
@@ -126,7 +128,7 @@ func TestOpenRLHFRequest(t *testing.T) {
 	for i, c := range cases {
 		// The prompt the reward sees is the templated one; the score must equal scoring the
 		// bare completion against it.
-		want := r.Score(prompts[i], c.completion, LabelFor(c.item))
+		want := r.Score(prompts[i], c.completion, reward.LabelFor(c.item))
 		if !near(resp.Rewards[i], want.Total) {
 			t.Errorf("query %d: reward %v, want %v", i, resp.Rewards[i], want.Total)
 		}
@@ -151,10 +153,10 @@ func TestOpenRLHFRequest(t *testing.T) {
 // conversational dataset: prompts and completions as message lists, labels from the
 // dataset's label column.
 func TestTRLRequest(t *testing.T) {
-	_, srv := newTestServer(t, ServerConfig{})
+	_, srv := newTestServer(t, Config{})
 	r := newTestRewarder(t, nil)
-	items := []eval.Item{itemJob, itemDiet}
-	completions := []string{jobGood, dietMissed}
+	items := []eval.Item{grpotest.ItemJob, grpotest.ItemDiet}
+	completions := []string{grpotest.JobGood, grpotest.DietMissed}
 	var prompts, comps []any
 	var labels []string
 	for i, it := range items {
@@ -171,13 +173,13 @@ func TestTRLRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, it := range items {
-		want := r.Score(promptOf(it), completions[i], LabelFor(it))
+		want := r.Score(promptOf(it), completions[i], reward.LabelFor(it))
 		if !near(resp.Rewards[i], want.Total) || !near(resp.Components["implicit"][i], want.Components.Implicit) {
 			t.Errorf("completion %d: reward %v implicit %v, want %v", i, resp.Rewards[i], resp.Components["implicit"][i], want)
 		}
 	}
 	// Plain strings, as TRL passes for a standard (non-conversational) dataset.
-	code, body = post(t, srv.URL+"/trl", map[string]any{"prompts": []string{promptOf(itemJob)}, "completions": []string{jobGood}, "labels": []string{labelString(t, itemJob)}})
+	code, body = post(t, srv.URL+"/trl", map[string]any{"prompts": []string{promptOf(grpotest.ItemJob)}, "completions": []string{grpotest.JobGood}, "labels": []string{labelString(t, grpotest.ItemJob)}})
 	if code != 200 || !strings.Contains(string(body), `"rewards":[4.5]`) {
 		t.Errorf("string request: %d %s", code, body)
 	}
@@ -186,13 +188,13 @@ func TestTRLRequest(t *testing.T) {
 // TestVerlRequest sends what scripts/grpo/verl_reward.py posts: compute_score's arguments
 // for one sample, and the batch form.
 func TestVerlRequest(t *testing.T) {
-	_, srv := newTestServer(t, ServerConfig{})
-	row, err := DatasetRowFor(itemJob)
+	_, srv := newTestServer(t, Config{})
+	row, err := DatasetRowFor(grpotest.ItemJob)
 	if err != nil {
 		t.Fatal(err)
 	}
 	code, body := post(t, srv.URL+"/verl", map[string]any{
-		"data_source": DataSource, "solution_str": jobGood, "ground_truth": row.Label,
+		"data_source": DataSource, "solution_str": grpotest.JobGood, "ground_truth": row.Label,
 		"extra_info": map[string]any{"index": 3, "split": "train", "prompt": row.ExtraInfo.Prompt},
 	})
 	var single map[string]float64
@@ -200,7 +202,7 @@ func TestVerlRequest(t *testing.T) {
 		t.Fatalf("single: %d %s", code, body)
 	}
 	code, body = post(t, srv.URL+"/verl", map[string]any{
-		"data_sources": []string{DataSource, DataSource}, "solution_strs": []string{jobGood, ""},
+		"data_sources": []string{DataSource, DataSource}, "solution_strs": []string{grpotest.JobGood, ""},
 		"ground_truths": []string{row.Label, row.Label}, "extra_infos": []any{nil, map[string]any{"prompt": row.ExtraInfo.Prompt}},
 	})
 	var batch struct{ Results []map[string]float64 }
@@ -210,7 +212,7 @@ func TestVerlRequest(t *testing.T) {
 }
 
 func TestServerBadRequests(t *testing.T) {
-	_, srv := newTestServer(t, ServerConfig{MaxBodyBytes: 4096, MaxItems: 3})
+	_, srv := newTestServer(t, Config{MaxBodyBytes: 4096, MaxItems: 3})
 	for _, tt := range []struct {
 		name, path string
 		body       any
@@ -251,9 +253,9 @@ func TestServerBadRequests(t *testing.T) {
 }
 
 func TestServerMissingLabels(t *testing.T) {
-	req := map[string]any{"query": []string{"p" + jobGood, "p" + jobGood}, "prompts": []string{"p", "p"}, "labels": []any{nil, ""}}
+	req := map[string]any{"query": []string{"p" + grpotest.JobGood, "p" + grpotest.JobGood}, "prompts": []string{"p", "p"}, "labels": []any{nil, ""}}
 	t.Run("counted", func(t *testing.T) {
-		_, srv := newTestServer(t, ServerConfig{})
+		_, srv := newTestServer(t, Config{})
 		code, body := post(t, srv.URL+"/reward", req)
 		var resp openRLHFResponse
 		if code != 200 || json.Unmarshal(body, &resp) != nil {
@@ -264,7 +266,7 @@ func TestServerMissingLabels(t *testing.T) {
 		}
 	})
 	t.Run("required", func(t *testing.T) {
-		_, srv := newTestServer(t, ServerConfig{RequireLabels: true})
+		_, srv := newTestServer(t, Config{RequireLabels: true})
 		code, body := post(t, srv.URL+"/reward", req)
 		if code != 400 || !strings.Contains(string(body), "labels[0]: no gold label; every completion needs") {
 			t.Errorf("%d %s", code, body)
@@ -273,8 +275,8 @@ func TestServerMissingLabels(t *testing.T) {
 }
 
 func TestServerHealthAndMetrics(t *testing.T) {
-	_, srv := newTestServer(t, ServerConfig{})
-	post(t, srv.URL+"/reward", map[string]any{"query": []string{"p" + jobGood, "p"}, "prompts": []string{"p", "p"}, "labels": []string{labelString(t, itemJob), labelString(t, itemJob)}})
+	_, srv := newTestServer(t, Config{})
+	post(t, srv.URL+"/reward", map[string]any{"query": []string{"p" + grpotest.JobGood, "p"}, "prompts": []string{"p", "p"}, "labels": []string{labelString(t, grpotest.ItemJob), labelString(t, grpotest.ItemJob)}})
 	post(t, srv.URL+"/trl", "{")
 	resp, err := http.Get(srv.URL + "/healthz")
 	if err != nil {
@@ -325,13 +327,13 @@ func TestServerHealthAndMetrics(t *testing.T) {
 // TestServerConcurrent sends many requests at once through a server that scores two at a
 // time, each large enough to be scored on several goroutines.
 func TestServerConcurrent(t *testing.T) {
-	_, srv := newTestServer(t, ServerConfig{MaxConcurrent: 2})
+	_, srv := newTestServer(t, Config{MaxConcurrent: 2})
 	n := 200
 	req := map[string]any{"query": make([]string, n), "prompts": make([]string, n), "labels": make([]string, n)}
 	for i := range n {
-		req["query"].([]string)[i] = "p" + jobGood
+		req["query"].([]string)[i] = "p" + grpotest.JobGood
 		req["prompts"].([]string)[i] = "p"
-		req["labels"].([]string)[i] = labelString(t, itemJob)
+		req["labels"].([]string)[i] = labelString(t, grpotest.ItemJob)
 	}
 	raw, _ := json.Marshal(req)
 	var wg sync.WaitGroup
@@ -360,13 +362,13 @@ func TestServerConcurrent(t *testing.T) {
 func TestSplitQuery(t *testing.T) {
 	for _, tt := range []struct {
 		name, query, prompt, want string
-		flags                     Flags
+		flags                     reward.Flags
 	}{
 		{"prefix", "PROMPT\nanswer<|im_end|>", "PROMPT\n", "answer", 0},
 		{"bos", "<s>PROMPT answer</s>", "PROMPT ", "answer", 0},
 		{"padding and eos", "P answer <|eot_id|><|finetune_right_pad_id|>", "P ", "answer ", 0},
-		{"prompt decoded differently", "sys\nuser text\n<|im_start|>assistant\nanswer<|im_end|>", "sys\nuser  text\n<|im_start|>assistant\n", "answer", FlagPromptMismatch},
-		{"prompt nowhere", "answer", "something else", "answer", FlagPromptMismatch},
+		{"prompt decoded differently", "sys\nuser text\n<|im_start|>assistant\nanswer<|im_end|>", "sys\nuser  text\n<|im_start|>assistant\n", "answer", reward.FlagPromptMismatch},
+		{"prompt nowhere", "answer", "something else", "answer", reward.FlagPromptMismatch},
 		{"keeps a literal tag", "P a <b>", "P ", "a <b>", 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -544,7 +546,7 @@ const testRewardToken = "reward-token-0123456789"
 
 // With a token, every route but /healthz needs it; unknown routes answer JSON 404s.
 func TestServerToken(t *testing.T) {
-	_, srv := newTestServer(t, ServerConfig{Token: testRewardToken})
+	_, srv := newTestServer(t, Config{Token: testRewardToken})
 	body := `{"query":["x"],"prompts":[""]}`
 	for _, tt := range []struct {
 		name, method, path, auth string
@@ -583,7 +585,7 @@ func TestServerToken(t *testing.T) {
 			}
 		})
 	}
-	if _, err := NewRewardServer(ServerConfig{Token: "short"}); err == nil || !strings.Contains(err.Error(), "fewer than 16") {
+	if _, err := New(Config{Token: "short"}); err == nil || !strings.Contains(err.Error(), "fewer than 16") {
 		t.Errorf("a 5-byte token: %v", err)
 	}
 }
@@ -603,7 +605,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // A request waits for a scoring slot before its body is read, and a declared length over
 // the limit is refused unread: the slots bound the bodies held in memory.
 func TestServerReadsBodiesInTurn(t *testing.T) {
-	s, err := NewRewardServer(ServerConfig{MaxConcurrent: 1, MaxBodyBytes: 1 << 10, Logger: slog.New(slog.DiscardHandler)})
+	s, err := New(Config{MaxConcurrent: 1, MaxBodyBytes: 1 << 10, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -653,7 +655,7 @@ func TestServerReadsBodiesInTurn(t *testing.T) {
 // A client whose requests are refused again and again gets one log line a minute.
 func TestServerRefusalLogRateLimited(t *testing.T) {
 	var logs bytes.Buffer
-	s, err := NewRewardServer(ServerConfig{Token: testRewardToken, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	s, err := New(Config{Token: testRewardToken, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -673,7 +675,7 @@ func TestServerRefusalLogRateLimited(t *testing.T) {
 
 // A body that stops half-way gets 408 at the body deadline, and frees its scoring slot.
 func TestServerSlowBody(t *testing.T) {
-	_, srv := newTestServer(t, ServerConfig{BodyTimeout: 200 * time.Millisecond, MaxConcurrent: 1})
+	_, srv := newTestServer(t, Config{BodyTimeout: 200 * time.Millisecond, MaxConcurrent: 1})
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package grpo
+package server
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/atma-dev/atma/grpo/reward"
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/judge/eval"
 	"github.com/atma-dev/atma/llm"
@@ -42,14 +43,14 @@ type ExtraInfo struct {
 
 // DatasetRowFor is the row of one item.
 func DatasetRowFor(it eval.Item) (DatasetRow, error) {
-	label, err := json.Marshal(LabelFor(it))
+	label, err := json.Marshal(reward.LabelFor(it))
 	if err != nil {
 		return DatasetRow{}, fmt.Errorf("encode label of %s: %w", it.ID, err)
 	}
 	msgs := judge.Messages(it.Pair)
 	return DatasetRow{
 		ID: it.ID, Messages: msgs, Label: string(label), DataSource: DataSource,
-		ExtraInfo: ExtraInfo{ID: it.ID, Prompt: PromptText(msgs)},
+		ExtraInfo: ExtraInfo{ID: it.ID, Prompt: reward.PromptText(msgs)},
 	}, nil
 }
 

@@ -1,4 +1,4 @@
-package grpo
+package reward
 
 import (
 	"strings"
