@@ -18,7 +18,7 @@ func TestDefaultConfig(t *testing.T) {
 	}
 }
 
-func TestLoadRewardConfig(t *testing.T) {
+func TestLoadConfig(t *testing.T) {
 	c, err := LoadConfig(strings.NewReader(`{"weights":{"echo":2},"echo":{"ngram":6}}`))
 	if err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ const (
 
 // Config configures a Server. The zero value means the defaults.
 type Config struct {
-	// Reward is the reward configuration (nil: DefaultRewardConfig).
+	// Reward is the reward configuration (nil: reward.DefaultConfig()).
 	Reward *reward.Config
 	// MaxBodyBytes bounds a request body (0: DefaultMaxBodyBytes); a larger one is a 413.
 	MaxBodyBytes int64
