@@ -12,7 +12,8 @@
 //	judge/eval        the held-out audit set (eval.Set), the evaluation of auditors on it
 //	                  (eval.Run), item files and the SFT data generator (eval.SFTItems)
 //
-// Package grpo trains a Judge model with a reward built on ParseThink and ParseVerdict.
+// The GRPO reward that trains a Judge model (package grpo/reward) reads answers with
+// ParseThink and ParseVerdict.
 //
 // # Audit protocol
 //
@@ -72,7 +73,7 @@
 // values that unwrap to sentinels naming the kind of problem (ErrNoThink, ErrMissingStep,
 // ErrStepOrder, ErrExtraText, ErrMultipleJSON, ErrMissingField, ErrInvalidEnum,
 // ErrInconsistent, …) and say where and what. It is ParseThink (the think block) then
-// ParseVerdict (the verdict object after it); package grpo's reward calls the two apart to
+// ParseVerdict (the verdict object after it); package grpo/reward calls the two apart to
 // score the block and the verdict separately. It is the only strict parser of answers:
 // 50,000 to 100,000 answers a second on one core (BenchmarkParseStrict), far above any
 // policy's output rate, so no faster copy is kept. The JSON is read with
@@ -82,8 +83,8 @@
 // ParseLenient is for a model's free text at run time: llmauditor.Auditor parses with it
 // an answer that fails ParseStrict (unless its Config.Strict), which is every answer of a
 // server that enforces VerdictSchema (the JSON alone, no think block) and many of small
-// models (code fences, a remark after the object, "Temporal update"); grpo uses it only
-// when a reward configuration asks for lenient verdicts. It takes the last JSON object
+// models (code fences, a remark after the object, "Temporal update"); grpo/reward uses it
+// only when a reward configuration asks for lenient verdicts. It takes the last JSON object
 // after the think block (or anywhere), in code fences or amid text, matches field names
 // and enum values loosely with common synonyms, defaults what is missing and repairs what
 // is inconsistent. Both are fuzzed; whatever ParseStrict accepts, ParseLenient accepts

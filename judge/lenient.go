@@ -24,7 +24,7 @@ const (
 // ParseLenient parses an answer for the runtime. It exists for model text that
 // ParseStrict refuses but that still states a verdict: llmauditor.Auditor falls back to
 // it by default (always with its Config.Schema, whose answers have no think block), and
-// package grpo's reward uses it when configured for lenient verdicts; rewards and metrics
+// package grpo/reward uses it when configured for lenient verdicts; rewards and metrics
 // otherwise use ParseStrict. It recovers what it can:
 //
 //   - the think block may be missing, unclosed, or open only with </think> (as reasoning

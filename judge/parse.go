@@ -53,8 +53,8 @@ func ParseStrict(text string) (Answer, error) {
 // is the offset just past </think> when the answer, after white space, opens with <think>
 // and closes it; otherwise it is -1 and err unwraps to ErrNoThink or ErrUnclosedThink.
 // When the block is there but its steps break the rules, end is still set and err unwraps
-// to ErrMissingStep, ErrStepOrder or ErrEmptyStep: the reward of package grpo scores the
-// block and the verdict apart.
+// to ErrMissingStep, ErrStepOrder or ErrEmptyStep: package grpo/reward scores the block
+// and the verdict apart.
 func ParseThink(text string) (steps Steps, end int, err error) {
 	t := strings.TrimRightFunc(text, unicode.IsSpace)
 	lead := len(t) - len(strings.TrimLeftFunc(t, unicode.IsSpace))
