@@ -17,6 +17,7 @@ import (
 
 	"github.com/atma-dev/atma/data"
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/eval"
 )
 
 // The hand-written corpus, embedded so that `atma bench cases` runs from anywhere.
@@ -701,14 +702,14 @@ type CasePair struct {
 	Split    string `json:"split"`
 	Kind     string `json:"kind"`
 	// Old and New are memory ids; OldText and NewText their texts.
-	Old      string     `json:"old"`
-	New      string     `json:"new"`
-	OldText  string     `json:"old_text"`
-	NewText  string     `json:"new_text"`
-	OldTime  time.Time  `json:"old_time"`
-	NewTime  time.Time  `json:"new_time"`
-	SameSlot bool       `json:"same_slot"`
-	Gold     judge.Gold `json:"gold"`
+	Old      string    `json:"old"`
+	New      string    `json:"new"`
+	OldText  string    `json:"old_text"`
+	NewText  string    `json:"new_text"`
+	OldTime  time.Time `json:"old_time"`
+	NewTime  time.Time `json:"new_time"`
+	SameSlot bool      `json:"same_slot"`
+	Gold     eval.Gold `json:"gold"`
 }
 
 // Pairs derives the corpus's pairs from its annotations: one per relation, and for each
@@ -721,7 +722,7 @@ func (c *Corpus) Pairs() []CasePair {
 			if m.Kind != KindState {
 				continue
 			}
-			mk := func(kind string, old CaseMemory, same bool, g judge.Gold) CasePair {
+			mk := func(kind string, old CaseMemory, same bool, g eval.Gold) CasePair {
 				return CasePair{
 					ID: s.ID + "/" + m.ID + "~" + old.ID, Scenario: s.ID, Domain: s.Domain, Split: s.Split, Kind: kind,
 					Old: old.ID, New: m.ID, OldText: old.Text, NewText: m.Text, OldTime: old.Time, NewTime: m.Time,
@@ -731,15 +732,15 @@ func (c *Corpus) Pairs() []CasePair {
 			used := map[string]bool{}
 			for _, r := range m.Relations {
 				old, _ := s.Memory(r.To)
-				g := judge.Gold{Status: r.Status, Type: r.ConflictType, Action: r.Action}
+				g := eval.Gold{Status: r.Status, Type: r.ConflictType, Action: r.Action}
 				if r.Status != judge.StatusConflict {
-					// keep and coexist both leave the two current (judge.Gold.ActionOK).
+					// keep and coexist both leave the two current (eval.Gold.ActionOK).
 					g.Action = judge.ActionKeep
 				}
 				out = append(out, mk(PairRelation, old, true, g))
 				used[old.ID] = true
 			}
-			unrelated := judge.Gold{Status: judge.StatusUnrelated, Type: judge.TypeNone, Action: judge.ActionKeep}
+			unrelated := eval.Gold{Status: judge.StatusUnrelated, Type: judge.TypeNone, Action: judge.ActionKeep}
 			attrs := map[string]bool{}
 			for _, f := range m.Facts {
 				attrs[f.Attribute()] = true

@@ -12,6 +12,8 @@ import (
 
 	"github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/eval"
+	judgerule "github.com/atma-dev/atma/judge/rule"
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/sentry"
@@ -487,12 +489,12 @@ func scoreCasePairs(ctx context.Context, c *Corpus, pairs []CasePair, env Env, r
 	aud := env.Auditor
 	name := "rule"
 	if aud == nil {
-		r, err := judge.NewRuleAuditor(judge.RuleConfig{})
+		r, err := judgerule.New(judgerule.Config{})
 		if err != nil {
 			return err
 		}
 		aud = r
-	} else if _, ok := aud.(*judge.RuleAuditor); !ok {
+	} else if _, ok := aud.(*judgerule.Auditor); !ok {
 		name = "llm"
 	}
 	read := map[string][]facts.Fact{} // scenario/memory → facts
@@ -511,7 +513,7 @@ func scoreCasePairs(ctx context.Context, c *Corpus, pairs []CasePair, env Env, r
 			}
 		}
 	}
-	items := make([]judge.Item, len(pairs))
+	items := make([]eval.Item, len(pairs))
 	for i, p := range pairs {
 		jp := judge.Pair{Old: judge.Record{Text: p.OldText, Time: p.OldTime, Facts: read[p.Scenario+"/"+p.Old]},
 			New: judge.Record{Text: p.NewText, Time: p.NewTime, Facts: read[p.Scenario+"/"+p.New]}}
@@ -519,11 +521,11 @@ func scoreCasePairs(ctx context.Context, c *Corpus, pairs []CasePair, env Env, r
 			d := decisions[i]
 			jp.Scores = &judge.Scores{A: d.A, B: d.B, Gap: d.Gap}
 		}
-		items[i] = judge.Item{ID: p.ID, Pair: jp, Gold: p.Gold, Implicit: p.Gold.Type == judge.TypeImplicitViolation}
+		items[i] = eval.Item{ID: p.ID, Pair: jp, Gold: p.Gold, Implicit: p.Gold.Type == judge.TypeImplicitViolation}
 	}
 	jr := CasesJudge{Name: name, ByKind: map[string]Rate{}, ByType: map[judge.ConflictType]Rate{}}
 	if len(items) > 0 {
-		er, err := judge.Evaluate(ctx, []judge.NamedAuditor{{Name: name, Auditor: aud}}, items, 4)
+		er, err := eval.Run(ctx, []judge.NamedAuditor{{Name: name, Auditor: aud}}, items, 4)
 		if err != nil {
 			return fmt.Errorf("score pairs: %w", err)
 		}

@@ -3,53 +3,11 @@ package grpo
 import (
 	"log/slog"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
 
-// rewardSizes are completions of a few lengths: the paper's answers are Small to Med
-// (up to 400 tokens); Large is a rambling answer near the length term's zero.
-var rewardSizes = []struct {
-	name       string
-	completion string
-}{
-	{"Small", jobSupersede},
-	{"Med", jobGood},
-	{"Large", strings.Replace(jobGood, "Comparison: ", "Comparison: "+strings.Repeat("The user describes the new job at length and the old one too. ", 25), 1)},
-}
-
-// BenchmarkReward measures the reward on one goroutine; completions/s is the throughput.
-func BenchmarkReward(b *testing.B) {
-	r := newTestRewarder(b, nil)
-	prompt, label := promptOf(itemJob), LabelFor(itemJob)
-	for _, sz := range rewardSizes {
-		b.Run(sz.name, func(b *testing.B) {
-			b.SetBytes(int64(len(sz.completion)))
-			b.ReportAllocs()
-			for b.Loop() {
-				r.Score(prompt, sz.completion, label)
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "completions/s")
-		})
-	}
-}
-
-// BenchmarkRewardParallel measures the reward on GOMAXPROCS goroutines, as the reward
-// server scores a large request.
-func BenchmarkRewardParallel(b *testing.B) {
-	r := newTestRewarder(b, nil)
-	prompt, label := promptOf(itemJob), LabelFor(itemJob)
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			r.Score(prompt, jobGood, label)
-		}
-	})
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "completions/s")
-}
-
-// BenchmarkLoopUtilisation runs the GRPO loop (learner none, no evaluation) for 10 steps
+// BenchmarkLoopUtilisation runs the GRPO loop (no evaluation) for 10 steps
 // against a fake endpoint that serves at most `slots` requests at once, each taking a
 // fixed latency, and reports the share of the endpoint's capacity the loop kept busy:
 // busy slot-time over slots × wall time, for the whole run (setup, ten steps, plots and

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/eval"
 	"github.com/atma-dev/atma/llm"
 )
 
@@ -23,7 +24,7 @@ import (
 // hold requests for a fixed latency with a fixed capacity.
 type fakePolicy struct {
 	*httptest.Server
-	byPrompt map[string]judge.Item
+	byPrompt map[string]eval.Item
 	// fail, when set, may answer a request itself (an error, garbage); it sees the
 	// request's user prompt and the 0-based request number.
 	fail func(w http.ResponseWriter, user string, n int) bool
@@ -37,9 +38,9 @@ type fakePolicy struct {
 	busy     time.Duration // summed service time, for utilisation
 }
 
-func newFakePolicy(t testing.TB, items []judge.Item) *fakePolicy {
+func newFakePolicy(t testing.TB, items []eval.Item) *fakePolicy {
 	t.Helper()
-	f := &fakePolicy{byPrompt: map[string]judge.Item{}}
+	f := &fakePolicy{byPrompt: map[string]eval.Item{}}
 	for _, it := range items {
 		f.byPrompt[judge.UserPrompt(it.Pair)] = it
 	}
@@ -70,8 +71,8 @@ type wireChat struct {
 }
 
 // answerVariant renders variant v of the item's gold answer.
-func answerVariant(it judge.Item, v int) (content, finish string) {
-	steps, verdict := judge.Target(it)
+func answerVariant(it eval.Item, v int) (content, finish string) {
+	steps, verdict := eval.Target(it)
 	switch v % 4 {
 	case 1:
 		verdict = judge.Verdict{Status: judge.StatusUnrelated, ConflictType: judge.TypeNone, Action: judge.ActionKeep, Links: []judge.Link{}, Confidence: 0.6}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/atma-dev/atma/grpo/reward"
 	"github.com/atma-dev/atma/llm"
 )
 
@@ -167,7 +168,7 @@ func (r *PromptLogprobsReference) Logprobs(ctx context.Context, messages []llm.M
 		return nil, fmt.Errorf("reference response exceeds %d bytes", maxReferenceBody)
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("reference server: HTTP %d: %s", resp.StatusCode, clipBytes(raw, 200))
+		return nil, fmt.Errorf("reference server: HTTP %d: %.200s", resp.StatusCode, string(raw))
 	}
 	positions, err := decodePromptLogprobs(raw)
 	if err != nil {
@@ -188,10 +189,10 @@ type refToken struct {
 func decodePromptLogprobs(raw []byte) ([]refToken, error) {
 	var pr promptLogprobsResponse
 	if err := json.Unmarshal(raw, &pr); err != nil {
-		return nil, fmt.Errorf("decode reference response: %w (%s)", err, clipBytes(raw, 120))
+		return nil, fmt.Errorf("decode reference response: %w (%.120s)", err, string(raw))
 	}
 	if len(pr.PromptLogprobs) == 0 {
-		return nil, fmt.Errorf("reference response has no prompt_logprobs (is the server vLLM?): %s", clipBytes(raw, 120))
+		return nil, fmt.Errorf("reference response has no prompt_logprobs (is the server vLLM?): %.120s", string(raw))
 	}
 	out := make([]refToken, 0, len(pr.PromptLogprobs))
 	for i, m := range pr.PromptLogprobs {
@@ -215,20 +216,10 @@ func decodePromptLogprobs(raw []byte) ([]refToken, error) {
 	return out, nil
 }
 
-// isSpecialToken reports whether a token's text looks like an end-of-turn or padding
-// token ("<|im_end|>", "<|eot_id|>", "</s>", "<end_of_turn>", "<eos>", "<pad>").
-func isSpecialToken(s string) bool {
-	switch s {
-	case "</s>", "<eos>", "<pad>", "<end_of_turn>", "<|end|>", "<|endoftext|>":
-		return true
-	}
-	return len(s) > 4 && strings.HasPrefix(s, "<|") && strings.HasSuffix(s, "|>")
-}
-
 // alignReference pairs the last reference positions with the policy's tokens.
 func alignReference(ref []refToken, tokens []llm.TokenLogprob) ([]float64, error) {
 	n := len(tokens)
-	for n > 0 && isSpecialToken(tokens[n-1].Token) {
+	for n > 0 && reward.IsSpecialToken(tokens[n-1].Token) {
 		last := ref[len(ref)-1]
 		if last.text != nil && *last.text == tokens[n-1].Token {
 			break // the reference has it too

@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/atma-dev/atma/grpo/reward"
 )
 
 // Plot file names under the run directory's plots/.
@@ -38,8 +40,8 @@ func writePlots(dir string, recs []StepRecord, evals []EvalRecord) error {
 	var mean, lo, hi, kl, tokens, words, zero series
 	mean.name, lo.name, hi.name = "mean", "min", "max"
 	kl.name, tokens.name, words.name, zero.name = "KL (k3)", "tokens", "words", "zero-std groups"
-	comps := make([]series, NumComponents)
-	for i, n := range ComponentNames() {
+	comps := make([]series, reward.NumComponents)
+	for i, n := range reward.ComponentNames() {
 		comps[i].name = n
 	}
 	for _, r := range recs {

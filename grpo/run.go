@@ -13,7 +13,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/atma-dev/atma/grpo/reward"
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/eval"
+	"github.com/atma-dev/atma/judge/llmauditor"
 	"github.com/atma-dev/atma/llm"
 )
 
@@ -30,14 +33,12 @@ type Deps struct {
 	Policy Chatter
 	// Reference serves the reference model's log-probabilities; nil: KL is not measured.
 	Reference Reference
-	// Learner updates the policy; nil: NewLearner(cfg.Learner).
-	Learner Learner
-	// Auditor is evaluated on the held-out set; nil: a judge.LLMAuditor on Policy.
+	// Auditor is evaluated on the held-out set; nil: a llmauditor.Auditor on Policy.
 	Auditor judge.Auditor
 	// Items are the training items; nil: from cfg.Prompts.
-	Items []judge.Item
-	// EvalItems are the held-out items; nil: judge.EvalSet with cfg.Eval.Items.
-	EvalItems []judge.Item
+	Items []eval.Item
+	// EvalItems are the held-out items; nil: eval.Set with cfg.Eval.Items.
+	EvalItems []eval.Item
 	// Logger receives a line per step and every failure (nil: slog.Default()).
 	Logger *slog.Logger
 }
@@ -48,13 +49,13 @@ type Rollout struct {
 	PromptID string `json:"prompt_id"`
 	Choice   int    `json:"choice"`
 	// Messages is the prompt (with export_rollouts; rollouts.jsonl only).
-	Messages   []llm.Message `json:"messages,omitempty"`
-	Completion string        `json:"completion"`
-	Label      Label         `json:"label"`
-	Reward     float64       `json:"reward"`
-	Components Components    `json:"components"`
-	Flags      []string      `json:"flags,omitempty"`
-	Advantage  float64       `json:"advantage"`
+	Messages   []llm.Message     `json:"messages,omitempty"`
+	Completion string            `json:"completion"`
+	Label      reward.Label      `json:"label"`
+	Reward     float64           `json:"reward"`
+	Components reward.Components `json:"components"`
+	Flags      []string          `json:"flags,omitempty"`
+	Advantage  float64           `json:"advantage"`
 	// KL is the completion's mean k3 against the reference; absent when not measured.
 	KL           *float64 `json:"kl,omitempty"`
 	Tokens       int      `json:"tokens"`
@@ -62,8 +63,8 @@ type Rollout struct {
 	FinishReason string   `json:"finish_reason,omitempty"`
 	// TokenTexts, Logprobs and RefLogprobs are per generated token, when the policy
 	// returned logprobs (asked for with a reference or export_rollouts) and, for
-	// RefLogprobs, the reference's tokens matched. The learner gets them; of the files,
-	// only rollouts.jsonl has them.
+	// RefLogprobs, the reference's tokens matched. Of the files, only rollouts.jsonl has
+	// them, for offline trainers.
 	TokenTexts  []string  `json:"token_texts,omitempty"`
 	Logprobs    []float64 `json:"logprobs,omitempty"`
 	RefLogprobs []float64 `json:"ref_logprobs,omitempty"`
@@ -140,29 +141,28 @@ type StepRecord struct {
 	Prompts     int `json:"prompts"`
 	Completions int `json:"completions"`
 	// Reward is over the step's totals; Components are the means of each component.
-	Reward     Stats          `json:"reward"`
-	Components Components     `json:"components"`
-	Advantage  AdvantageStats `json:"advantage"`
+	Reward     Stats             `json:"reward"`
+	Components reward.Components `json:"components"`
+	Advantage  AdvantageStats    `json:"advantage"`
 	// KL is the mean over completions of their mean per-token k3, KLPenalty that times
 	// the KL coefficient; absent without a reference. KLCompletions were measured.
-	KL            *float64           `json:"kl,omitempty"`
-	KLPenalty     *float64           `json:"kl_penalty,omitempty"`
-	KLCompletions int                `json:"kl_completions"`
-	Length        Lengths            `json:"length"`
-	Failures      Failures           `json:"failures"`
-	Learner       map[string]float64 `json:"learner,omitempty"`
+	KL            *float64 `json:"kl,omitempty"`
+	KLPenalty     *float64 `json:"kl_penalty,omitempty"`
+	KLCompletions int      `json:"kl_completions"`
+	Length        Lengths  `json:"length"`
+	Failures      Failures `json:"failures"`
 	// Seconds is the step's wall time, SampleSeconds the part spent sampling.
 	Seconds       float64 `json:"seconds"`
 	SampleSeconds float64 `json:"sample_seconds"`
 }
 
 // EvalRecord is one line of eval.jsonl: the policy's scores on the held-out set after a
-// step (judge.AuditorReport without the per-item predictions).
+// step (eval.AuditorReport without the per-item predictions).
 type EvalRecord struct {
-	Step    int                 `json:"step"`
-	Items   int                 `json:"items"`
-	Report  judge.AuditorReport `json:"report"`
-	Seconds float64             `json:"seconds"`
+	Step    int                `json:"step"`
+	Items   int                `json:"items"`
+	Report  eval.AuditorReport `json:"report"`
+	Seconds float64            `json:"seconds"`
 }
 
 // Summary is summary.json.
@@ -178,10 +178,10 @@ type Summary struct {
 	Completions int  `json:"completions"`
 	// Reward is the mean total over the run; RewardFirst and RewardLast over its first and
 	// last ten steps.
-	Reward      float64    `json:"reward"`
-	RewardFirst float64    `json:"reward_first"`
-	RewardLast  float64    `json:"reward_last"`
-	Components  Components `json:"components"`
+	Reward      float64           `json:"reward"`
+	RewardFirst float64           `json:"reward_first"`
+	RewardLast  float64           `json:"reward_last"`
+	Components  reward.Components `json:"components"`
 	// ZeroStdFraction is the share of normalisation groups with equal rewards.
 	ZeroStdFraction float64     `json:"zero_std_fraction"`
 	KL              *float64    `json:"kl,omitempty"`
@@ -194,11 +194,11 @@ type Summary struct {
 // directory already holds (see the package documentation for the directory's layout).
 // Each step samples PromptsPerStep prompts, Generations completions each, from the policy
 // (concurrently, cfg.Concurrency prompts at a time), scores them, measures KL to the
-// reference when there is one, computes advantages, hands the batch to the learner and
-// appends the step's records. A failed request or a bad completion is logged and counted;
-// the run stops early only when the policy endpoint refuses the model or the credentials,
-// after cfg.MaxFailedSteps steps in a row without a completion, on a learner error, or
-// when ctx is cancelled. It then leaves the directory as of the last complete step and
+// reference when there is one, computes advantages and appends the step's records; it
+// updates no weights (an external trainer does, see the package documentation). A failed
+// request or a bad completion is logged and counted; the run stops early only when the
+// policy endpoint refuses the model or the credentials, after cfg.MaxFailedSteps steps in
+// a row without a completion, or when ctx is cancelled. It then leaves the directory as of the last complete step and
 // returns the summary with the error.
 func Run(ctx context.Context, cfg RunConfig, deps Deps) (*Summary, error) {
 	r, err := newRunner(cfg, deps)
@@ -213,10 +213,9 @@ type runner struct {
 	cfg      RunConfig
 	deps     Deps
 	log      *slog.Logger
-	rewarder *Rewarder
-	learner  Learner
-	items    []judge.Item
-	evalSet  []judge.Item
+	rewarder *reward.Rewarder
+	items    []eval.Item
+	evalSet  []eval.Item
 	auditor  judge.Auditor
 	dir      *runDir
 	// state is the state after the last step computed; dir.state the last one committed.
@@ -264,13 +263,8 @@ func newRunner(cfg RunConfig, deps Deps) (*runner, error) {
 		r.log = slog.Default()
 	}
 	var err error
-	if r.rewarder, err = NewRewarder(cfg.Reward); err != nil {
+	if r.rewarder, err = reward.New(cfg.Reward); err != nil {
 		return nil, err
-	}
-	if r.learner = deps.Learner; r.learner == nil {
-		if r.learner, err = NewLearner(cfg.Learner); err != nil {
-			return nil, err
-		}
 	}
 	if r.items = deps.Items; r.items == nil {
 		if r.items, err = LoadPrompts(cfg.Prompts); err != nil {
@@ -281,18 +275,18 @@ func newRunner(cfg RunConfig, deps Deps) (*runner, error) {
 		return nil, errors.New("grpo run: no training items")
 	}
 	for i, it := range r.items {
-		if err := LabelFor(it).Validate(); err != nil {
+		if err := reward.LabelFor(it).Validate(); err != nil {
 			return nil, fmt.Errorf("grpo run: training item %d (%s): %w", i, it.ID, err)
 		}
 	}
 	if cfg.Eval.Every > 0 {
 		if r.evalSet = deps.EvalItems; r.evalSet == nil {
-			if r.evalSet, err = judge.EvalSet(judge.EvalConfig{Items: cfg.Eval.Items}); err != nil {
+			if r.evalSet, err = eval.Set(eval.Config{Items: cfg.Eval.Items}); err != nil {
 				return nil, fmt.Errorf("build the held-out set: %w", err)
 			}
 		}
 		if r.auditor = deps.Auditor; r.auditor == nil {
-			if r.auditor, err = judge.NewLLMAuditor(deps.Policy, judge.LLMConfig{Name: "policy", MaxTokens: cfg.MaxCompletionTokens, Logger: r.log}); err != nil {
+			if r.auditor, err = llmauditor.New(deps.Policy, llmauditor.Config{Name: "policy", MaxTokens: cfg.MaxCompletionTokens, Logger: r.log}); err != nil {
 				return nil, fmt.Errorf("build the evaluation auditor: %w", err)
 			}
 		}
@@ -362,11 +356,11 @@ func (r *runner) evalDue(step int) bool {
 
 // sampledPrompt is one prompt of a step and what its request returned.
 type sampledPrompt struct {
-	item  judge.Item
+	item  eval.Item
 	msgs  []llm.Message
 	resp  *llm.Response
 	err   error
-	label Label
+	label reward.Label
 }
 
 // step runs one step and commits it; it returns an error only when the run must stop.
@@ -380,7 +374,7 @@ func (r *runner) step(ctx context.Context) error {
 	seeds := make([]int64, len(idx))
 	for i, k := range idx {
 		it := r.items[k]
-		prompts[i] = sampledPrompt{item: it, msgs: judge.Messages(it.Pair), label: LabelFor(it)}
+		prompts[i] = sampledPrompt{item: it, msgs: judge.Messages(it.Pair), label: reward.LabelFor(it)}
 		seeds[i] = rng.Int64N(1 << 31)
 	}
 	st.saveRNG(rng)
@@ -418,7 +412,7 @@ func (r *runner) step(ctx context.Context) error {
 			r.log.Warn("grpo: policy request failed", "step", stepNo, "item", p.item.ID, "reason", reason, "err", p.err)
 			continue
 		}
-		prompt := PromptText(p.msgs)
+		prompt := reward.PromptText(p.msgs)
 		for _, ch := range p.resp.Choices {
 			text := completionText(ch)
 			s := r.rewarder.Score(prompt, text, p.label)
@@ -482,14 +476,6 @@ func (r *runner) step(ctx context.Context) error {
 		rec.KLPenalty = &pen
 	}
 
-	metrics, err := r.learner.Step(ctx, Batch{Step: stepNo, Rollouts: rollouts, KLCoef: r.cfg.KLCoef})
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("learner, step %d: %w", stepNo, err)
-	}
-	rec.Learner = metrics
 	rec.Seconds = time.Since(t0).Seconds()
 
 	st.Step = stepNo
@@ -570,7 +556,7 @@ func (r *runner) measureKL(ctx context.Context, prompts []sampledPrompt, rollout
 // summarise fills the step's reward, component and length statistics.
 func summarise(rec *StepRecord, rollouts []Rollout) {
 	totals := make([]float64, len(rollouts))
-	var comp [NumComponents]float64
+	var comp [reward.NumComponents]float64
 	tokens, counted, truncated, words := 0, 0, 0, 0
 	for i, ro := range rollouts {
 		totals[i] = ro.Reward
@@ -592,7 +578,7 @@ func summarise(rec *StepRecord, rollouts []Rollout) {
 		comp[k] /= n
 	}
 	rec.Reward = statsOf(totals)
-	rec.Components = componentsOf(comp)
+	rec.Components = reward.ComponentsOf(comp)
 	if counted > 0 {
 		rec.Length.MeanTokens = float64(tokens) / float64(counted)
 	}
@@ -604,8 +590,8 @@ func summarise(rec *StepRecord, rollouts []Rollout) {
 // from the answer (vLLM or llama-server with a reasoning parser) returns the think block's
 // text apart; it is put back in its tags.
 func completionText(ch llm.Choice) string {
-	if ch.Reasoning != "" && !strings.Contains(ch.Content, thinkOpen) {
-		return thinkOpen + "\n" + strings.TrimSpace(ch.Reasoning) + "\n" + thinkClose + "\n" + strings.TrimLeft(ch.Content, "\n")
+	if ch.Reasoning != "" && !strings.Contains(ch.Content, judge.ThinkOpen) {
+		return judge.ThinkOpen + "\n" + strings.TrimSpace(ch.Reasoning) + "\n" + judge.ThinkClose + "\n" + strings.TrimLeft(ch.Content, "\n")
 	}
 	return ch.Content
 }
@@ -644,7 +630,7 @@ func (r *runner) evaluate(ctx context.Context, step int) error {
 		return err
 	}
 	t0 := time.Now()
-	rep, err := judge.Evaluate(ctx, []judge.NamedAuditor{{Name: "policy", Auditor: r.auditor}}, r.evalSet, r.cfg.Eval.Concurrency)
+	rep, err := eval.Run(ctx, []judge.NamedAuditor{{Name: "policy", Auditor: r.auditor}}, r.evalSet, r.cfg.Eval.Concurrency)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -668,7 +654,7 @@ func (r *runner) evaluate(ctx context.Context, step int) error {
 func (r *runner) summary(startStep int, took time.Duration) *Summary {
 	s := &Summary{Dir: r.cfg.Dir, Steps: r.dir.state.Step, TargetSteps: r.cfg.Steps, StartStep: startStep, Seconds: took.Seconds()}
 	var rewards, klSum []float64
-	var comp [NumComponents]float64
+	var comp [reward.NumComponents]float64
 	zero, groups := 0, 0
 	for _, rec := range r.records {
 		s.Prompts += rec.Prompts
@@ -693,7 +679,7 @@ func (r *runner) summary(startStep int, took time.Duration) *Summary {
 		for k := range comp {
 			comp[k] /= float64(n)
 		}
-		s.Components = componentsOf(comp)
+		s.Components = reward.ComponentsOf(comp)
 	}
 	if groups > 0 {
 		s.ZeroStdFraction = float64(zero) / float64(groups)
@@ -710,10 +696,10 @@ func (r *runner) summary(startStep int, took time.Duration) *Summary {
 }
 
 // LoadPrompts loads the training items cfg names.
-func LoadPrompts(cfg PromptConfig) ([]judge.Item, error) {
+func LoadPrompts(cfg PromptConfig) ([]eval.Item, error) {
 	switch cfg.Source {
 	case SourceGenerator:
-		items, err := judge.SFTItems(judge.SFTConfig{Seed: cfg.Seed, Items: cfg.Items})
+		items, err := eval.SFTItems(eval.SFTConfig{Seed: cfg.Seed, Items: cfg.Items})
 		if err != nil {
 			return nil, fmt.Errorf("generate training items: %w", err)
 		}
@@ -724,7 +710,7 @@ func LoadPrompts(cfg PromptConfig) ([]judge.Item, error) {
 			return nil, fmt.Errorf("open training items: %w", err)
 		}
 		defer f.Close()
-		items, err := judge.ReadItems(f)
+		items, err := eval.ReadItems(f)
 		if err != nil {
 			return nil, fmt.Errorf("read training items %s: %w", cfg.Path, err)
 		}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/atma-dev/atma/grpo/reward"
 )
 
 //go:embed run.json
@@ -15,9 +17,10 @@ var defaultRunJSON []byte
 // RunConfig configures Run. Its JSON form is the run config file; the defaults, the
 // paper's settings, are embedded from run.json: 200 steps of per-device batch 1 ×
 // gradient accumulation 4 = 4 prompts, 2 generations per prompt, completions of at most
-// 400 tokens, KL coefficient 0.04, LoRA rank 16, α 32, learning rate 2e-5 (passed to the
-// learner). Start from DefaultRunConfig or LoadRunConfig: the zero value is not the
-// default, because several fields take 0 as a meaningful value (kl_coef, eval.every).
+// 400 tokens, KL coefficient 0.04 (the paper's LoRA rank 16, α 32 and learning rate 2e-5
+// are the external trainer's, set in scripts/grpo). Start from DefaultRunConfig or
+// LoadRunConfig: the zero value is not the default, because several fields take 0 as a
+// meaningful value (kl_coef, eval.every).
 type RunConfig struct {
 	// Dir is the run directory (set by the caller, not stored in the file).
 	Dir string `json:"-"`
@@ -34,8 +37,8 @@ type RunConfig struct {
 	MaxCompletionTokens int     `json:"max_completion_tokens"`
 	Temperature         float64 `json:"temperature"`
 	TopP                float64 `json:"top_p"`
-	// KLCoef weighs the KL to the reference model in the learner's loss (reported as
-	// kl_penalty next to the KL itself).
+	// KLCoef is the weight of the KL to the reference model in the trainer's loss; the
+	// run logs kl_penalty, KLCoef × KL, next to the KL itself (the paper's 0.04).
 	KLCoef float64 `json:"kl_coef"`
 	// Seed seeds prompt order and the per-request sampling seeds.
 	Seed uint64 `json:"seed"`
@@ -50,29 +53,18 @@ type RunConfig struct {
 	// policy for logprobs.
 	ExportRollouts bool `json:"export_rollouts"`
 
-	Learner   LearnerConfig   `json:"learner"`
 	Prompts   PromptConfig    `json:"prompts"`
 	Eval      EvalConfig      `json:"eval"`
 	Advantage AdvantageConfig `json:"advantage"`
-	Reward    RewardConfig    `json:"reward"`
-}
-
-// LearnerConfig names the learner and carries the hyperparameters it is given.
-type LearnerConfig struct {
-	// Name is the learner; "none" (score and log only) is the only one implemented.
-	Name         string  `json:"name"`
-	LoRARank     int     `json:"lora_rank"`
-	LoRAAlpha    float64 `json:"lora_alpha"`
-	LoRADropout  float64 `json:"lora_dropout"`
-	LearningRate float64 `json:"learning_rate"`
+	Reward    reward.Config   `json:"reward"`
 }
 
 // Prompt sources.
 const (
-	// SourceGenerator draws training items from judge.SFTItems (which leaves out every
+	// SourceGenerator draws training items from eval.SFTItems (which leaves out every
 	// input of the held-out evaluation set).
 	SourceGenerator = "generator"
-	// SourceFile reads items written by judge.WriteItems from PromptConfig.Path.
+	// SourceFile reads items written by eval.WriteItems from PromptConfig.Path.
 	SourceFile = "file"
 )
 
@@ -90,7 +82,7 @@ type PromptConfig struct {
 type EvalConfig struct {
 	// Every evaluates the policy after every this many steps and after the last (0: never).
 	Every int `json:"every"`
-	// Items is the size of the held-out set (judge.EvalSet; 0: its default, 151).
+	// Items is the size of the held-out set (eval.Set; 0: its default, 151).
 	Items int `json:"items"`
 	// Concurrency bounds the audits in flight.
 	Concurrency int `json:"concurrency"`
@@ -101,8 +93,8 @@ func (c RunConfig) PromptsPerStep() int { return c.PerDeviceBatch * c.GradAccum 
 
 // DefaultRunConfig is the embedded run.json with the default reward.
 func DefaultRunConfig() RunConfig {
-	c := RunConfig{Reward: DefaultRewardConfig()}
-	if err := decodeStrict(bytes.NewReader(defaultRunJSON), &c); err != nil {
+	c := RunConfig{Reward: reward.DefaultConfig()}
+	if err := reward.DecodeStrict(bytes.NewReader(defaultRunJSON), &c); err != nil {
 		panic(fmt.Sprintf("grpo: embedded run.json: %v", err)) // a build defect, caught by tests
 	}
 	return c
@@ -112,7 +104,7 @@ func DefaultRunConfig() RunConfig {
 // default reward): keys it leaves out keep their defaults; unknown keys are an error.
 func LoadRunConfig(r io.Reader) (RunConfig, error) {
 	c := DefaultRunConfig()
-	if err := decodeStrict(r, &c); err != nil {
+	if err := reward.DecodeStrict(r, &c); err != nil {
 		return RunConfig{}, fmt.Errorf("read run config: %w", err)
 	}
 	if err := c.Validate(); err != nil {
@@ -149,16 +141,6 @@ func (c RunConfig) Validate() error {
 	}
 	if math.IsNaN(c.KLCoef) || math.IsInf(c.KLCoef, 0) || c.KLCoef < 0 {
 		bad("kl_coef is %v, want a finite number ≥ 0", c.KLCoef)
-	}
-	l := c.Learner
-	if l.Name == "" {
-		bad("learner.name is empty (only %q is implemented)", LearnerNone)
-	}
-	if l.LoRARank < 0 || math.IsNaN(l.LoRAAlpha) || l.LoRAAlpha < 0 || math.IsNaN(l.LoRADropout) || l.LoRADropout < 0 || l.LoRADropout >= 1 {
-		bad("learner wants lora_rank ≥ 0, lora_alpha ≥ 0, 0 ≤ lora_dropout < 1; got %d, %v, %v", l.LoRARank, l.LoRAAlpha, l.LoRADropout)
-	}
-	if math.IsNaN(l.LearningRate) || l.LearningRate < 0 || math.IsInf(l.LearningRate, 0) {
-		bad("learner.learning_rate is %v, want a finite number ≥ 0", l.LearningRate)
 	}
 	switch c.Prompts.Source {
 	case SourceGenerator:

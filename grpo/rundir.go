@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/atma-dev/atma/grpo/reward"
 )
 
 // The run directory's files.
@@ -174,7 +176,7 @@ func (d *runDir) resume(cfg RunConfig, rawState []byte, items int) error {
 		return fmt.Errorf("read the run's configuration: %w", err)
 	}
 	var stored RunConfig
-	if err := decodeStrict(bytes.NewReader(rawCfg), &stored); err != nil {
+	if err := reward.DecodeStrict(bytes.NewReader(rawCfg), &stored); err != nil {
 		return fmt.Errorf("read the run's configuration %s: %w", d.path(fileConfig), err)
 	}
 	if a, b := comparable(stored), comparable(cfg); !bytes.Equal(a, b) {

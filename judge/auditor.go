@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// Auditor audits a pair. RuleAuditor and LLMAuditor implement it.
+// Auditor audits a pair. rule.Auditor (package judge/rule) and llmauditor.Auditor
+// (package judge/llmauditor) implement it.
 type Auditor interface {
 	Audit(ctx context.Context, p Pair) (Result, error)
 }

@@ -44,24 +44,3 @@ func BenchmarkParseLenient(b *testing.B) {
 		})
 	}
 }
-
-func BenchmarkRuleAudit(b *testing.B) {
-	filler := "Work was busy and the weather was grey. "
-	for _, s := range []struct {
-		name      string
-		sentences int
-	}{{"Small", 1}, {"Med", 8}, {"Large", 64}} {
-		p := Pair{
-			Old: Record{Text: "I live in Berlin."},
-			New: Record{Text: strings.Repeat(filler, s.sentences-1) + "I moved to Lisbon last month."},
-		}
-		r := &RuleAuditor{}
-		b.Run(s.name, func(b *testing.B) {
-			for b.Loop() {
-				if _, err := r.Audit(b.Context(), p); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}

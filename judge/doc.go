@@ -1,9 +1,19 @@
-// Package judge is the Judge of A-TMA: it audits the pairs the Sentry gate routes to it, an
-// old memory record and a new input, and says whether they conflict, how, and how the
-// memory should fuse them. It holds the audit protocol (prompts, answer format, verdict
-// schema), a strict and a lenient parser of answers, a rule-based auditor that needs no
-// model, an auditor backed by any OpenAI-compatible endpoint (package llm), an evaluation
-// harness with a held-out audit set, and a writer of chat-format SFT data.
+// Package judge is the Judge's protocol. The Judge audits the pairs the Sentry gate routes
+// to it, an old memory record and a new input, and says whether they conflict, how, and how
+// the memory should fuse them. This package holds what every auditor and every consumer of
+// verdicts shares: the prompts, the answer format, the verdict and its rules (Verdict,
+// Validate), the strict and the lenient parser of answers, the errors, and the Auditor
+// interface. Its sub-packages do one job each:
+//
+//	judge/rule        the rule auditor (rule.Auditor), its lexicon and fact rules, and
+//	                  rule.ChangeCue, the lexical change cue the overlay routes pairs by
+//	judge/llmauditor  the auditor behind an OpenAI-compatible endpoint (llmauditor.Auditor),
+//	                  falling back to the rule auditor
+//	judge/eval        the held-out audit set (eval.Set), the evaluation of auditors on it
+//	                  (eval.Run), item files and the SFT data generator (eval.SFTItems)
+//
+// The GRPO reward that trains a Judge model (package grpo/reward) reads answers with
+// ParseThink and ParseVerdict.
 //
 // # Audit protocol
 //
@@ -62,43 +72,27 @@
 // no other field, enums spelled as listed, the rules above. Its errors are *ParseError
 // values that unwrap to sentinels naming the kind of problem (ErrNoThink, ErrMissingStep,
 // ErrStepOrder, ErrExtraText, ErrMultipleJSON, ErrMissingField, ErrInvalidEnum,
-// ErrInconsistent, …) and say where and what. ParseLenient is for the runtime: it takes
-// the last JSON object after the think block (or anywhere), in code fences or amid text,
-// matches field names and enum values loosely with common synonyms, defaults what is
-// missing and repairs what is inconsistent. Both are fuzzed; whatever ParseStrict accepts,
-// ParseLenient accepts with the same verdict. Render writes an answer in the format.
+// ErrInconsistent, …) and say where and what. It is ParseThink (the think block) then
+// ParseVerdict (the verdict object after it); package grpo/reward calls the two apart to
+// score the block and the verdict separately. It is the only strict parser of answers:
+// 50,000 to 100,000 answers a second on one core (BenchmarkParseStrict), far above any
+// policy's output rate, so no faster copy is kept. The JSON is read with
+// go-json-experiment/json, which refuses a name given twice, as the overlay's API and
+// the retrieval controller's parser do.
+//
+// ParseLenient is for a model's free text at run time: llmauditor.Auditor parses with it
+// an answer that fails ParseStrict (unless its Config.Strict), which is every answer of a
+// server that enforces VerdictSchema (the JSON alone, no think block) and many of small
+// models (code fences, a remark after the object, "Temporal update"); grpo/reward uses it
+// only when a reward configuration asks for lenient verdicts. It takes the last JSON object
+// after the think block (or anywhere), in code fences or amid text, matches field names
+// and enum values loosely with common synonyms, defaults what is missing and repairs what
+// is inconsistent. Both are fuzzed; whatever ParseStrict accepts, ParseLenient accepts
+// with the same verdict. Render writes an answer in the format.
 //
 // # Auditors
 //
 // An Auditor turns a Pair into a Result: the verdict, the think steps, the raw answer, its
-// source ("rule" or the model's name), latency, tokens, and why the strict parse failed or
-// why a fallback answered. RuleAuditor decides from the texts — slot and value extraction
-// (places, employers, job titles, names, numbers with units), cues of change ("moved",
-// "now", "used to", "no longer"), negation, narrower scope ("only", "except", "rarely")
-// and implications (a ribeye for a vegetarian, a flat in another city) — and from Sentry's
-// scores only when it cannot tell the old record's slot. It is the embedded default when no
-// endpoint is configured and the baseline every LLM judge is compared with. LLMAuditor
-// asks a model through an llm.Client and falls back to the rule auditor when the endpoint
-// is unreachable, errs on the server side, the prompt is too long for the context, or the
-// answer cannot be parsed, recording why in Result.Fallback.
-//
-// # Evaluation and training data
-//
-// EvalSet builds a held-out audit set with gold labels (status, type, action): 151 items
-// by default, like the paper's, drawn from the data package's narrative and casual
-// phrasing families and from this package's indirect families of implicit violations
-// ("I'm vegetarian" vs "grilled a rare ribeye", "I don't drink alcohol" vs "opened a
-// bottle of wine with dinner", "I live in Paris" vs "my commute from my Berlin flat"),
-// with consistent look-alikes and unrelated pairs. Evaluate runs several auditors over a
-// set and reports accuracy, precision, recall and F1 on conflict, type, action and
-// implicit-violation accuracy, accuracy by conflict type, the strict format-valid rate,
-// latency percentiles and tokens, as a table (Report.WriteTable) or JSON.
-//
-// SFTItems builds a training set the same way from another seed, the direct, reported and
-// recall families and the data package's own implicit families, leaving out every input of
-// the evaluation set; WriteSFT writes it as chat JSONL for SFT trainers, each assistant
-// turn a templated answer in the audit format (Target) built from the labels.
-//
-// All generation is seeded: the same configuration gives the same items, byte for byte.
-// RuleAuditor and LLMAuditor are safe for concurrent use.
+// source (SourceRule or the model's name), latency, tokens, and why the strict parse
+// failed or why a fallback answered. rule.Auditor and llmauditor.Auditor implement it.
 package judge

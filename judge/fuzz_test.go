@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -72,59 +71,6 @@ func FuzzParseLenient(f *testing.F) {
 		}
 		if err := a.Verdict.Validate(); err != nil {
 			t.Fatalf("ParseLenient returned an invalid verdict: %v\n%+v", err, a.Verdict)
-		}
-	})
-}
-
-// FuzzReadItems checks that ReadItems never panics and that what it reads survives a
-// write and a second read.
-func FuzzReadItems(f *testing.F) {
-	items := tinyItems()
-	var buf bytes.Buffer
-	if err := WriteItems(&buf, items); err != nil {
-		f.Fatal(err)
-	}
-	f.Add(buf.String())
-	f.Add(`{"id":"x","pair":{"old":{"text":"a"},"new":{"text":"b"}},"gold":{"status":"conflict","conflict_type":"none","action":"keep"}}`)
-	f.Add("\n\n{}\n[1]\n")
-	f.Fuzz(func(t *testing.T, in string) {
-		got, err := ReadItems(strings.NewReader(in))
-		if err != nil {
-			return
-		}
-		var out bytes.Buffer
-		if err := WriteItems(&out, got); err != nil {
-			t.Fatalf("WriteItems: %v", err)
-		}
-		again, err := ReadItems(&out)
-		if err != nil {
-			t.Fatalf("ReadItems refuses what WriteItems wrote: %v", err)
-		}
-		if diff := cmp.Diff(got, again); diff != "" {
-			t.Fatalf("items changed through a write (-first +second):\n%s", diff)
-		}
-	})
-}
-
-// FuzzRuleAuditor checks that the rule auditor never panics on any text and always
-// answers with a valid verdict in the audit format.
-func FuzzRuleAuditor(f *testing.F) {
-	f.Add("I live in Paris.", "We moved to Berlin last week.")
-	f.Add("I'm 1.75 m tall.", "I'm 175 cm tall, not 1.80 m.")
-	f.Add("I'm vegan.", "Grabbed an oat milk latte.")
-	f.Add("My job? A nurse at the city council.", "guess who's the new GP at St. Mary's? me!")
-	f.Add("", "\xff\xfe")
-	r := &RuleAuditor{}
-	f.Fuzz(func(t *testing.T, old, new string) {
-		res, err := r.Audit(t.Context(), Pair{Old: Record{Text: old}, New: Record{Text: new}, Scores: &Scores{A: 0.7, B: 0.2, Gap: 0.5}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := res.Verdict.Validate(); err != nil {
-			t.Fatalf("invalid verdict: %v", err)
-		}
-		if _, err := ParseStrict(res.Raw); err != nil {
-			t.Fatalf("Raw fails ParseStrict: %v\n%s", err, res.Raw)
 		}
 	})
 }

@@ -21,7 +21,11 @@ const (
 	genericSummary  = "the old record is a past state; the new input is current"
 )
 
-// ParseLenient parses an answer for the runtime, recovering what it can:
+// ParseLenient parses an answer for the runtime. It exists for model text that
+// ParseStrict refuses but that still states a verdict: llmauditor.Auditor falls back to
+// it by default (always with its Config.Schema, whose answers have no think block), and
+// package grpo/reward uses it when configured for lenient verdicts; rewards and metrics
+// otherwise use ParseStrict. It recovers what it can:
 //
 //   - the think block may be missing, unclosed, or open only with </think> (as reasoning
 //     templates leave it), and its step labels may differ in case or carry markdown;
@@ -75,18 +79,18 @@ var labelRE = regexp.MustCompile(`(?im)^[\s>*#_\-\d.)]*(slot|comparison|conflict
 func lenientThink(text string) (Steps, int) {
 	var body string
 	region := 0
-	closeAt := strings.Index(text, thinkClose)
+	closeAt := strings.Index(text, ThinkClose)
 	if closeAt < 0 {
-		closeAt = indexFold(text, thinkClose)
+		closeAt = indexFold(text, ThinkClose)
 	}
 	if closeAt >= 0 {
 		start := 0
-		if o := indexFold(text[:closeAt], thinkOpen); o >= 0 {
-			start = o + len(thinkOpen)
+		if o := indexFold(text[:closeAt], ThinkOpen); o >= 0 {
+			start = o + len(ThinkOpen)
 		}
-		body, region = text[start:closeAt], closeAt+len(thinkClose)
-	} else if o := indexFold(text, thinkOpen); o >= 0 {
-		body = text[o+len(thinkOpen):]
+		body, region = text[start:closeAt], closeAt+len(ThinkClose)
+	} else if o := indexFold(text, ThinkOpen); o >= 0 {
+		body = text[o+len(ThinkOpen):]
 		if j := strings.IndexByte(body, '{'); j >= 0 {
 			body = body[:j]
 		}

@@ -1,14 +1,16 @@
 package judge
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Answer is a parsed audit answer: the steps of its think block and its verdict.
@@ -17,9 +19,10 @@ type Answer struct {
 	Verdict Verdict `json:"verdict"`
 }
 
+// The tags of the think block that opens an answer.
 const (
-	thinkOpen  = "<think>"
-	thinkClose = "</think>"
+	ThinkOpen  = "<think>"
+	ThinkClose = "</think>"
 )
 
 // ParseStrict parses an answer that follows the audit format exactly, for rewards and
@@ -28,58 +31,83 @@ const (
 // LabelAction, each once, each with text, nothing before the first), then exactly one JSON
 // object with all eight verdict fields, no others and no repeats, each of its JSON type,
 // enums spelled as defined, confidence in [0, 1], and the fields consistent with each other
-// (Verdict.Validate).
+// (Verdict.Validate). It is ParseThink, then ParseVerdict on the text after the block.
 //
 // The error is a *ParseError, or several joined when the verdict object has several
-// problems; each unwraps to one of the sentinels (ErrNoThink, ErrMissingStep, …).
+// problems; each unwraps to one of the sentinels (ErrNoThink, ErrMissingStep, …). A name
+// given twice anywhere in the object is refused as the object is read, so it is reported
+// alone (ErrUnknownField, the field named as "links[0].type").
 func ParseStrict(text string) (Answer, error) {
-	t := strings.TrimRightFunc(text, unicode.IsSpace)
-	lead := len(t) - len(strings.TrimLeftFunc(t, unicode.IsSpace))
-	if !strings.HasPrefix(t[lead:], thinkOpen) {
-		return Answer{}, parseErr(ErrNoThink, lead, "", "the answer must start with %s", thinkOpen)
-	}
-	bodyStart := lead + len(thinkOpen)
-	end := strings.Index(t[bodyStart:], thinkClose)
-	if end < 0 {
-		return Answer{}, parseErr(ErrUnclosedThink, bodyStart, "", "no %s after %s", thinkClose, thinkOpen)
-	}
-	end += bodyStart
-	steps, err := strictSteps(t[bodyStart:end], bodyStart)
+	steps, end, err := ParseThink(text)
 	if err != nil {
 		return Answer{}, err
 	}
+	v, err := verdictAt(strings.TrimRightFunc(text, unicode.IsSpace), end)
+	if err != nil {
+		return Answer{}, err
+	}
+	return Answer{Steps: steps, Verdict: v}, nil
+}
 
-	rest := end + len(thinkClose)
+// ParseThink reads the think block that must open an answer, by ParseStrict's rules. end
+// is the offset just past </think> when the answer, after white space, opens with <think>
+// and closes it; otherwise it is -1 and err unwraps to ErrNoThink or ErrUnclosedThink.
+// When the block is there but its steps break the rules, end is still set and err unwraps
+// to ErrMissingStep, ErrStepOrder or ErrEmptyStep: package grpo/reward scores the block
+// and the verdict apart.
+func ParseThink(text string) (steps Steps, end int, err error) {
+	t := strings.TrimRightFunc(text, unicode.IsSpace)
+	lead := len(t) - len(strings.TrimLeftFunc(t, unicode.IsSpace))
+	if !strings.HasPrefix(t[lead:], ThinkOpen) {
+		return Steps{}, -1, parseErr(ErrNoThink, lead, "", "the answer must start with %s", ThinkOpen)
+	}
+	bodyStart := lead + len(ThinkOpen)
+	closeAt := strings.Index(t[bodyStart:], ThinkClose)
+	if closeAt < 0 {
+		return Steps{}, -1, parseErr(ErrUnclosedThink, bodyStart, "", "no %s after %s", ThinkClose, ThinkOpen)
+	}
+	closeAt += bodyStart
+	end = closeAt + len(ThinkClose)
+	steps, err = strictSteps(t[bodyStart:closeAt], bodyStart)
+	return steps, end, err
+}
+
+// ParseVerdict reads a conclusion — the text after the think block — by ParseStrict's
+// rules: apart from white space at either end, exactly one JSON object that is a valid
+// verdict. Offsets in its errors count from the start of conclusion.
+func ParseVerdict(conclusion string) (Verdict, error) {
+	return verdictAt(strings.TrimRightFunc(conclusion, unicode.IsSpace), 0)
+}
+
+// verdictAt reads the verdict object of t, which has no white space at its end, from
+// offset rest on; offsets in errors count from the start of t.
+func verdictAt(t string, rest int) (Verdict, error) {
 	from := rest + len(t[rest:]) - len(strings.TrimLeftFunc(t[rest:], unicode.IsSpace))
 	switch {
 	case from == len(t):
-		return Answer{}, parseErr(ErrNoJSON, from, "", "nothing follows %s", thinkClose)
+		return Verdict{}, parseErr(ErrNoJSON, from, "", "nothing follows %s", ThinkClose)
 	case t[from] == '[' || t[from] == '"':
-		return Answer{}, parseErr(ErrInvalidJSON, from, "", "the verdict must be a JSON object")
+		return Verdict{}, parseErr(ErrInvalidJSON, from, "", "the verdict must be a JSON object")
 	case t[from] != '{':
 		if i := strings.IndexByte(t[from:], '{'); i >= 0 {
-			return Answer{}, parseErr(ErrExtraText, from, "", "%q precedes the verdict object", clip(t[from:from+i], 40))
+			return Verdict{}, parseErr(ErrExtraText, from, "", "%q precedes the verdict object", clip(t[from:from+i], 40))
 		}
-		return Answer{}, parseErr(ErrNoJSON, from, "", "%q follows %s, not a JSON object", clip(t[from:], 40), thinkClose)
+		return Verdict{}, parseErr(ErrNoJSON, from, "", "%q follows %s, not a JSON object", clip(t[from:], 40), ThinkClose)
 	}
-	dec := json.NewDecoder(strings.NewReader(t[from:]))
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		return Answer{}, parseErr(ErrInvalidJSON, from, "", "%v", err)
+	dec := jsontext.NewDecoder(strings.NewReader(t[from:]), jsonOpts)
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return Verdict{}, decodeErr(err, from)
 	}
 	after := from + int(dec.InputOffset())
 	if trail := strings.TrimLeftFunc(t[after:], unicode.IsSpace); trail != "" {
 		at := len(t) - len(trail)
 		if trail[0] == '{' || trail[0] == '[' {
-			return Answer{}, parseErr(ErrMultipleJSON, at, "", "another JSON value follows the verdict object")
+			return Verdict{}, parseErr(ErrMultipleJSON, at, "", "another JSON value follows the verdict object")
 		}
-		return Answer{}, parseErr(ErrExtraText, at, "", "%q follows the verdict object", clip(trail, 40))
+		return Verdict{}, parseErr(ErrExtraText, at, "", "%q follows the verdict object", clip(trail, 40))
 	}
-	v, err := strictVerdict(raw, from)
-	if err != nil {
-		return Answer{}, err
-	}
-	return Answer{Steps: steps, Verdict: v}, nil
+	return strictVerdict(raw, from)
 }
 
 // strictSteps parses the body of a think block; base is its offset in the answer.
@@ -156,9 +184,6 @@ func strictVerdict(raw []byte, off int) (Verdict, error) {
 	for _, f := range fields.unknown {
 		fail(ErrUnknownField, f, "not a verdict field")
 	}
-	for _, f := range fields.repeated {
-		fail(ErrUnknownField, f, "the field appears twice")
-	}
 	str := func(name string, dst *string) {
 		if err := jsonString(fields.values[name], dst); err != nil {
 			fail(ErrFieldType, name, "%v", err)
@@ -216,8 +241,8 @@ func strictVerdict(raw []byte, off int) (Verdict, error) {
 }
 
 func strictLinks(val []byte, off int) ([]Link, []error) {
-	var items []json.RawMessage
-	if val[0] != '[' || json.Unmarshal(val, &items) != nil {
+	var items []jsontext.Value
+	if val[0] != '[' || jsonv2.Unmarshal(val, &items, jsonOpts) != nil {
 		return nil, []error{parseErr(ErrFieldType, -1, "links", "want an array of link objects, got %s", clip(string(val), 30))}
 	}
 	links := make([]Link, 0, len(items))
@@ -231,9 +256,6 @@ func strictLinks(val []byte, off int) ([]Link, []error) {
 		}
 		for _, f := range fields.unknown {
 			errs = append(errs, parseErr(ErrUnknownField, -1, name+"."+f, "a link has type, from and to"))
-		}
-		for _, f := range fields.repeated {
-			errs = append(errs, parseErr(ErrUnknownField, -1, name+"."+f, "the field appears twice"))
 		}
 		var l Link
 		for _, f := range []struct {
@@ -254,9 +276,41 @@ func strictLinks(val []byte, off int) ([]Link, []error) {
 	return links, errs
 }
 
+// jsonOpts are the options of every decoding here. go-json-experiment/json refuses a name
+// given twice by default (encoding/json keeps the last); invalid UTF-8 is read as U+FFFD,
+// as encoding/json reads it, since a model's text may hold it.
+var jsonOpts = jsontext.AllowInvalidUTF8(true)
+
+// decodeErr turns a decoding error of the verdict object at offset off into a
+// *ParseError: a name given twice is ErrUnknownField on that field, anything else
+// ErrInvalidJSON.
+func decodeErr(err error, off int) error {
+	var syn *jsontext.SyntacticError
+	if errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName) {
+		return parseErr(ErrUnknownField, off+int(syn.ByteOffset), fieldOf(syn.JSONPointer), "the field appears twice")
+	}
+	return parseErr(ErrInvalidJSON, off, "", "%v", err)
+}
+
+// fieldOf writes a JSON pointer ("/links/0/type") as a field name ("links[0].type").
+func fieldOf(p jsontext.Pointer) string {
+	var b strings.Builder
+	for tok := range p.Tokens() {
+		if _, err := strconv.Atoi(tok); err == nil && b.Len() > 0 {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
 type objFields struct {
-	values            map[string]json.RawMessage
-	unknown, repeated []string
+	values  map[string]jsontext.Value
+	unknown []string
 }
 
 var knownFields = map[string]bool{}
@@ -267,50 +321,37 @@ func init() {
 	}
 }
 
-// objectFields reads a JSON object's members in order, keeping repeated and (for the
-// verdict, field "") unknown keys apart. Link objects (field "links[i]") know type, from, to.
+// objectFields reads a JSON object's members, keeping unknown keys (for the verdict, field
+// "") apart, sorted. Link objects (field "links[i]") know type, from, to. The object was
+// read whole before, so names given twice were refused already.
 func objectFields(raw []byte, off int, field string) (objFields, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.Token()
-	if err != nil {
-		return objFields{}, parseErr(ErrInvalidJSON, off, field, "%v", err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	if len(raw) == 0 || raw[0] != '{' {
 		return objFields{}, parseErr(ErrInvalidJSON, off, field, "want a JSON object")
+	}
+	var m map[string]jsontext.Value
+	if err := jsonv2.Unmarshal(raw, &m, jsonOpts); err != nil {
+		return objFields{}, parseErr(ErrInvalidJSON, off, field, "%v", err)
 	}
 	known := knownFields
 	if field != "" {
 		known = map[string]bool{"type": true, "from": true, "to": true}
 	}
-	out := objFields{values: map[string]json.RawMessage{}}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return objFields{}, parseErr(ErrInvalidJSON, off, field, "%v", err)
-		}
-		key := tok.(string) // object keys are always strings once the object decoded
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
-			return objFields{}, parseErr(ErrInvalidJSON, off, field, "%v", err)
-		}
-		switch {
-		case !known[key]:
-			out.unknown = append(out.unknown, key)
-		case out.values[key] != nil:
-			out.repeated = append(out.repeated, key)
-		default:
-			out.values[key] = val
+	out := objFields{values: m}
+	for k := range m {
+		if !known[k] {
+			out.unknown = append(out.unknown, k)
 		}
 	}
+	slices.Sort(out.unknown)
 	return out, nil
 }
 
 // jsonString decodes a JSON string, refusing other types.
-func jsonString(val json.RawMessage, dst *string) error {
+func jsonString(val jsontext.Value, dst *string) error {
 	if len(val) == 0 || val[0] != '"' {
 		return fmt.Errorf("want a string, got %s", clip(string(val), 30))
 	}
-	return json.Unmarshal(val, dst)
+	return jsonv2.Unmarshal(val, dst, jsonOpts)
 }
 
 // clip shortens s to at most n bytes for error messages, on a rune boundary.

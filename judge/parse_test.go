@@ -113,6 +113,7 @@ func TestParseStrictInvalid(t *testing.T) {
 		{"missing field", withJSON(`,"confidence":0.9`, ""), ErrMissingField, "confidence"},
 		{"unknown field", withJSON(`"confidence":0.9`, `"confidence":0.9,"reason":"moved"`), ErrUnknownField, "reason"},
 		{"repeated field", withJSON(`"confidence":0.9`, `"confidence":0.9,"confidence":0.8`), ErrUnknownField, "confidence"},
+		{"repeated link field", withJSON(`"from":"new"`, `"from":"new","from":"old"`), ErrUnknownField, "links[0].from"},
 		{"confidence as a string", withJSON(`0.9`, `"0.9"`), ErrFieldType, "confidence"},
 		{"boolean as a string", withJSON(`"clarification_needed":false`, `"clarification_needed":"false"`), ErrFieldType, "clarification_needed"},
 		{"status as null", withJSON(`"status":"conflict"`, `"status":null`), ErrFieldType, "status"},
@@ -331,5 +332,26 @@ func TestSynonymTablesMapCanonicalNames(t *testing.T) {
 		if keySynonyms[normKey(f)] != f {
 			t.Errorf("field %s does not map to itself", f)
 		}
+	}
+}
+
+// TestParseThinkAndVerdictApart checks the two halves ParseStrict is made of, as the GRPO
+// reward uses them: a faulty block keeps its end, and the verdict after it is read alone.
+func TestParseThinkAndVerdictApart(t *testing.T) {
+	text := withThink("Comparison: Old value: Berlin. New value: Lisbon.\n", "")
+	_, end, err := ParseThink(text)
+	if !errors.Is(err, ErrMissingStep) || end < 0 || !strings.HasPrefix(strings.TrimSpace(text[end:]), "{") {
+		t.Fatalf("ParseThink = end %d, %v; want the end of the block and ErrMissingStep", end, err)
+	}
+	if _, err := ParseVerdict(text[end:]); err != nil {
+		t.Errorf("ParseVerdict of the conclusion: %v", err)
+	}
+	if _, end, err := ParseThink(baseJSON); end != -1 || !errors.Is(err, ErrNoThink) {
+		t.Errorf("ParseThink without a block = %d, %v; want -1, ErrNoThink", end, err)
+	}
+	_, err = ParseVerdict("  Verdict: " + baseJSON)
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Err != ErrExtraText || pe.Offset != 2 {
+		t.Errorf("ParseVerdict of a preamble = %v; want ErrExtraText at byte 2", err)
 	}
 }

@@ -120,11 +120,11 @@ func UserPrompt(p Pair) string {
 	b.WriteString("Old memory record")
 	writeMeta(&b, p.Old)
 	b.WriteString(":\n")
-	b.WriteString(quote(p.Old.Text))
+	b.WriteString(Quote(p.Old.Text))
 	b.WriteString("\n\nNew input")
 	writeMeta(&b, p.New)
 	b.WriteString(":\n")
-	b.WriteString(quote(p.New.Text))
+	b.WriteString(Quote(p.New.Text))
 	b.WriteString("\n\n")
 	if s := p.Scores; s != nil {
 		fmt.Fprintf(&b, "Sentry scores: a = %.3f (topic similarity), b = %.3f (logic similarity), gap = %.3f.\n", s.A, s.B, s.Gap)
@@ -148,9 +148,10 @@ func writeMeta(b *strings.Builder, r Record) {
 	}
 }
 
-// quote writes s as a JSON string, so that quotes and line breaks in user text cannot be
-// mistaken for the prompt's own structure.
-func quote(s string) string {
+// Quote writes s as a JSON string, so that quotes and line breaks in user text cannot be
+// mistaken for the prompt's own structure. The prompt, the rule auditor's and the SFT
+// targets' clarification questions quote user text with it.
+func Quote(s string) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atma-dev/atma/llm"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/atma-dev/atma/llm"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/rule"
 	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/sentry"
@@ -203,7 +204,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 	for i, c := range cands {
 		candFacts[i] = RecordFacts(c)
 	}
-	_, rules := o.cfg.Auditor.(*judge.RuleAuditor)
+	_, rules := o.cfg.Auditor.(*rule.Auditor)
 	for i := range tr.Candidates {
 		ct := &tr.Candidates[i]
 		c := cands[i]
@@ -235,7 +236,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 		d := o.gate.Score(cp, proj)
 		ct.A, ct.B, ct.Gap, ct.Routed, ct.Gated = d.A, d.B, d.Gap, d.Route, true
 		if !ct.Routed && !o.cfg.NoCues && d.A > o.cfg.Thresholds.Top {
-			if cue := judge.ChangeCue(c.Content, in.Content); cue != "" {
+			if cue := rule.ChangeCue(c.Content, in.Content); cue != "" {
 				ct.Routed, ct.Cue = true, cue
 			}
 		}

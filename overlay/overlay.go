@@ -18,6 +18,7 @@ import (
 
 	"github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/rule"
 	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/sentry"
@@ -77,7 +78,7 @@ type Config struct {
 	Thresholds sentry.Thresholds
 	// NoCues routes on the gate's scores alone. By default a topically close pair
 	// (a > τ_top) that the logic head passes is still routed when the new text carries a
-	// lexical cue of a change (judge.ChangeCue: a quantity that differs, a negation, a
+	// lexical cue of a change (rule.ChangeCue: a quantity that differs, a negation, a
 	// scope or change word).
 	NoCues bool
 	// Auditor judges routed pairs (nil: the rule auditor).
@@ -169,7 +170,7 @@ func New(cfg Config) (*Overlay, error) {
 	if cfg.FactMin == 0 {
 		cfg.FactMin = DefaultFactMin
 	}
-	rules, err := judge.NewRuleAuditor(judge.RuleConfig{})
+	rules, err := rule.New(rule.Config{})
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/atma-dev/atma/grpo"
+	"github.com/atma-dev/atma/grpo/reward"
+	"github.com/atma-dev/atma/grpo/server"
 	"github.com/atma-dev/atma/internal/httpauth"
 	"github.com/atma-dev/atma/llm"
 )
@@ -25,7 +27,6 @@ type judgeGRPOOptions struct {
 	Config         string
 	Dir            string
 	Steps          int
-	Learner        string
 	ExportRollouts bool
 	ExportDataset  string
 	RefURL         string
@@ -42,18 +43,15 @@ func newCmdJudgeGRPO(f *Factory, runF func(context.Context, *judgeGRPOOptions) e
 rule-based reward (every component reported), compute group advantages and, with a reference
 endpoint that returns prompt logprobs (vLLM), the k3 KL. The run directory gets the config,
 steps.jsonl, sampled completions, a summary, PNG curves and held-out judge eval every K steps;
-it resumes after an interruption. --learner none (the default) scores and logs only: the
-weights are updated by an external trainer (see judge reward-server, scripts/grpo/), or
-offline from --export-rollouts. Defaults are the paper's (200 steps, 4 prompts × 2
-generations, 400 tokens, KL 0.04, LoRA r16/α32, lr 2e-5 for the learner).`,
+it resumes after an interruption. The run scores and logs only: the weights are updated by
+an external trainer (see judge reward-server, scripts/grpo/), or offline from
+--export-rollouts. Defaults are the paper's (200 steps, 4 prompts × 2 generations, 400
+tokens, KL 0.04; the trainer's LoRA r16/α32 and lr 2e-5 are set in scripts/grpo/).`,
 		Example: `  judge grpo --dir runs/grpo1 --llm-url http://127.0.0.1:8000/v1 --model judge-sft
   judge grpo --dir runs/grpo1 --config grpo.json --export-rollouts
   judge grpo --export-dataset prompts.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opts.Learner != grpo.LearnerNone {
-				return usagef("--learner %q: only %q exists; weights are updated by an external trainer (judge reward-server)", opts.Learner, grpo.LearnerNone)
-			}
 			if opts.Dir == "" && opts.ExportDataset == "" {
 				return usagef("--dir is required")
 			}
@@ -68,7 +66,6 @@ generations, 400 tokens, KL 0.04, LoRA r16/α32, lr 2e-5 for the learner).`,
 	fl.StringVar(&opts.Config, "config", "", "run config JSON (default: the paper's settings); unknown keys are errors")
 	fl.StringVar(&opts.Dir, "dir", "", "run directory (created, or resumed when it holds a run)")
 	fl.IntVar(&opts.Steps, "steps", 0, "override the number of steps")
-	fl.StringVar(&opts.Learner, "learner", grpo.LearnerNone, "learner: none (score and log only)")
 	fl.BoolVar(&opts.ExportRollouts, "export-rollouts", false, "write rollouts.jsonl (prompt, completion, reward components, advantage, logprobs)")
 	fl.StringVar(&opts.ExportDataset, "export-dataset", "", "write the training prompts with labels as JSONL for external trainers, then exit")
 	fl.StringVar(&opts.RefURL, "ref-url", "", "reference model endpoint (vLLM) for the KL")
@@ -105,7 +102,7 @@ func judgeGRPORun(ctx context.Context, f *Factory, opts *judgeGRPOOptions, cmd *
 		if err != nil {
 			return err
 		}
-		if err := errors.Join(grpo.WriteDataset(file, items), file.Close()); err != nil {
+		if err := errors.Join(server.WriteDataset(file, items), file.Close()); err != nil {
 			return err
 		}
 		_, err = fmt.Fprintf(f.IO.Out, "wrote %d prompts with labels to %s\n", len(items), opts.ExportDataset)
@@ -167,7 +164,7 @@ func newCmdJudgeRewardServer(f *Factory, runF func(context.Context, *rewardServe
   POST /trl       {"prompts","completions", …} → {"rewards"}, for a TRL reward function
   POST /verl      {"data_source","solution_str","ground_truth","extra_info"} → {"score", …}
   GET  /healthz, GET /metrics (Prometheus text format)
-Labels are the JSON of the audit item's gold labels (see grpo.Label). With a token (--token
+Labels are the JSON of the audit item's gold labels (see reward.Label). With a token (--token
 or ATMA_REWARD_TOKEN, at least 16 bytes) every route but /healthz needs
 "Authorization: Bearer <token>" (OpenRLHF: --reward.remote_rm_key); without one the
 server listens on a loopback address only. Requests wait for a scoring slot before their
@@ -197,20 +194,20 @@ func rewardServerRun(ctx context.Context, f *Factory, opts *rewardServerOptions)
 	if err := httpauth.CheckBind(opts.Addr, token); err != nil {
 		return usageError{fmt.Errorf("%w (--token or ATMA_REWARD_TOKEN)", err)}
 	}
-	cfg := grpo.ServerConfig{MaxBodyBytes: opts.MaxBodyBytes, MaxConcurrent: opts.MaxConcurrent, RequireLabels: opts.RequireLabels, Token: token, Logger: f.Logger}
+	cfg := server.Config{MaxBodyBytes: opts.MaxBodyBytes, MaxConcurrent: opts.MaxConcurrent, RequireLabels: opts.RequireLabels, Token: token, Logger: f.Logger}
 	if opts.RewardConfig != "" {
 		file, err := os.Open(opts.RewardConfig)
 		if err != nil {
 			return err
 		}
-		rc, err := grpo.LoadRewardConfig(file)
+		rc, err := reward.LoadConfig(file)
 		file.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", opts.RewardConfig, err)
 		}
 		cfg.Reward = &rc
 	}
-	h, err := grpo.NewRewardServer(cfg)
+	h, err := server.New(cfg)
 	if err != nil {
 		return usageError{err}
 	}

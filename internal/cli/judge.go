@@ -14,6 +14,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/eval"
+	"github.com/atma-dev/atma/judge/llmauditor"
+	"github.com/atma-dev/atma/judge/rule"
 	"github.com/atma-dev/atma/llm"
 )
 
@@ -76,11 +79,11 @@ func (f *Factory) llmClient(o *llmOptions) (*llm.Client, error) {
 // auditorFor is the LLM auditor on c, or the rule auditor when c is nil.
 func (f *Factory) auditorFor(c *llm.Client, o *llmOptions) (judge.NamedAuditor, error) {
 	if c == nil {
-		r, err := judge.NewRuleAuditor(judge.RuleConfig{})
+		r, err := rule.New(rule.Config{})
 		return judge.NamedAuditor{Name: "rule", Auditor: r}, err
 	}
 	cfg, _ := f.llmConfig(o)
-	a, err := judge.NewLLMAuditor(c, judge.LLMConfig{Name: cfg.Model, Schema: o.VerdictSchema, Logger: f.Logger})
+	a, err := llmauditor.New(c, llmauditor.Config{Name: cfg.Model, Schema: o.VerdictSchema, Logger: f.Logger})
 	return judge.NamedAuditor{Name: cfg.Model, Auditor: a}, err
 }
 
@@ -233,7 +236,7 @@ func judgeAuditRun(ctx context.Context, f *Factory, opts *judgeAuditOptions, fl 
 type judgeEvalOptions struct {
 	llmOptions
 	Items       string
-	Eval        judge.EvalConfig
+	Eval        eval.Config
 	Endpoints   []string
 	Concurrency int
 	Out         string
@@ -270,7 +273,7 @@ and any number of --endpoint NAME=URL#MODEL to compare them in one run.`,
 	}
 	opts.llmOptions.addFlags(cmd.Flags())
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Items, "items", "", "audit items (JSON lines of judge.Item); default: generate the held-out set")
+	fl.StringVar(&opts.Items, "items", "", "audit items (JSON lines of eval.Item); default: generate the held-out set")
 	fl.Uint64Var(&opts.Eval.Seed, "seed", 0, "seed of the generated set (0: the default held-out seed)")
 	fl.IntVar(&opts.Eval.Items, "n", 0, "items in the generated set (0: 151)")
 	fl.StringArrayVar(&opts.Endpoints, "endpoint", nil, "another judge: NAME=URL#MODEL (repeatable)")
@@ -292,22 +295,22 @@ func parseEndpoint(s string) (name, url, model string, err error) {
 }
 
 func judgeEvalRun(ctx context.Context, f *Factory, opts *judgeEvalOptions) error {
-	var items []judge.Item
+	var items []eval.Item
 	var err error
 	if opts.Items != "" {
 		file, err := os.Open(opts.Items)
 		if err != nil {
 			return err
 		}
-		items, err = judge.ReadItems(file)
+		items, err = eval.ReadItems(file)
 		file.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", opts.Items, err)
 		}
-	} else if items, err = judge.EvalSet(opts.Eval); err != nil {
+	} else if items, err = eval.Set(opts.Eval); err != nil {
 		return err
 	}
-	rule, err := judge.NewRuleAuditor(judge.RuleConfig{})
+	rule, err := rule.New(rule.Config{})
 	if err != nil {
 		return err
 	}
@@ -323,13 +326,13 @@ func judgeEvalRun(ctx context.Context, f *Factory, opts *judgeEvalOptions) error
 		if err != nil {
 			return usageError{err}
 		}
-		a, err := judge.NewLLMAuditor(c, judge.LLMConfig{Name: name, Logger: f.Logger})
+		a, err := llmauditor.New(c, llmauditor.Config{Name: name, Logger: f.Logger})
 		if err != nil {
 			return err
 		}
 		auditors = append(auditors, judge.NamedAuditor{Name: name, Auditor: a})
 	}
-	rep, err := judge.Evaluate(ctx, auditors, items, opts.Concurrency)
+	rep, err := eval.Run(ctx, auditors, items, opts.Concurrency)
 	if err != nil {
 		return err
 	}
@@ -352,7 +355,7 @@ func judgeEvalRun(ctx context.Context, f *Factory, opts *judgeEvalOptions) error
 // --- sft-data ---
 
 type judgeSFTOptions struct {
-	SFT judge.SFTConfig
+	SFT eval.SFTConfig
 	Out string
 }
 
@@ -371,18 +374,18 @@ data's labels. Disjoint from the held-out evaluation set; the same seed gives th
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			items, err := judge.SFTItems(opts.SFT)
+			items, err := eval.SFTItems(opts.SFT)
 			if err != nil {
 				return err
 			}
 			if opts.Out == "" || opts.Out == "-" {
-				return judge.WriteSFT(f.IO.Out, items)
+				return eval.WriteSFT(f.IO.Out, items)
 			}
 			file, err := os.Create(opts.Out)
 			if err != nil {
 				return err
 			}
-			if err := errors.Join(judge.WriteSFT(file, items), file.Close()); err != nil {
+			if err := errors.Join(eval.WriteSFT(file, items), file.Close()); err != nil {
 				return err
 			}
 			f.Logger.Info("wrote SFT data", "file", opts.Out, "items", len(items))

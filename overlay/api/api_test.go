@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/llmauditor"
 	"github.com/atma-dev/atma/llm"
 	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/host"
@@ -645,7 +646,7 @@ func TestJudgeEndpointDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	auditor, err := judge.NewLLMAuditor(client, judge.LLMConfig{Name: "judge-model", Logger: slog.New(slog.DiscardHandler)})
+	auditor, err := llmauditor.New(client, llmauditor.Config{Name: "judge-model", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,16 @@
 package retrieval
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strings"
 	"unicode"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Errors of ParseController and Apply. Each error they return wraps one of them.
@@ -37,7 +37,8 @@ const maxControllerBytes = 64 << 10
 
 // ParseController parses the controller's output strictly: apart from white space at
 // either end, the text must be exactly one JSON object with every field of
-// ControllerOutput and no others, no key twice, no nulls, each value of its JSON type
+// ControllerOutput and no others (names matched exactly, case included), no key twice, no
+// nulls, each value of its JSON type
 // (rank an integer), and the output must pass ControllerOutput.Validate. Prose, code
 // fences and trailing text are rejected (ErrNotJSON): the caller keeps the pre-rank.
 func ParseController(text string) (ControllerOutput, error) {
@@ -54,25 +55,26 @@ func ParseController(text string) (ControllerOutput, error) {
 	case t[0] != '{':
 		return fail(ErrNotJSON, "output starts with %q", Clip(t, 20))
 	}
-	dec := json.NewDecoder(strings.NewReader(t))
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
+	dec := jsontext.NewDecoder(strings.NewReader(t), jsonOpts)
+	raw, err := dec.ReadValue()
+	if err != nil {
+		var syn *jsontext.SyntacticError
+		if errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName) {
+			return fail(ErrSchema, "key %q appears twice", syn.JSONPointer.LastToken())
+		}
 		return fail(ErrNotJSON, "%v", err)
 	}
 	if rest := strings.TrimFunc(t[dec.InputOffset():], unicode.IsSpace); rest != "" {
 		return fail(ErrNotJSON, "%q follows the object", Clip(rest, 20))
 	}
-	if err := checkStrict(raw); err != nil {
-		return fail(ErrSchema, "%v", err)
-	}
 	if err := requireFields(raw, outputFields, ""); err != nil {
 		return fail(ErrSchema, "%v", err)
 	}
 	var top struct {
-		Selected []json.RawMessage `json:"selected"`
-		Packing  json.RawMessage   `json:"packing"`
+		Selected []jsontext.Value `json:"selected"`
+		Packing  jsontext.Value   `json:"packing"`
 	}
-	if err := json.Unmarshal(raw, &top); err != nil {
+	if err := jsonv2.Unmarshal(raw, &top, jsonOpts); err != nil {
 		return fail(ErrSchema, "%v", err)
 	}
 	if err := requireFields(top.Packing, packingFields, "packing."); err != nil {
@@ -84,9 +86,11 @@ func ParseController(text string) (ControllerOutput, error) {
 		}
 	}
 	var out ControllerOutput
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&out); err != nil {
+	if err := jsonv2.Unmarshal(raw, &out, jsonOpts, jsonv2.RejectUnknownMembers(true), refuseNull); err != nil {
+		var sem *jsonv2.SemanticError
+		if errors.As(err, &sem) && errors.Is(err, errNull) {
+			return fail(ErrSchema, "null value at %s", sem.JSONPointer)
+		}
 		return fail(ErrSchema, "%v", err)
 	}
 	if err := out.Validate(); err != nil {
@@ -95,70 +99,27 @@ func ParseController(text string) (ControllerOutput, error) {
 	return out, nil
 }
 
-// checkStrict walks a JSON value and rejects nulls and repeated keys, which
-// encoding/json would let through.
-func checkStrict(raw []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	type frame struct {
-		object bool
-		keys   map[string]bool
-		expect bool // in an object: the next string token is a key
+// jsonOpts are the options of the controller's decoding. go-json-experiment/json refuses
+// a name given twice and matches names exactly by default (encoding/json keeps the last
+// of a repeated name and matches names in any case); invalid UTF-8 is read as U+FFFD, as
+// encoding/json reads it.
+var jsonOpts = jsontext.AllowInvalidUTF8(true)
+
+// errNull is the error of a null anywhere in the output.
+var errNull = errors.New("null value")
+
+// refuseNull refuses a null in place of any value, which would leave the field's zero.
+var refuseNull = jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, _ any) error {
+	if dec.PeekKind() == 'n' {
+		return errNull
 	}
-	var stack []*frame
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if top != nil && top.object && top.expect {
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:len(stack)-1]
-				if len(stack) > 0 && stack[len(stack)-1].object {
-					stack[len(stack)-1].expect = true
-				}
-				continue
-			}
-			k := tok.(string) // object keys are strings; the decoder checked the syntax
-			if top.keys[k] {
-				return fmt.Errorf("key %q appears twice", k)
-			}
-			top.keys[k] = true
-			top.expect = false
-			continue
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			switch v {
-			case '{':
-				stack = append(stack, &frame{object: true, keys: map[string]bool{}, expect: true})
-				continue
-			case '[':
-				stack = append(stack, &frame{})
-				continue
-			default: // ']' ('}' is handled with the keys)
-				stack = stack[:len(stack)-1]
-			}
-		case nil:
-			return errors.New("null value")
-		}
-		if len(stack) > 0 && stack[len(stack)-1].object {
-			stack[len(stack)-1].expect = true
-		}
-	}
-}
+	return errors.ErrUnsupported // decode it as usual
+}))
 
 // requireFields checks that raw, a JSON object, has every field.
-func requireFields(raw json.RawMessage, fields []string, prefix string) error {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
+func requireFields(raw jsontext.Value, fields []string, prefix string) error {
+	var m map[string]jsontext.Value
+	if err := jsonv2.Unmarshal(raw, &m, jsonOpts); err != nil {
 		return fmt.Errorf("%s: %w", strings.TrimSuffix(cmp.Or(prefix, "output"), "."), err)
 	}
 	var missing []string

@@ -223,6 +223,7 @@ func TestParseController(t *testing.T) {
 		{name: "unknown field", in: strings.Replace(valid, `"fallback":false`, `"fallback":false,"extra":1`, 1), want: ErrSchema, msg: "extra"},
 		{name: "repeated key", in: strings.Replace(valid, `"fallback":false`, `"fallback":false,"fallback":true`, 1), want: ErrSchema, msg: `"fallback" appears twice`},
 		{name: "repeated nested key", in: strings.Replace(valid, `"role":"answer"`, `"role":"answer","role":"history"`, 1), want: ErrSchema, msg: `"role" appears twice`},
+		{name: "name in another case", in: strings.Replace(valid, `"fallback":false`, `"fallback":false,"Fallback":true`, 1), want: ErrSchema, msg: `"Fallback"`},
 		{name: "null", in: strings.Replace(valid, `"fallback":false`, `"fallback":null`, 1), want: ErrSchema, msg: "null"},
 		{name: "string for bool", in: strings.Replace(valid, `"fallback":false`, `"fallback":"false"`, 1), want: ErrSchema},
 		{name: "fractional rank", in: output(strings.Replace(sel("c2", 1), `"rank":1`, `"rank":1.5`, 1)), want: ErrSchema},

@@ -8,7 +8,7 @@ original GRPO loss and group scaling.
 
 Environment:
   MODEL       base model (default Qwen/Qwen2.5-1.5B-Instruct)
-  DATA        JSONL from grpo.WriteDataset (default data/grpo/train.jsonl)
+  DATA        JSONL from server.WriteDataset (grpo/server; judge grpo --export-dataset) (default data/grpo/train.jsonl)
   REWARD_URL  reward server (default http://127.0.0.1:5000/trl)
   OUT         output directory (default checkpoints/judge-grpo-trl)
   USE_VLLM    1 to generate with vLLM (colocated)

@@ -7,7 +7,7 @@
 #
 # Environment:
 #   MODEL            base model (default Qwen/Qwen2.5-1.5B-Instruct)
-#   DATA             JSONL from grpo.WriteDataset (default data/grpo/train.jsonl)
+#   DATA             JSONL from server.WriteDataset (grpo/server; judge grpo --export-dataset) (default data/grpo/train.jsonl)
 #   ATMA_REWARD_URL  reward server (default http://127.0.0.1:5000/verl)
 #   OUT              output directory (default checkpoints/judge-grpo-verl)
 #   GPUS             GPUs on this node (default 1)

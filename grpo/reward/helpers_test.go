@@ -1,0 +1,26 @@
+package reward
+
+import (
+	"math"
+	"testing"
+
+	"github.com/atma-dev/atma/judge"
+	"github.com/atma-dev/atma/judge/eval"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func newTestRewarder(t testing.TB, mutate func(*Config)) *Rewarder {
+	t.Helper()
+	cfg := DefaultConfig()
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func promptOf(it eval.Item) string { return PromptText(judge.Messages(it.Pair)) }

@@ -1,0 +1,90 @@
+package rule
+
+import (
+	"strings"
+	"testing"
+
+	fx "github.com/atma-dev/atma/facts"
+	"github.com/atma-dev/atma/judge"
+)
+
+func TestDecideFacts(t *testing.T) {
+	home := func(v string) fx.Fact { return fx.Fact{Subject: "user", Attribute: "home", Value: v} }
+	pet := func(v string, neg bool) fx.Fact {
+		return fx.Fact{Subject: "user", Attribute: "pet", Value: v, Negated: neg}
+	}
+	tests := []struct {
+		name     string
+		old, new fx.Fact
+		text     string
+		status   judge.Status
+		ctype    judge.ConflictType
+		action   judge.Action
+		summary  string
+	}{
+		{"another home", home("Lisbon"), home("Porto"), "the movers came, first night in porto", judge.StatusConflict, judge.TypeTemporalUpdate, judge.ActionTransition, "home: Lisbon -> Porto"},
+		{"a restatement", home("Porto"), home("the Porto flat"), "still loving the porto flat", judge.StatusConsistent, judge.TypeNone, judge.ActionKeep, ""},
+		{"a correction", fx.Fact{Subject: "user", Attribute: "commute-minutes", Value: "14"}, fx.Fact{Subject: "user", Attribute: "commute-minutes", Value: "40"},
+			"sorry, I meant 40, not 14", judge.StatusConflict, judge.TypeValueDiscrepancy, judge.ActionSupersede, "commute-minutes: 14 -> 40"},
+		{"a second pet", pet("Miso", false), pet("Biscuit", false), "and a puppy too", judge.StatusConsistent, judge.TypeNone, judge.ActionCoexist, ""},
+		{"a pet given away", pet("Miso", false), pet("Miso", true), "we had to rehome miso", judge.StatusConflict, judge.TypeExplicitNegation, judge.ActionSupersede, "pet: Miso -> no Miso"},
+		{"another pet denied", pet("Biscuit", false), pet("Miso", true), "we had to rehome miso", judge.StatusConsistent, judge.TypeNone, judge.ActionKeep, ""},
+		{"taken up again", fx.Fact{Subject: "user", Attribute: "subscription", Value: "Netflix", Negated: true}, fx.Fact{Subject: "user", Attribute: "subscription", Value: "Netflix"},
+			"caved and resubscribed to netflix", judge.StatusConflict, judge.TypeTemporalUpdate, judge.ActionTransition, "subscription: Netflix -> Netflix"},
+		{"a scope", fx.Fact{Subject: "user", Attribute: "standup-time", Value: "9:30"}, fx.Fact{Subject: "user", Attribute: "standup-time", Value: "11", Scope: "on fridays"},
+			"on fridays standup is at 11", judge.StatusConflict, judge.TypeScopeMismatch, judge.ActionScopedException, "standup-time: 9:30 -> 11"},
+		// The same activity under a narrower scope from now on changes the rule itself;
+		// without a word of the present it is an exception beside the rule.
+		{"narrowed from now on", fx.Fact{Subject: "marta", Attribute: "hobby", Value: "bake bread"}, fx.Fact{Subject: "marta", Attribute: "hobby", Value: "bake bread", Scope: "at christmas"},
+			"marta only bakes bread at christmas these days", judge.StatusConflict, judge.TypeScopeMismatch, judge.ActionSupersede, "marta's hobby: bake bread -> bake bread"},
+		{"still, but narrowed", fx.Fact{Subject: "user", Attribute: "exercise", Value: "row"}, fx.Fact{Subject: "user", Attribute: "exercise", Value: "row", Scope: "when the river is calm"},
+			"I still row, but only when the river is calm", judge.StatusConflict, judge.TypeScopeMismatch, judge.ActionSupersede, "exercise: row -> row"},
+		// A scope said in passing, with no word that narrows, changes no rule.
+		{"a scope in passing", fx.Fact{Subject: "nate", Attribute: "hobby", Value: "video games"}, fx.Fact{Subject: "nate", Attribute: "hobby", Value: "video games", Scope: "when I need to unwind"},
+			"playing video games still helps me when I need to unwind", judge.StatusConflict, judge.TypeScopeMismatch, judge.ActionScopedException, "nate's hobby: video games -> video games"},
+		{"an exception of the same value", fx.Fact{Subject: "user", Attribute: "exercise", Value: "row"}, fx.Fact{Subject: "user", Attribute: "exercise", Value: "row", Scope: "on holiday"},
+			"on holiday I row only at dawn", judge.StatusConflict, judge.TypeScopeMismatch, judge.ActionScopedException, "exercise: row -> row"},
+		{"someone else's", fx.Fact{Subject: "sister", Attribute: "home", Value: "Leeds"}, fx.Fact{Subject: "sister", Attribute: "home", Value: "York"},
+			"my sister moved to york", judge.StatusConflict, judge.TypeTemporalUpdate, judge.ActionTransition, "sister's home: Leeds -> York"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := judge.Pair{Old: judge.Record{Text: "old", Facts: []fx.Fact{tt.old}}, New: judge.Record{Text: tt.text, Facts: []fx.Fact{tt.new}}}
+			res, err := (&Auditor{}).Audit(t.Context(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := res.Verdict
+			if v.Status != tt.status || v.ConflictType != tt.ctype || v.Action != tt.action || v.TransitionSummary != tt.summary {
+				t.Errorf("verdict %s/%s/%s %q, want %s/%s/%s %q", v.Status, v.ConflictType, v.Action, v.TransitionSummary, tt.status, tt.ctype, tt.action, tt.summary)
+			}
+			if err := v.Validate(); err != nil {
+				t.Errorf("invalid verdict: %v", err)
+			}
+			if _, err := judge.ParseStrict(res.Raw); err != nil {
+				t.Errorf("the rendering does not parse: %v\n%s", err, res.Raw)
+			}
+			if !strings.Contains(res.Steps.Slot, tt.new.Slot()) {
+				t.Errorf("steps do not name the slot: %+v", res.Steps)
+			}
+		})
+	}
+	// A restatement by the facts that the sentence denies or narrows: the sentence wins.
+	rex := fx.Fact{Subject: "user", Attribute: "pet", Value: "Rex"}
+	for text, want := range map[string]judge.ConflictType{
+		"I gave Rex to my sister, so I don't have a dog anymore.": judge.TypeExplicitNegation,
+		"I still walk Rex every morning.":                         judge.TypeNone,
+	} {
+		_, v := (&Auditor{}).Decide(judge.Pair{Old: judge.Record{Text: "I have a dog named Rex.", Facts: []fx.Fact{rex}}, New: judge.Record{Text: text, Facts: []fx.Fact{rex}}})
+		if v.ConflictType != want {
+			t.Errorf("%q: %s/%s, want %s", text, v.Status, v.ConflictType, want)
+		}
+	}
+	// Facts of different slots leave the pair to the sentence rules.
+	p := judge.Pair{Old: judge.Record{Text: "I live in Berlin.", Facts: []fx.Fact{home("Berlin")}}, New: judge.Record{Text: "I moved to Lisbon last month.", Facts: []fx.Fact{{Subject: "sister", Attribute: "home", Value: "Lisbon"}}}}
+	_, v := (&Auditor{}).Decide(p)
+	_, sentence := (&Auditor{}).Decide(judge.Pair{Old: judge.Record{Text: p.Old.Text}, New: judge.Record{Text: p.New.Text}})
+	if v.Status != sentence.Status || v.Action != sentence.Action {
+		t.Errorf("no shared slot: %+v, want the sentence rules' %+v", v, sentence)
+	}
+}
