@@ -15,6 +15,7 @@ import (
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/sentry"
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 // CaseScores are one system's probe metrics over a group of probes (a domain, a probe
@@ -50,7 +51,7 @@ type CasesSystem struct {
 
 // CasesSentry scores the Sentry gate on the corpus's pairs.
 type CasesSentry struct {
-	Thresholds sentry.Thresholds `json:"thresholds"`
+	Thresholds gate.Thresholds `json:"thresholds"`
 	// SameSlotAUC: topic similarity a separates same-slot pairs from the others.
 	SameSlotAUC *float64 `json:"same_slot_auc"`
 	// ConflictAUC: gap = a − b separates conflicting from consistent same-slot pairs.
@@ -448,14 +449,14 @@ func scoreCasePairs(ctx context.Context, c *Corpus, pairs []CasePair, env Env, r
 	for _, p := range pairs {
 		texts = append(texts, p.OldText, p.NewText)
 	}
-	var decisions []sentry.Decision
+	var decisions []gate.Decision
 	if env.Heads != nil && len(pairs) > 0 {
 		vecs, err := env.Embedder.Embed(ctx, texts)
 		if err != nil {
 			return fmt.Errorf("score pairs: embed: %w", err)
 		}
 		proj := env.Heads.ProjectAll(vecs)
-		gate := sentry.NewGate(env.Thresholds)
+		gate := gate.NewGate(env.Thresholds)
 		cs := &CasesSentry{Thresholds: env.Thresholds}
 		var a, gap, notB, notCos, notOverlap []float64
 		var same, conflict []bool
