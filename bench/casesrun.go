@@ -456,12 +456,12 @@ func scoreCasePairs(ctx context.Context, c *Corpus, pairs []CasePair, env Env, r
 			return fmt.Errorf("score pairs: embed: %w", err)
 		}
 		proj := env.Heads.ProjectAll(vecs)
-		gate := gate.NewGate(env.Thresholds)
+		g := gate.NewGate(env.Thresholds)
 		cs := &CasesSentry{Thresholds: env.Thresholds}
 		var a, gap, notB, notCos, notOverlap []float64
 		var same, conflict []bool
 		for i, p := range pairs {
-			d := gate.Score(proj[2*i+1], proj[2*i])
+			d := g.Score(proj[2*i+1], proj[2*i])
 			decisions = append(decisions, d)
 			a = append(a, d.A)
 			same = append(same, p.SameSlot)
