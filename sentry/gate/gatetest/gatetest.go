@@ -1,6 +1,3 @@
-// Package gatetest makes small seeded Sentry heads for tests: random weights and, unlike
-// gate.NewHeads, non-zero biases, so every parameter matters to a forward pass and gets a
-// gradient in training tests.
 package gatetest
 
 import (
