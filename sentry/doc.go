@@ -12,13 +12,14 @@
 //	topic: Linear(d, 512) → ReLU → Linear(512, 256) → L2 normalisation
 //	logic: Linear(d, 512) → Tanh → Linear(512, 256) → L2 normalisation
 //
-// (sizes in Config; the types are gate.Heads, gate.Head and gate.PairHead). For a pair (u, p) the topic similarity is a = ⟨z_top(u), z_top(p)⟩ and the
-// logic similarity b = ⟨z_log(u), z_log(p)⟩. Training minimises, per batch, the mean of
-// α(a − y_top)² + β(b − y_log)². Normalisation is z = h / sqrt(Σh² + NormEps) everywhere.
+// (sizes in Config; the types are gate.Heads, gate.Head and gate.PairHead). For a pair (u, p)
+// the topic similarity is a = ⟨z_top(u), z_top(p)⟩ and the logic similarity
+// b = ⟨z_log(u), z_log(p)⟩. Training minimises, per batch, the mean of
+// α(a − y_top)² + β(b − y_log)². Normalisation is z = h / sqrt(Σh² + gate.NormEps) everywhere.
 //
 // That is the paper's model and the zero Config's (gate.LogicCosine). Config.Logic =
-// gate.LogicPair adds a pair head (gate.PairHead, beyond the paper) that computes b from the two logic vectors
-// instead of their dot product:
+// gate.LogicPair adds a pair head (gate.PairHead, beyond the paper) that computes b from the
+// two logic vectors instead of their dot product:
 //
 //	b = tanh(Linear(h, 1)(ReLU(Linear(2·out, h)([|z_log(u) − z_log(p)|, z_log(u) ⊙ z_log(p)]))))
 //
