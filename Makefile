@@ -26,7 +26,8 @@ help:
 	@echo "make build       build bin/atma, bin/sentry, bin/judge"
 	@echo "make bench       run the benchmarks"
 	@echo "make fuzz        run every fuzz target for FUZZTIME ($(FUZZTIME))"
-	@echo "make lint        go mod tidy -diff, go vet (also with -tags hftokenizers and integration) and a gofmt check"
+	@echo "make lint        go mod tidy -diff, go vet (also with -tags hftokenizers and integration), a gofmt check,"
+	@echo "                 the no-cgo build and the overlay's dependency check"
 	@echo "make test-integration  the llm client against a real llama-server (builds it once, ~15 min)"
 
 build:
@@ -47,6 +48,19 @@ models: onnxruntime
 	@src=$$(scripts/fetch-use-lite.sh) && $(GO) run ./internal/tools/uselite -src "$$src" -out "$(ATMA_CACHE)/backbones/use-lite" >/dev/null
 	@GO=$(GO) scripts/default-sentry.sh use-lite
 
+# The packages that need cgo: they run ONNX Runtime (github.com/yalue/onnxruntime_go) or NVML
+# (github.com/NVIDIA/go-nvml) themselves, or are commands built on one that does. gpu probes
+# NVML; onnx runs the backbones (and asks gpu for a device); internal/orttest sets up ONNX
+# Runtime for tests; internal/cli embeds texts and reports the GPU; the commands are
+# internal/cli; testbackbone and uselite run the models they convert. Every other package
+# must build with CGO_ENABLED=0 (the overlay with its pure-Go SQLite driver, the Sentry gate,
+# training, the Judge), which lint checks.
+CGO_PACKAGES := gpu onnx internal/orttest internal/cli cmd/atma cmd/judge cmd/sentry \
+	internal/tools/testbackbone internal/tools/uselite
+# What the runtime must never import: the training stack (package sentry, Gorgonia,
+# gonum/plot, progress bars) and the cgo libraries. The overlay gates pairs with sentry/gate.
+OVERLAY_FORBIDDEN := ^(github\.com/atma-dev/atma/sentry|gorgonia\.org/.*|gonum\.org/v1/plot(/.*)?|github\.com/schollz/progressbar/.*|github\.com/yalue/onnxruntime_go|github\.com/NVIDIA/go-nvml/.*)$$
+
 # go.mod and go.sum must be as `go mod tidy` leaves them: -diff prints what it would
 # change and fails, writing nothing.
 lint:
@@ -56,6 +70,14 @@ lint:
 	$(GO) vet -tags integration ./llm/ ./internal/cli/ ./internal/llamatest/
 	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
+	@mod=$$($(GO) list -m); all=$$($(GO) list ./...); \
+	  for p in $(CGO_PACKAGES); do \
+	    grep -qxF "$$mod/$$p" <<<"$$all" || { echo "CGO_PACKAGES names $$p, which is not a package"; exit 1; }; \
+	  done; \
+	  pure=$$(grep -vxF -f <(printf "$$mod/%s\n" $(CGO_PACKAGES)) <<<"$$all"); \
+	  CGO_ENABLED=0 $(GO) build $$pure || { echo "a package outside CGO_PACKAGES needs cgo (see the Makefile)"; exit 1; }
+	@bad=$$($(GO) list -deps ./overlay/... | grep -E '$(OVERLAY_FORBIDDEN)' || true); \
+	  if [ -n "$$bad" ]; then echo "the overlay imports the training stack or a cgo library:"; echo "$$bad"; exit 1; fi
 
 # The real client libraries the integration tests drive (the MCP TypeScript SDK), pinned.
 npm-clients:

@@ -19,7 +19,7 @@ import (
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store"
-	"github.com/atma-dev/atma/sentry"
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 const casesFixture = "testdata/cases_fixture.jsonl"
@@ -289,7 +289,7 @@ func TestRunCases(t *testing.T) {
 	emb := &hashEmbedder{}
 	heads := randomHeads(t, hashDim)
 	var traces bytes.Buffer
-	rep, err := RunCases(t.Context(), c, SplitAll, Env{Embedder: emb, Heads: heads, Thresholds: sentry.DefaultThresholds(), Logger: discard}, nil, &traces)
+	rep, err := RunCases(t.Context(), c, SplitAll, Env{Embedder: emb, Heads: heads, Thresholds: gate.DefaultThresholds(), Logger: discard}, nil, &traces)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,9 +450,9 @@ func (f *statusMemory) record(_ context.Context, user, id string) (store.Record,
 	return store.Record{ID: id, Status: store.Status(st)}, ok, nil
 }
 
-func randomHeads(t testing.TB, dim int) *sentry.Heads {
+func randomHeads(t testing.TB, dim int) *gate.Heads {
 	t.Helper()
-	return sentry.NewHeads(dim, 16, 8, rand.New(rand.NewPCG(1, 2)))
+	return gate.NewHeads(dim, 16, 8, rand.New(rand.NewPCG(1, 2)))
 }
 
 // auditFunc is an auditor from a function.

@@ -17,6 +17,7 @@ import (
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/sentry"
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 // CaseScores are one system's probe metrics over a group of probes (a domain, a probe
@@ -52,7 +53,7 @@ type CasesSystem struct {
 
 // CasesSentry scores the Sentry gate on the corpus's pairs.
 type CasesSentry struct {
-	Thresholds sentry.Thresholds `json:"thresholds"`
+	Thresholds gate.Thresholds `json:"thresholds"`
 	// SameSlotAUC: topic similarity a separates same-slot pairs from the others.
 	SameSlotAUC *float64 `json:"same_slot_auc"`
 	// ConflictAUC: gap = a − b separates conflicting from consistent same-slot pairs.
@@ -450,19 +451,19 @@ func scoreCasePairs(ctx context.Context, c *Corpus, pairs []CasePair, env Env, r
 	for _, p := range pairs {
 		texts = append(texts, p.OldText, p.NewText)
 	}
-	var decisions []sentry.Decision
+	var decisions []gate.Decision
 	if env.Heads != nil && len(pairs) > 0 {
 		vecs, err := env.Embedder.Embed(ctx, texts)
 		if err != nil {
 			return fmt.Errorf("score pairs: embed: %w", err)
 		}
 		proj := env.Heads.ProjectAll(vecs)
-		gate := sentry.NewGate(env.Thresholds)
+		g := gate.NewGate(env.Thresholds)
 		cs := &CasesSentry{Thresholds: env.Thresholds}
 		var a, gap, notB, notCos, notOverlap []float64
 		var same, conflict []bool
 		for i, p := range pairs {
-			d := gate.Score(proj[2*i+1], proj[2*i])
+			d := g.Score(proj[2*i+1], proj[2*i])
 			decisions = append(decisions, d)
 			a = append(a, d.A)
 			same = append(same, p.SameSlot)

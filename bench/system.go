@@ -16,7 +16,7 @@ import (
 	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store"
-	"github.com/atma-dev/atma/sentry"
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 // Env is what every benchmark run needs: the backbone, the Sentry heads, the Judge and,
@@ -26,8 +26,8 @@ type Env struct {
 	// ablation of one run embeds each text once.
 	Embedder overlay.Embedder
 	// Heads and Thresholds are the Sentry gate (nil heads: no gate, every pair audited).
-	Heads      *sentry.Heads
-	Thresholds sentry.Thresholds
+	Heads      *gate.Heads
+	Thresholds gate.Thresholds
 	// Auditor is the Judge (nil: the rule auditor).
 	Auditor judge.Auditor
 	// Facts reads the facts of each memory for the overlay (overlay.Config.Facts; nil:

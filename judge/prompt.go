@@ -26,7 +26,7 @@ type Record struct {
 	Facts []fx.Fact `json:"facts,omitempty"`
 }
 
-// Scores are the Sentry gate's scores of a pair (sentry.Decision's A, B and Gap).
+// Scores are the Sentry gate's scores of a pair (gate.Decision's A, B and Gap).
 type Scores struct {
 	// A is the topic similarity: are the two about the same slot?
 	A float64 `json:"a"`

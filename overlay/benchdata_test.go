@@ -24,6 +24,7 @@ import (
 	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/sentry"
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 // This file holds what the overlay benchmarks (bench_test.go) share: the use-lite backbone
@@ -47,8 +48,8 @@ type benchEnv struct {
 	// enc has the product's defaults (batches of 32 texts); bulk runs batches of 128 and
 	// only builds the query banks.
 	enc, bulk  *onnx.Encoder
-	heads      *sentry.Heads
-	thresholds sentry.Thresholds
+	heads      *gate.Heads
+	thresholds gate.Thresholds
 	// gate says which heads were loaded, for the benchmark log.
 	gate string
 }
@@ -96,15 +97,15 @@ func newBenchEnv(ctx context.Context, cache string) (*benchEnv, error) {
 	// only which pairs get routed does.
 	ck := filepath.Join(cache, "models", "sentry", "use-lite", sentry.BestFile)
 	if _, err := os.Stat(ck); err == nil {
-		c, err := sentry.LoadCheckpoint(ck, sentry.Backbone{ID: m.ID, SHA256: env.enc.ModelSHA256(), Dim: env.enc.Dimension()})
+		c, err := gate.LoadCheckpoint(ck, gate.Backbone{ID: m.ID, SHA256: env.enc.ModelSHA256(), Dim: env.enc.Dimension()})
 		if err != nil {
 			return nil, fmt.Errorf("%w; run `make models` to retrain it, or remove %s to benchmark random heads", err, filepath.Dir(ck))
 		}
 		env.heads, env.thresholds = c.Heads, c.Meta.Thresholds
 		env.gate = fmt.Sprintf("trained checkpoint %s (thresholds %+v)", ck, c.Meta.Thresholds)
 	} else {
-		env.heads = sentry.NewHeads(env.enc.Dimension(), 512, 256, rand.New(rand.NewPCG(1, 2)))
-		env.thresholds = sentry.DefaultThresholds()
+		env.heads = gate.NewHeads(env.enc.Dimension(), 512, 256, rand.New(rand.NewPCG(1, 2)))
+		env.thresholds = gate.DefaultThresholds()
 		env.gate = fmt.Sprintf("random projection heads 512→512→256 (no checkpoint at %s), default thresholds", ck)
 	}
 	return env, nil

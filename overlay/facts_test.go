@@ -14,7 +14,7 @@ import (
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/overlay/overlaytest"
 	"github.com/atma-dev/atma/overlay/store"
-	"github.com/atma-dev/atma/sentry"
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 // mapExtractor reads facts from a table by text; err fails every call.
@@ -203,7 +203,7 @@ func TestFactExtractorFails(t *testing.T) {
 // candidate's key when Sentry puts the two memories on one topic; below Config.AdoptTop
 // it keeps its own, and so does a fact read from the clause's form (certain).
 func TestAdoptSlot(t *testing.T) {
-	heads := sentry.NewHeads(overlaytest.BagDim, 16, 8, rand.New(rand.NewPCG(3, 4)))
+	heads := gate.NewHeads(overlaytest.BagDim, 16, 8, rand.New(rand.NewPCG(3, 4)))
 	for _, tt := range []struct {
 		name       string
 		adopt      float64

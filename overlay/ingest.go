@@ -16,7 +16,7 @@ import (
 	"github.com/atma-dev/atma/judge/rule"
 	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/store"
-	"github.com/atma-dev/atma/sentry"
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 // IngestTrace records what the commit path did with one memory.
@@ -229,7 +229,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 			ct.Routed = true
 			continue
 		}
-		cp := sentry.Projection{Top: c.Embeddings.Topic, Log: c.Embeddings.Logic}
+		cp := gate.Projection{Top: c.Embeddings.Topic, Log: c.Embeddings.Logic}
 		if len(cp.Top) == 0 || len(cp.Top) != len(proj.Top) {
 			cp.Top, cp.Log = o.cfg.Heads.Project(c.Embeddings.Backbone)
 		}
@@ -717,7 +717,7 @@ func (o *Overlay) withSlot(ctx context.Context, user, slot string, cands []store
 // brother lives in Albuquerque") has its attribute for certain, however close the topic
 // head puts it to another of the subject's memories ("my brother and Seraphina have been
 // together"). Without heads facts keep their keys.
-func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, cands []store.Record, proj sentry.Projection) ([]facts.Fact, error) {
+func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, cands []store.Record, proj gate.Projection) ([]facts.Fact, error) {
 	if o.cfg.Heads == nil || len(proj.Top) == 0 {
 		return fs, nil
 	}
@@ -739,7 +739,7 @@ func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, 
 			if !ok || strings.Contains(attr, "/") || subj != facts.Kebab(f.Subject) || len(c.Embeddings.Topic) != len(proj.Top) {
 				continue
 			}
-			if d := o.gate.Score(sentry.Projection{Top: c.Embeddings.Topic, Log: c.Embeddings.Logic}, proj); d.A > bestA {
+			if d := o.gate.Score(gate.Projection{Top: c.Embeddings.Topic, Log: c.Embeddings.Logic}, proj); d.A > bestA {
 				best, bestA = attr, d.A
 			}
 		}

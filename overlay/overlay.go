@@ -21,7 +21,7 @@ import (
 	"github.com/atma-dev/atma/judge/rule"
 	"github.com/atma-dev/atma/overlay/host"
 	"github.com/atma-dev/atma/overlay/store"
-	"github.com/atma-dev/atma/sentry"
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 // Embedder turns texts into backbone vectors (an *onnx.Encoder).
@@ -73,9 +73,9 @@ type Config struct {
 	Embedder     Embedder
 	// Heads project embeddings for the gate; nil routes every candidate to the Judge
 	// (the "gate off" ablation) and stores no projections.
-	Heads *sentry.Heads
+	Heads *gate.Heads
 	// Thresholds of the gate (zero: the checkpoint's or the defaults).
-	Thresholds sentry.Thresholds
+	Thresholds gate.Thresholds
 	// NoCues routes on the gate's scores alone. By default a topically close pair
 	// (a > τ_top) that the logic head passes is still routed when the new text carries a
 	// lexical cue of a change (rule.ChangeCue: a quantity that differs, a negation, a
@@ -128,7 +128,7 @@ type Overlay struct {
 	cfg   Config
 	host  host.Host // Config.Host or Config.SeparateHost
 	inTx  TxHost    // Config.Host; nil for a separate host
-	gate  sentry.Gate
+	gate  gate.Gate
 	rules judge.Auditor // answers when the configured auditor fails
 	locks sync.Map      // user → *sync.Mutex: one ingest at a time per user
 	slots sync.Map      // user → *recentSlots: the slot keys the fact extractor is shown
@@ -177,8 +177,8 @@ func New(cfg Config) (*Overlay, error) {
 	if cfg.Auditor == nil {
 		cfg.Auditor = rules
 	}
-	if cfg.Thresholds == (sentry.Thresholds{}) {
-		cfg.Thresholds = sentry.DefaultThresholds()
+	if cfg.Thresholds == (gate.Thresholds{}) {
+		cfg.Thresholds = gate.DefaultThresholds()
 	}
 	if cfg.AdoptTop == 0 {
 		cfg.AdoptTop = max(cfg.Thresholds.Top, DefaultAdoptTop)
@@ -189,7 +189,7 @@ func New(cfg Config) (*Overlay, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	o := &Overlay{cfg: cfg, host: cfg.SeparateHost, gate: sentry.NewGate(cfg.Thresholds), rules: rules}
+	o := &Overlay{cfg: cfg, host: cfg.SeparateHost, gate: gate.NewGate(cfg.Thresholds), rules: rules}
 	if cfg.Host != nil {
 		o.host, o.inTx = cfg.Host, cfg.Host
 	}
@@ -360,7 +360,7 @@ func (o *Overlay) Add(ctx context.Context, user string, inputs []Input) ([]Inges
 // and its share of the embedding call's time.
 type embedded struct {
 	vec  []float32
-	proj sentry.Projection
+	proj gate.Projection
 	took time.Duration
 	// facts is what Config.Facts read (with Facts only), with the chunk's share of the
 	// extraction's time.

@@ -3,6 +3,8 @@ package sentry
 import (
 	"fmt"
 	"math"
+
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 // adamW is AdamW (Loshchilov & Hutter) with PyTorch's update order: decay the weights by
@@ -76,11 +78,7 @@ func adamwUpdate[T float32 | float64](p, g, m, v []T, lr, b1, b2, eps, wd, bc1, 
 func firstNonFinite(s any) (int, bool) {
 	switch s := s.(type) {
 	case []float32:
-		for i, x := range s {
-			if !finite32(x) {
-				return i, true
-			}
-		}
+		return gate.FirstNonFinite(s)
 	case []float64:
 		for i, x := range s {
 			if math.IsNaN(x) || math.IsInf(x, 0) {

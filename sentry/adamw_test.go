@@ -7,7 +7,7 @@ import (
 
 func newTestAdamW(params []any, lr, wd float64) *adamW {
 	cfg := Config{LR: lr, WeightDecay: wd}.withDefaults()
-	return newAdamW(cfg, params, paramNames[:])
+	return newAdamW(cfg, params, paramNames)
 }
 
 // oneParam puts p in the first of the eight parameter slots and empty slices in the rest.

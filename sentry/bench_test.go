@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/atma-dev/atma/sentry/gate"
 	"gorgonia.org/tensor"
 )
 
@@ -32,7 +33,7 @@ func BenchmarkTrainStep(b *testing.B) {
 				for i, p := range n.params {
 					params[i] = data(p)
 				}
-				opt := newAdamW(cfg, params[:], paramNames[:])
+				opt := newAdamW(cfg, params[:], paramNames)
 				for b.Loop() {
 					if _, _, err := n.run(batch); err != nil {
 						b.Fatal(err)
@@ -50,9 +51,9 @@ func BenchmarkTrainStep(b *testing.B) {
 		}
 		b.Run(s.name+"/gorgonia-pair-float32", func(b *testing.B) {
 			hp := h.Clone()
-			hp.Pair = newPairHead(s.out, DefaultPairHidden, rand.New(rand.NewPCG(5, 5)))
+			hp.Pair = gate.NewPairHead(s.out, DefaultPairHidden, rand.New(rand.NewPCG(5, 5)))
 			n := newGraphT(b, hp, s.b, 1, 1, tensor.Float32)
-			opt := newAdamW(cfg, n.paramData(), n.dims.names())
+			opt := newAdamW(cfg, n.paramData(), n.dims.Names())
 			for b.Loop() {
 				if _, _, err := n.run(batch); err != nil {
 					b.Fatal(err)
@@ -70,7 +71,7 @@ func BenchmarkTrainStep(b *testing.B) {
 		b.Run(s.name+"/gonum-float64", func(b *testing.B) {
 			ref := newRefNet(h, 1, 1)
 			ps := ref.params()
-			opt := newAdamW(cfg, ps[:], paramNames[:])
+			opt := newAdamW(cfg, ps[:], paramNames)
 			for b.Loop() {
 				ref.step(batch)
 				if g := ref.grads(); opt.step(g[:], 1e-3) != nil {
@@ -78,90 +79,6 @@ func BenchmarkTrainStep(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(s.b)*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
-		})
-	}
-}
-
-// BenchmarkProject measures the plain-Go inference path, one text at a time and batched.
-func BenchmarkProject(b *testing.B) {
-	for _, s := range benchSizes {
-		h := randomHeads(1, s.in, s.hidden, s.out)
-		rng := rand.New(rand.NewPCG(3, 3))
-		embs := make([][]float32, 256)
-		for i := range embs {
-			embs[i] = randVec(rng, s.in)
-		}
-		b.Run(s.name+"/one", func(b *testing.B) {
-			i := 0
-			for b.Loop() {
-				h.Project(embs[i%len(embs)])
-				i++
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "texts/s")
-		})
-		b.Run(s.name+"/all", func(b *testing.B) {
-			for b.Loop() {
-				h.ProjectAll(embs)
-			}
-			b.ReportMetric(float64(len(embs)*b.N)/b.Elapsed().Seconds(), "texts/s")
-		})
-	}
-}
-
-// BenchmarkGate measures gating pairs of texts whose embeddings are cached: "scored" compares
-// precomputed projections; "cached-embeddings" projects every distinct text once (ProjectAll)
-// and then scores all pairs, the whole cost divided over the pairs.
-func BenchmarkGate(b *testing.B) {
-	for _, s := range benchSizes {
-		h := randomHeads(1, s.in, s.hidden, s.out)
-		rng := rand.New(rand.NewPCG(4, 4))
-		const texts, pairs = 1000, 20000
-		embs := make([][]float32, texts)
-		for i := range embs {
-			embs[i] = randVec(rng, s.in)
-		}
-		idx := make([][2]int, pairs)
-		for i := range idx {
-			idx[i] = [2]int{rng.IntN(texts), rng.IntN(texts)}
-		}
-		g := NewGate(DefaultThresholds())
-		proj := h.ProjectAll(embs)
-		b.Run(s.name+"/scored", func(b *testing.B) {
-			i, routed := 0, 0
-			for b.Loop() {
-				p := idx[i%pairs]
-				if g.Score(proj[p[0]], proj[p[1]]).Route {
-					routed++
-				}
-				i++
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
-		})
-		hp := h.Clone()
-		hp.Pair = newPairHead(s.out, DefaultPairHidden, rand.New(rand.NewPCG(5, 5)))
-		projPair := hp.ProjectAll(embs)
-		b.Run(s.name+"/scored-pair", func(b *testing.B) {
-			i, routed := 0, 0
-			for b.Loop() {
-				p := idx[i%pairs]
-				if g.Score(projPair[p[0]], projPair[p[1]]).Route {
-					routed++
-				}
-				i++
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
-		})
-		b.Run(s.name+"/cached-embeddings", func(b *testing.B) {
-			routed := 0
-			for b.Loop() {
-				pr := h.ProjectAll(embs)
-				for _, p := range idx {
-					if g.Score(pr[p[0]], pr[p[1]]).Route {
-						routed++
-					}
-				}
-			}
-			b.ReportMetric(float64(pairs*b.N)/b.Elapsed().Seconds(), "pairs/s")
 		})
 	}
 }

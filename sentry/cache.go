@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/atma-dev/atma/sentry/safetensors"
 )
 
 // Embedder turns texts into backbone embeddings; *onnx.Encoder is one.
@@ -290,7 +292,7 @@ func (c *Cache) lookup(h [32]byte) ([]float32, bool) {
 		delete(c.index, h)
 		return nil, false
 	}
-	return bytesF32(rec[32 : len(rec)-4]), true
+	return safetensors.DecodeF32(rec[32 : len(rec)-4]), true
 }
 
 // compute embeds the missing texts, checks them, appends them to the file and fills out.
@@ -351,7 +353,7 @@ func (c *Cache) compute(ctx context.Context, texts []string, hashes [][32]byte, 
 		for k, e := range embs {
 			start := len(buf)
 			buf = append(buf, hashes[missing[k]][:]...)
-			buf = append(buf, f32Bytes(e)...)
+			buf = append(buf, safetensors.EncodeF32(e)...)
 			buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf[start:], crcTable))
 		}
 		if _, err := c.f.WriteAt(buf, end); err != nil {

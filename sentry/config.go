@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 // Defaults for the zero Config.
@@ -40,8 +42,8 @@ type Config struct {
 	Hidden int `json:"hidden"` // width of each head's hidden layer
 	Out    int `json:"out"`    // width of each head's normalised output
 
-	// Logic is how the logic similarity b is computed: LogicCosine (the paper's head, the
-	// default) or LogicPair (a pair head over the two logic vectors, trained with them).
+	// Logic is how the logic similarity b is computed: gate.LogicCosine (the paper's head, the
+	// default) or gate.LogicPair (a pair head over the two logic vectors, trained with them).
 	Logic      string `json:"logic,omitempty"`
 	PairHidden int    `json:"pair_hidden,omitempty"` // hidden width of the pair head; 0 means 64
 
@@ -63,8 +65,8 @@ type Config struct {
 	Seed      uint64 `json:"seed"`       // seeds initialisation and the per-epoch shuffles
 
 	// Thresholds are the gate thresholds written into checkpoints until calibration replaces
-	// them; all three zero means DefaultThresholds.
-	Thresholds Thresholds `json:"thresholds"`
+	// them; all three zero means gate.DefaultThresholds.
+	Thresholds gate.Thresholds `json:"thresholds"`
 
 	// Calibration picks thresholds on the validation split after training.
 	Calibration CalibrationConfig `json:"calibration"`
@@ -92,9 +94,9 @@ func (c Config) withDefaults() Config {
 	setInt(&c.Hidden, DefaultHidden)
 	setInt(&c.Out, DefaultOut)
 	if c.Logic == "" {
-		c.Logic = LogicCosine
+		c.Logic = gate.LogicCosine
 	}
-	if c.Logic == LogicPair {
+	if c.Logic == gate.LogicPair {
 		setInt(&c.PairHidden, DefaultPairHidden)
 	}
 	setF(&c.Alpha, 1)
@@ -116,8 +118,8 @@ func (c Config) withDefaults() Config {
 	if c.Seed == 0 {
 		c.Seed = DefaultSeed
 	}
-	if c.Thresholds == (Thresholds{}) {
-		c.Thresholds = DefaultThresholds()
+	if c.Thresholds == (gate.Thresholds{}) {
+		c.Thresholds = gate.DefaultThresholds()
 	}
 	c.Calibration = c.Calibration.withDefaults()
 	return c
@@ -151,15 +153,15 @@ func (c Config) Validate() error {
 		bad("output size %d is negative", c.Out)
 	}
 	switch c.Logic {
-	case "", LogicCosine, LogicPair:
+	case "", gate.LogicCosine, gate.LogicPair:
 	default:
-		bad("unknown logic head %q (want %q or %q)", c.Logic, LogicCosine, LogicPair)
+		bad("unknown logic head %q (want %q or %q)", c.Logic, gate.LogicCosine, gate.LogicPair)
 	}
 	if c.PairHidden < 0 {
 		bad("pair head hidden size %d is negative", c.PairHidden)
 	}
-	if c.PairHidden > 0 && c.Logic != LogicPair {
-		bad("pair head hidden size %d is set without logic head %q", c.PairHidden, LogicPair)
+	if c.PairHidden > 0 && c.Logic != gate.LogicPair {
+		bad("pair head hidden size %d is set without logic head %q", c.PairHidden, gate.LogicPair)
 	}
 	for _, f := range []struct {
 		name string
@@ -197,7 +199,7 @@ func (c Config) Validate() error {
 	if c.Patience < 0 {
 		bad("patience %d is negative", c.Patience)
 	}
-	if err := c.Thresholds.validate(); err != nil {
+	if err := c.Thresholds.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	cal := c.Calibration

@@ -1,5 +1,9 @@
-// Package sentry trains and runs the Sentry gate: a frozen sentence-embedding backbone
-// followed by two small projection heads that decide which memory pairs go to the LLM Judge.
+// Package sentry trains the Sentry gate: a frozen sentence-embedding backbone followed by two
+// small projection heads that decide which memory pairs go to the LLM Judge. The gate itself
+// (the heads' types and forward pass, the pair head, the routing rule, thresholds and reading
+// a checkpoint for inference) is package sentry/gate, a leaf that imports none of the
+// training stack; this package builds on it with Gorgonia, gonum/plot and the embedding
+// cache, and writes the checkpoints gate reads.
 //
 // # Model
 //
@@ -8,13 +12,14 @@
 //	topic: Linear(d, 512) → ReLU → Linear(512, 256) → L2 normalisation
 //	logic: Linear(d, 512) → Tanh → Linear(512, 256) → L2 normalisation
 //
-// (sizes in Config). For a pair (u, p) the topic similarity is a = ⟨z_top(u), z_top(p)⟩ and the
-// logic similarity b = ⟨z_log(u), z_log(p)⟩. Training minimises, per batch, the mean of
-// α(a − y_top)² + β(b − y_log)². Normalisation is z = h / sqrt(Σh² + NormEps) everywhere.
+// (sizes in Config; the types are gate.Heads, gate.Head and gate.PairHead). For a pair (u, p)
+// the topic similarity is a = ⟨z_top(u), z_top(p)⟩ and the logic similarity
+// b = ⟨z_log(u), z_log(p)⟩. Training minimises, per batch, the mean of
+// α(a − y_top)² + β(b − y_log)². Normalisation is z = h / sqrt(Σh² + gate.NormEps) everywhere.
 //
-// That is the paper's model and the zero Config's (LogicCosine). Config.Logic = LogicPair
-// adds a pair head (PairHead, beyond the paper) that computes b from the two logic vectors
-// instead of their dot product:
+// That is the paper's model and the zero Config's (gate.LogicCosine). Config.Logic =
+// gate.LogicPair adds a pair head (gate.PairHead, beyond the paper) that computes b from the
+// two logic vectors instead of their dot product:
 //
 //	b = tanh(Linear(h, 1)(ReLU(Linear(2·out, h)([|z_log(u) − z_log(p)|, z_log(u) ⊙ z_log(p)]))))
 //
@@ -27,13 +32,10 @@
 //
 // # Gate
 //
-// Gate routes a pair to the Judge when a > τ_top ∧ (b < τ_log ∨ a − b > τ_gap); the defaults
-// are 0.60, 0.45 and 0.15. The inference path is plain Go (gonum's BLAS kernels, no Gorgonia):
-// Heads.Project or Heads.ProjectAll once per text, then Gate.Score per pair, which is two dot
-// products, or a dot product and the pair head's small MLP. Projections made by
-// Heads.ProjectAll (or rebuilt from stored vectors with Heads.Projection) carry the heads'
-// pair head, so Gate.Score needs no other wiring; a Projection literal carries none, and
-// Score uses the pair head of whichever side has one.
+// gate.Gate routes a pair to the Judge when a > τ_top ∧ (b < τ_log ∨ a − b > τ_gap); the
+// defaults are 0.60, 0.45 and 0.15. The inference path is package sentry/gate, plain Go
+// (gonum's BLAS kernels, no Gorgonia): gate.Heads.Project or ProjectAll once per text, then
+// gate.Gate.Score per pair; see its documentation.
 //
 // # Labels
 //
@@ -68,8 +70,9 @@
 // # Checkpoints
 //
 // Checkpoints are safetensors files (8-byte little-endian header length, JSON header, raw
-// little-endian data), read and written by this package. Tensors use PyTorch's names and
-// layout, so
+// little-endian data; the codec is package sentry/safetensors), written by this package and
+// read by package sentry/gate, whose Layout fixes the tensors' names, shapes and order.
+// Tensors use PyTorch's names and layout, so
 //
 //	nn.ModuleDict({"topic_head": nn.Sequential(nn.Linear(d, 512), nn.ReLU(), nn.Linear(512, 256)),
 //	               "logic_head": nn.Sequential(nn.Linear(d, 512), nn.Tanh(), nn.Linear(512, 256))})
@@ -81,10 +84,12 @@
 // written before the pair head existed, holds the paper's head), α and β, the thresholds (and
 // whether they were calibrated), the hyper-parameters as JSON, the data hash, epoch, step,
 // validation losses, the resume state, and data_sha256, a checksum of the tensors.
-// ReadCheckpoint verifies all of it: a truncated or altered file wraps ErrCorrupt (so does an
-// unknown logic_head, or one the hyper-parameters contradict), a newer format ErrVersion,
-// tensors of other sizes or missing or extra pair tensors ErrShapeMismatch; LoadCheckpoint also rejects
-// another backbone with ErrBackboneMismatch. Files are written to a temporary name and
+// ReadCheckpoint verifies all of it, reading the file through gate.DecodeCheckpointWith (one
+// reader of the format; gate.ReadCheckpoint reads the inference part alone): a truncated or
+// altered file wraps gate.ErrCorrupt (so does an unknown logic_head, or one the
+// hyper-parameters contradict), a newer format gate.ErrVersion, tensors of other sizes or
+// missing or extra pair tensors gate.ErrShapeMismatch; LoadCheckpoint also rejects another
+// backbone with gate.ErrBackboneMismatch. Files are written to a temporary name and
 // renamed. The optimizer state lives beside a checkpoint (OptimizerPath: x.optim.safetensors,
 // tensors "<param>.exp_avg" and "<param>.exp_avg_sq") and records the checksum of the weights
 // it belongs to.
@@ -102,10 +107,17 @@
 //
 // # Export
 //
-// Heads.ONNX and Checkpoint.WriteONNX export the heads as an ONNX model (input "embedding"
+// ONNX and Checkpoint.WriteONNX export the heads as an ONNX model (input "embedding"
 // [batch, d]; outputs "topic" and "logic" [batch, out]) built with package internal/onnx/graph; its
-// outputs match Project within 1e-5 in ONNX Runtime. Heads with a pair head are refused
-// (ErrPairExport): the export's outputs are per text, and the pair head needs both texts.
+// outputs match gate.Heads.Project within 1e-5 in ONNX Runtime (VerifyONNX). Heads with a pair
+// head are refused (ErrPairExport): the export's outputs are per text, and the pair head
+// needs both texts.
+//
+// # cgo
+//
+// Only VerifyONNX runs ONNX Runtime, which is loaded through cgo; in a build without cgo
+// (CGO_ENABLED=0) it is a stub that returns an error, and the rest of the package — training,
+// evaluation, checkpoints, the export — builds and works.
 //
 // # Embedding cache
 //

@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 // ErrNoConflicts is returned by Calibrate when the examples hold no conflicting pair.
@@ -44,16 +46,17 @@ type Evaluation struct {
 
 // similarities projects each example's two embeddings and returns the topic and logic
 // similarities and the conflict labels.
-func similarities(h *Heads, exs []Example) (a, b []float64, conflict []bool) {
+func similarities(h *gate.Heads, exs []Example) (a, b []float64, conflict []bool) {
 	embs := make([][]float32, 0, 2*len(exs))
 	for _, ex := range exs {
 		embs = append(embs, ex.U, ex.P)
 	}
 	proj := h.ProjectAll(embs)
 	a, b, conflict = make([]float64, len(exs)), make([]float64, len(exs)), make([]bool, len(exs))
+	var g gate.Gate // only its similarities are used
 	for i, ex := range exs {
-		u, p := proj[2*i], proj[2*i+1]
-		a[i], b[i] = dot(u.Top, p.Top), logicScore(u, p)
+		d := g.Score(proj[2*i], proj[2*i+1])
+		a[i], b[i] = d.A, d.B
 		conflict[i] = ex.Conflict()
 	}
 	return a, b, conflict
@@ -61,7 +64,7 @@ func similarities(h *Heads, exs []Example) (a, b []float64, conflict []bool) {
 
 // Evaluate scores every example with h and gate g. It returns an error for no examples or
 // embeddings of the wrong size.
-func Evaluate(h *Heads, g Gate, exs []Example) (Evaluation, error) {
+func Evaluate(h *gate.Heads, g gate.Gate, exs []Example) (Evaluation, error) {
 	if len(exs) == 0 {
 		return Evaluation{}, errors.New("evaluate: no examples")
 	}
@@ -175,15 +178,15 @@ func ROCAUC(scores []float64, labels []bool) (float64, error) {
 
 // CalibrationReport is the outcome of a threshold search, measured on the examples it used.
 type CalibrationReport struct {
-	Thresholds   Thresholds `json:"thresholds"`
-	TargetRecall float64    `json:"target_recall"`
-	Recall       float64    `json:"recall"`
-	Precision    float64    `json:"precision"`
-	F1           float64    `json:"f1"`
-	RoutingRate  float64    `json:"routing_rate"`
-	Conflicts    int        `json:"conflicts"`
-	N            int        `json:"n"`
-	Candidates   int        `json:"candidates"` // threshold triples searched
+	Thresholds   gate.Thresholds `json:"thresholds"`
+	TargetRecall float64         `json:"target_recall"`
+	Recall       float64         `json:"recall"`
+	Precision    float64         `json:"precision"`
+	F1           float64         `json:"f1"`
+	RoutingRate  float64         `json:"routing_rate"`
+	Conflicts    int             `json:"conflicts"`
+	N            int             `json:"n"`
+	Candidates   int             `json:"candidates"` // threshold triples searched
 	// SetRecalls and SetConflicts are the recall and conflicts of each set CalibrateSets
 	// was given (nil for Calibrate; recall 0 for a set without conflicts); Recall is over
 	// all of them.
@@ -205,7 +208,7 @@ func grid(lo, hi, step float64) []float64 {
 // cfg.Step for the thresholds whose conflict recall on exs is at least cfg.TargetRecall and
 // that route the fewest pairs; ties go to more routed conflicts, then to the first triple in
 // ascending (τ_top, τ_log, τ_gap) order. Zero fields of cfg mean defaults.
-func Calibrate(h *Heads, exs []Example, cfg CalibrationConfig) (CalibrationReport, error) {
+func Calibrate(h *gate.Heads, exs []Example, cfg CalibrationConfig) (CalibrationReport, error) {
 	rep, err := CalibrateSets(h, [][]Example{exs}, cfg)
 	rep.SetRecalls, rep.SetConflicts = nil, nil
 	return rep, err
@@ -216,7 +219,7 @@ func Calibrate(h *Heads, exs []Example, cfg CalibrationConfig) (CalibrationRepor
 // pairs of the families seen in training and those of families held out of it (see
 // data.SplitConfig.ValFamilies), so that unseen wording cannot hide behind the seen — and
 // route the fewest pairs over all of them.
-func CalibrateSets(h *Heads, sets [][]Example, cfg CalibrationConfig) (CalibrationReport, error) {
+func CalibrateSets(h *gate.Heads, sets [][]Example, cfg CalibrationConfig) (CalibrationReport, error) {
 	cfg = cfg.withDefaults()
 	if err := (Config{Calibration: cfg}).Validate(); err != nil {
 		return CalibrationReport{}, fmt.Errorf("calibrate: %w", err)
@@ -342,7 +345,7 @@ func calibrateSets(a, b []float64, conflict []bool, set []int, nsets int, cfg Ca
 				if !found || routed < bestRouted || (routed == bestRouted && sum(tp) > sum(bestTP)) {
 					found, bestRouted = true, routed
 					copy(bestTP, tp)
-					best.Thresholds = Thresholds{Top: tTop, Log: tLog, Gap: tGap}
+					best.Thresholds = gate.Thresholds{Top: tTop, Log: tLog, Gap: tGap}
 				}
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 func TestROCAUC(t *testing.T) {
@@ -72,11 +74,11 @@ func TestCalibrateMatchesBruteForce(t *testing.T) {
 			}
 		}
 		bestRouted, bestTP := len(a)+1, -1
-		var best Thresholds
+		var best gate.Thresholds
 		for _, tt := range grid(-1, 1, 0.1) {
 			for _, tl := range grid(-1, 1, 0.1) {
 				for _, tg := range grid(-2, 2, 0.1) {
-					g := NewGate(Thresholds{Top: tt, Log: tl, Gap: tg})
+					g := gate.NewGate(gate.Thresholds{Top: tt, Log: tl, Gap: tg})
 					routed, tp := 0, 0
 					for i := range a {
 						if g.Decide(a[i], b[i]).Route {
@@ -115,7 +117,7 @@ func TestCalibrateOnHeads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := Evaluate(h, NewGate(rep.Thresholds), val)
+	ev, err := Evaluate(h, gate.NewGate(rep.Thresholds), val)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +138,7 @@ func TestEvaluate(t *testing.T) {
 	task := newSlotTask(61, 8, 3, 3)
 	exs := task.examples(62, 90)
 	h := randomHeads(63, 8, 10, 6)
-	g := NewGate(Thresholds{Top: 0.1, Log: 0.2, Gap: 0.3})
+	g := gate.NewGate(gate.Thresholds{Top: 0.1, Log: 0.2, Gap: 0.3})
 	ev, err := Evaluate(h, g, exs)
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +148,7 @@ func TestEvaluate(t *testing.T) {
 	for _, ex := range exs {
 		ut, ul := h.Project(ex.U)
 		pt, pl := h.Project(ex.P)
-		d := g.Score(Projection{Top: ut, Log: ul}, Projection{Top: pt, Log: pl})
+		d := g.Score(gate.Projection{Top: ut, Log: ul}, gate.Projection{Top: pt, Log: pl})
 		mseTop += (d.A - float64(ex.YTop)) * (d.A - float64(ex.YTop)) / 90
 		mseLog += (d.B - float64(ex.YLog)) * (d.B - float64(ex.YLog)) / 90
 		c := ex.YTop == 1 && ex.YLog == 0
@@ -194,7 +196,7 @@ func TestEvaluateSlotAUC(t *testing.T) {
 		{U: v(1, 0), P: v(0.2, 1), YTop: 1, YLog: 0}, // conflict, far
 	}
 	other := Example{U: v(1, 0), P: v(1, 0), YTop: 0, YLog: 0}
-	g := NewGate(DefaultThresholds())
+	g := gate.NewGate(gate.DefaultThresholds())
 	a, err := Evaluate(h, g, same)
 	if err != nil {
 		t.Fatal(err)
@@ -246,11 +248,11 @@ func TestCalibrateSetsMatchesBruteForce(t *testing.T) {
 		}
 	}
 	bestRouted, bestTP := len(aa)+1, -1
-	var best Thresholds
+	var best gate.Thresholds
 	for _, tt := range grid(-1, 1, 0.1) {
 		for _, tl := range grid(-1, 1, 0.1) {
 			for _, tg := range grid(-2, 2, 0.1) {
-				g := NewGate(Thresholds{Top: tt, Log: tl, Gap: tg})
+				g := gate.NewGate(gate.Thresholds{Top: tt, Log: tl, Gap: tg})
 				routed := 0
 				var tp [2]int
 				for i := range aa {

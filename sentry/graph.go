@@ -3,20 +3,10 @@ package sentry
 import (
 	"fmt"
 
+	"github.com/atma-dev/atma/sentry/gate"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
-
-// paramNames are the PyTorch names of the eight parameters, in the order netGraph.params and
-// the optimizer use: nn.Sequential(Linear, act, Linear) numbers its layers 0, 1, 2.
-var paramNames = [8]string{
-	"topic_head.0.weight", "topic_head.0.bias", "topic_head.2.weight", "topic_head.2.bias",
-	"logic_head.0.weight", "logic_head.0.bias", "logic_head.2.weight", "logic_head.2.bias",
-}
-
-// pairParamNames follow paramNames with a pair head, nn.Sequential(Linear(2·out, hidden),
-// ReLU, Linear(hidden, 1)) with tanh applied to its output.
-var pairParamNames = [4]string{"pair_head.0.weight", "pair_head.0.bias", "pair_head.2.weight", "pair_head.2.bias"}
 
 // netGraph is the Gorgonia training graph of both heads (and the pair head, if any) for
 // batches of at most batch pairs.
@@ -31,21 +21,21 @@ type netGraph struct {
 	in    int
 
 	u, p, yTop, yLog, w *G.Node   // inputs: [batch, in], [batch, in], [batch], [batch], [batch]
-	params              []*G.Node // in dims.names order
-	dims                dims
+	params              []*G.Node // in dims.Names order
+	dims                gate.Layout
 	lossTop, lossLog    G.Value // Σ w·(s − y)² per head (the batch's mean squared error)
 	loss                G.Value // α·lossTop + β·lossLog
 }
 
 // newNetGraph builds the graph with parameters copied from h, in float32 or float64.
-func newNetGraph(h *Heads, batch int, alpha, beta float64, dt tensor.Dtype) (n *netGraph, err error) {
-	if err := h.validate(); err != nil {
+func newNetGraph(h *gate.Heads, batch int, alpha, beta float64, dt tensor.Dtype) (n *netGraph, err error) {
+	if err := h.Validate(); err != nil {
 		return nil, fmt.Errorf("build training graph: %w", err)
 	}
 	if dt != tensor.Float32 && dt != tensor.Float64 {
 		return nil, fmt.Errorf("build training graph: unsupported dtype %v", dt)
 	}
-	n = &netGraph{g: G.NewGraph(), dt: dt, batch: batch, in: h.Dim(), dims: dimsOf(h)}
+	n = &netGraph{g: G.NewGraph(), dt: dt, batch: batch, in: h.Dim(), dims: gate.LayoutOf(h)}
 	g := n.g
 	mat := func(name string, rows, cols int) *G.Node {
 		return G.NewMatrix(g, dt, G.WithShape(rows, cols), G.WithName(name),
@@ -60,9 +50,9 @@ func newNetGraph(h *Heads, batch int, alpha, beta float64, dt tensor.Dtype) (n *
 	n.yTop = vec("y_top", batch)
 	n.yLog = vec("y_log", batch)
 	n.w = vec("w", batch)
-	names := n.dims.names()
+	names := n.dims.Names()
 	n.params = make([]*G.Node, len(names))
-	for i, hd := range []*Head{&h.Topic, &h.Logic} {
+	for i, hd := range []*gate.Head{&h.Topic, &h.Logic} {
 		n.params[4*i+0] = mat(names[4*i+0], hd.In, hd.Hidden)
 		n.params[4*i+1] = mat(names[4*i+1], 1, hd.Hidden)
 		n.params[4*i+2] = mat(names[4*i+2], hd.Hidden, hd.Out)
@@ -100,11 +90,11 @@ func newNetGraph(h *Heads, batch int, alpha, beta float64, dt tensor.Dtype) (n *
 		}
 		return G.NewConstant(v)
 	}
-	eps := scalar(NormEps)
+	eps := scalar(gate.NormEps)
 	// head returns the un-normalised output o and Σo² + NormEps per row.
-	head := func(x *G.Node, ps []*G.Node, act Activation) (o, sq *G.Node) {
+	head := func(x *G.Node, ps []*G.Node, act gate.Activation) (o, sq *G.Node) {
 		a := must(G.BroadcastAdd(must(G.Mul(x, ps[0])), ps[1], nil, []byte{0}))
-		if act == ReLU {
+		if act == gate.ReLU {
 			a = must(G.Rectify(a))
 		} else {
 			a = must(G.Tanh(a))
@@ -114,7 +104,7 @@ func newNetGraph(h *Heads, batch int, alpha, beta float64, dt tensor.Dtype) (n *
 	}
 	// ⟨o_u/‖o_u‖, o_p/‖o_p‖⟩ = ⟨o_u, o_p⟩ / sqrt(‖o_u‖²·‖o_p‖²), with ‖o‖² = Σo² + NormEps:
 	// the same function as normalising first, without broadcasting the norms over the rows.
-	headLoss := func(ps []*G.Node, act Activation, y *G.Node) *G.Node {
+	headLoss := func(ps []*G.Node, act gate.Activation, y *G.Node) *G.Node {
 		ou, squ := head(n.u, ps, act)
 		op, sqp := head(n.p, ps, act)
 		dotp := must(G.Sum(must(G.HadamardProd(ou, op)), 1))
@@ -122,10 +112,10 @@ func newNetGraph(h *Heads, batch int, alpha, beta float64, dt tensor.Dtype) (n *
 		return must(G.Sum(must(G.HadamardProd(must(G.Square(must(G.Sub(s, y)))), n.w))))
 	}
 	// pairLoss scores the pair from the normalised logic vectors z_u, z_p instead:
-	// s = tanh(ReLU([|z_u − z_p|, z_u ⊙ z_p]·W1 + b1)·W2 + b2), as PairHead.Score.
+	// s = tanh(ReLU([|z_u − z_p|, z_u ⊙ z_p]·W1 + b1)·W2 + b2), as gate.PairHead.Score.
 	pairLoss := func(ps, pp []*G.Node, y *G.Node) *G.Node {
 		unit := func(x *G.Node) *G.Node {
-			o, sq := head(x, ps, Tanh)
+			o, sq := head(x, ps, gate.Tanh)
 			// 1/sqrt, not G.InverseSqrt: Gorgonia's gradient of InverseSqrt is wrong
 			// (TestPairGradientCheck catches it).
 			inv := must(G.Reshape(must(G.Inverse(must(G.Sqrt(sq)))), tensor.Shape{batch, 1}))
@@ -139,12 +129,12 @@ func newNetGraph(h *Heads, batch int, alpha, beta float64, dt tensor.Dtype) (n *
 		s := must(G.Tanh(must(G.Reshape(o, tensor.Shape{batch}))))
 		return must(G.Sum(must(G.HadamardProd(must(G.Square(must(G.Sub(s, y)))), n.w))))
 	}
-	lt := headLoss(n.params[0:4], ReLU, n.yTop)
+	lt := headLoss(n.params[0:4], gate.ReLU, n.yTop)
 	var ll *G.Node
 	if h.Pair != nil {
 		ll = pairLoss(n.params[4:8], n.params[8:12], n.yLog)
 	} else {
-		ll = headLoss(n.params[4:8], Tanh, n.yLog)
+		ll = headLoss(n.params[4:8], gate.Tanh, n.yLog)
 	}
 	loss := must(G.Add(must(G.Mul(scalar(alpha), lt)), must(G.Mul(scalar(beta), ll))))
 	roots := G.Nodes{G.Read(lt, &n.lossTop), G.Read(ll, &n.lossLog), G.Read(loss, &n.loss)}
@@ -170,7 +160,7 @@ func data(x *G.Node) any { return x.Value().Data() }
 func (n *netGraph) grad(i int) (any, error) {
 	v, err := n.params[i].Grad()
 	if err != nil {
-		return nil, fmt.Errorf("gradient of %s: %w", n.dims.names()[i], err)
+		return nil, fmt.Errorf("gradient of %s: %w", n.dims.Names()[i], err)
 	}
 	return v.Data(), nil
 }
@@ -194,7 +184,7 @@ func (n *netGraph) run(batch []Example) (top, log float64, err error) {
 	for i, p := range n.params {
 		g, err := p.Grad()
 		if err != nil {
-			return 0, 0, fmt.Errorf("gradient of %s: %w", n.dims.names()[i], err)
+			return 0, 0, fmt.Errorf("gradient of %s: %w", n.dims.Names()[i], err)
 		}
 		if g, ok := g.(*tensor.Dense); ok { // nil before the first run
 			g.Zero()
@@ -233,8 +223,8 @@ func scalarOf(v G.Value) float64 {
 }
 
 // setHeads copies h into the graph's parameters (transposition-free: both are input-major).
-func (n *netGraph) setHeads(h *Heads) {
-	for i, src := range headSlices(h) {
+func (n *netGraph) setHeads(h *gate.Heads) {
+	for i, src := range gate.Params(h) {
 		switch dst := data(n.params[i]).(type) {
 		case []float32:
 			copy(dst, *src)
@@ -256,16 +246,16 @@ func (n *netGraph) paramData() []any {
 }
 
 // heads returns the graph's parameters as Heads (rounded to float32 for a float64 graph).
-func (n *netGraph) heads() *Heads {
+func (n *netGraph) heads() *gate.Heads {
 	d := n.dims
-	h := &Heads{
-		Topic: Head{In: d.in, Hidden: d.hidden, Out: d.out, Act: ReLU},
-		Logic: Head{In: d.in, Hidden: d.hidden, Out: d.out, Act: Tanh},
+	h := &gate.Heads{
+		Topic: gate.Head{In: d.In, Hidden: d.Hidden, Out: d.Out, Act: gate.ReLU},
+		Logic: gate.Head{In: d.In, Hidden: d.Hidden, Out: d.Out, Act: gate.Tanh},
 	}
-	if d.pairHidden > 0 {
-		h.Pair = &PairHead{In: d.out, Hidden: d.pairHidden}
+	if d.PairHidden > 0 {
+		h.Pair = &gate.PairHead{In: d.Out, Hidden: d.PairHidden}
 	}
-	for i, dst := range headSlices(h) {
+	for i, dst := range gate.Params(h) {
 		switch src := data(n.params[i]).(type) {
 		case []float32:
 			*dst = append([]float32(nil), src...)

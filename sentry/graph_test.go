@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/atma-dev/atma/sentry/gate"
+	"github.com/atma-dev/atma/sentry/gate/gatetest"
 	"gorgonia.org/tensor"
 )
 
@@ -18,26 +20,22 @@ func randomExamples(rng *rand.Rand, n, dim int) []Example {
 	return exs
 }
 
-func randVec(rng *rand.Rand, dim int) []float32 {
-	v := make([]float32, dim)
-	for i := range v {
-		v[i] = float32(rng.NormFloat64())
-	}
-	return v
-}
+// paramNames are the names of the eight parameters of heads without a pair head.
+var paramNames = (gate.Layout{}).Names()
+
+func randVec(rng *rand.Rand, dim int) []float32 { return gatetest.RandomVec(rng, dim) }
 
 // randomHeads returns small heads with non-zero biases, so every parameter gets a gradient.
-func randomHeads(seed uint64, in, hidden, out int) *Heads {
-	rng := rand.New(rand.NewPCG(seed, 99))
-	h := NewHeads(in, hidden, out, rng)
-	for _, hd := range []*Head{&h.Topic, &h.Logic} {
-		uniform(hd.B1, 0.3, rng)
-		uniform(hd.B2, 0.3, rng)
-	}
-	return h
+func randomHeads(seed uint64, in, hidden, out int) *gate.Heads {
+	return gatetest.RandomHeads(seed, in, hidden, out)
 }
 
-func newGraphT(t testing.TB, h *Heads, batch int, alpha, beta float64, dt tensor.Dtype) *netGraph {
+// randomPairHeads are randomHeads with a pair head of pairHidden units and non-zero biases.
+func randomPairHeads(seed uint64, in, hidden, out, pairHidden int) *gate.Heads {
+	return gatetest.RandomPairHeads(seed, in, hidden, out, pairHidden)
+}
+
+func newGraphT(t testing.TB, h *gate.Heads, batch int, alpha, beta float64, dt tensor.Dtype) *netGraph {
 	t.Helper()
 	n, err := newNetGraph(h, batch, alpha, beta, dt)
 	if err != nil {
@@ -182,5 +180,38 @@ func TestPartialBatchExact(t *testing.T) {
 				compareSlices(t, name, got[i], want[i], 1e-13)
 			}
 		})
+	}
+}
+
+// TestProjectMatchesReference checks the plain-Go inference path against the gonum
+// reference forward pass, one embedding at a time and batched.
+func TestProjectMatchesReference(t *testing.T) {
+	h := randomHeads(41, 9, 7, 5)
+	rng := rand.New(rand.NewPCG(42, 42))
+	embs := make([][]float32, 300) // more than one ProjectAll chunk
+	for i := range embs {
+		embs[i] = randVec(rng, 9)
+	}
+	ref := newRefNet(h, 1, 1)
+	all := h.ProjectAll(embs)
+	for _, i := range []int{0, 1, 255, 256, 299} {
+		top, log := h.Project(embs[i])
+		for k, hd := range ref.heads {
+			x := newDenseRow(embs[i])
+			want := hd.forward(x).z.RawRowView(0)
+			got, gotAll := top, all[i].Top
+			if k == 1 {
+				got, gotAll = log, all[i].Log
+			}
+			compareSlices(t, "Project", to64(got), want, 1e-6)
+			compareSlices(t, "ProjectAll", to64(gotAll), want, 1e-6)
+		}
+		var norm float64
+		for _, v := range top {
+			norm += float64(v) * float64(v)
+		}
+		if math.Abs(norm-1) > 1e-5 {
+			t.Errorf("topic projection norm² %v", norm)
+		}
 	}
 }

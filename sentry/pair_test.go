@@ -7,21 +7,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/atma-dev/atma/sentry/gate"
+	"github.com/atma-dev/atma/sentry/safetensors"
 	"gorgonia.org/tensor"
 )
-
-// randomPairHeads are randomHeads with a pair head of pairHidden units and non-zero biases.
-func randomPairHeads(seed uint64, in, hidden, out, pairHidden int) *Heads {
-	h := randomHeads(seed, in, hidden, out)
-	rng := rand.New(rand.NewPCG(seed, 98))
-	h.Pair = newPairHead(out, pairHidden, rng)
-	uniform(h.Pair.B1, 0.3, rng)
-	uniform(h.Pair.B2, 0.3, rng)
-	return h
-}
 
 // TestPairGradientCheck compares the pair graph's gradients, the pair head's and the logic
 // head's beneath it, with central finite differences of its loss, in float64, on a partial
@@ -34,7 +27,7 @@ func TestPairGradientCheck(t *testing.T) {
 	if _, _, err := n.run(exs); err != nil {
 		t.Fatal(err)
 	}
-	names := n.dims.names()
+	names := n.dims.Names()
 	grads := make([][]float64, len(names))
 	for i := range grads {
 		g, err := n.grad(i)
@@ -88,7 +81,7 @@ func TestPairGraphMatchesScore(t *testing.T) {
 	for i, ex := range exs {
 		d := b[i] - float64(ex.YLog)
 		want += d * d
-		if s := NewGate(DefaultThresholds()).Score(h.ProjectAll([][]float32{ex.U})[0], h.ProjectAll([][]float32{ex.P})[0]); math.Abs(s.B-b[i]) > 1e-12 || math.Abs(s.A-a[i]) > 1e-12 {
+		if s := gate.NewGate(gate.DefaultThresholds()).Score(h.ProjectAll([][]float32{ex.U})[0], h.ProjectAll([][]float32{ex.P})[0]); math.Abs(s.B-b[i]) > 1e-12 || math.Abs(s.A-a[i]) > 1e-12 {
 			t.Errorf("pair %d: Gate.Score a %v b %v, similarities a %v b %v", i, s.A, s.B, a[i], b[i])
 		}
 	}
@@ -130,32 +123,32 @@ func chainTask(n, copies int) []Example {
 func TestPairHeadLearnsNonTransitiveRelation(t *testing.T) {
 	exs := chainTask(6, 6)
 	mse := map[string]float64{}
-	for _, logic := range []string{LogicCosine, LogicPair} {
+	for _, logic := range []string{gate.LogicCosine, gate.LogicPair} {
 		cfg := Config{Hidden: 16, Out: 8, LR: 1e-2, BatchSize: 30, Epochs: 40, Seed: 5, Logic: logic,
 			Calibration: CalibrationConfig{Skip: true}}
 		res, err := Train(t.Context(), cfg, exs, exs, Options{Dir: t.TempDir(), Logger: quiet})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ev, err := Evaluate(res.Heads, NewGate(DefaultThresholds()), exs)
+		ev, err := Evaluate(res.Heads, gate.NewGate(gate.DefaultThresholds()), exs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		mse[logic] = ev.MSELog
 		t.Logf("%s: logic MSE %.4f, same-slot conflict AUC %v", logic, ev.MSELog, *ev.SlotAUC)
 	}
-	if mse[LogicPair] > 0.01 {
-		t.Errorf("pair head: logic MSE %.4f, want ≤ 0.01", mse[LogicPair])
+	if mse[gate.LogicPair] > 0.01 {
+		t.Errorf("pair head: logic MSE %.4f, want ≤ 0.01", mse[gate.LogicPair])
 	}
-	if mse[LogicCosine] < 0.015 {
-		t.Errorf("cosine head: logic MSE %.4f, below the bound 0.0186 for unit vectors: the cosine path is not what Train fitted", mse[LogicCosine])
+	if mse[gate.LogicCosine] < 0.015 {
+		t.Errorf("cosine head: logic MSE %.4f, below the bound 0.0186 for unit vectors: the cosine path is not what Train fitted", mse[gate.LogicCosine])
 	}
 }
 
 func testPairCheckpoint() *Checkpoint {
 	c := testCheckpoint()
 	c.Heads = randomPairHeads(21, 6, 5, 4, 3)
-	c.Meta.Config.Logic, c.Meta.Config.PairHidden = LogicPair, 3
+	c.Meta.Config.Logic, c.Meta.Config.PairHidden = gate.LogicPair, 3
 	return c
 }
 
@@ -173,25 +166,25 @@ func TestPairCheckpointRoundTrip(t *testing.T) {
 	if got.Meta.Config != c.Meta.Config {
 		t.Errorf("config %+v, want %+v", got.Meta.Config, c.Meta.Config)
 	}
-	tensors, meta, err := decodeSafetensors(encodeT(t, c))
+	tensors, meta, err := safetensors.Decode(encodeT(t, c))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if meta["logic_head"] != LogicPair || meta["pair_hidden_dim"] != "3" {
+	if meta["logic_head"] != gate.LogicPair || meta["pair_hidden_dim"] != "3" {
 		t.Errorf("metadata logic_head %q, pair_hidden_dim %q", meta["logic_head"], meta["pair_hidden_dim"])
 	}
 	// PyTorch layout: Linear(2·out, hidden) weight is [hidden, 2·out], Linear(hidden, 1) [1, hidden].
-	if s := tensors["pair_head.0.weight"].Shape; !equalShape(s, []int64{3, 8}) {
+	if s := tensors["pair_head.0.weight"].Shape; !slices.Equal(s, []int64{3, 8}) {
 		t.Errorf("pair_head.0.weight shape %v, want [3 8]", s)
 	}
-	w := bytesF32(tensors["pair_head.0.weight"].Data)
+	w := safetensors.DecodeF32(tensors["pair_head.0.weight"].Data)
 	if w[1*8+5] != c.Heads.Pair.W1[5*3+1] {
 		t.Errorf("pair_head.0.weight[1][5] = %v, want W1[5][1] = %v", w[1*8+5], c.Heads.Pair.W1[5*3+1])
 	}
 	// The gate scores a pair the same with the loaded heads.
 	x := [][]float32{{1, 0, 2, 0, -1, 0.5}, {0.3, 1, 0, 1, 0, -2}}
 	p, q := c.Heads.ProjectAll(x), got.Heads.ProjectAll(x)
-	g := NewGate(DefaultThresholds())
+	g := gate.NewGate(gate.DefaultThresholds())
 	if a, b := g.Score(p[0], p[1]), g.Score(q[0], q[1]); a != b {
 		t.Errorf("decision %+v after the round trip, %+v before", b, a)
 	}
@@ -201,11 +194,11 @@ func TestPairCheckpointRoundTrip(t *testing.T) {
 // head existed: no logic_head metadata, no "logic" hyper-parameter.
 func TestCheckpointWithoutLogicHeadLoadsAsCosine(t *testing.T) {
 	c := testCheckpoint()
-	old := reencode(t, encodeT(t, c), func(_ map[string]stTensor, m map[string]string) {
+	old := reencode(t, encodeT(t, c), func(_ map[string]safetensors.Tensor, m map[string]string) {
 		delete(m, "logic_head")
 		m["hyperparameters"] = strings.Replace(m["hyperparameters"], `"logic":"cosine",`, "", 1)
 	})
-	_, meta, err := decodeSafetensors(old)
+	_, meta, err := safetensors.Decode(old)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +209,7 @@ func TestCheckpointWithoutLogicHeadLoadsAsCosine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Heads.Pair != nil || got.Heads.LogicKind() != LogicCosine || got.Meta.Config.Logic != LogicCosine {
+	if got.Heads.Pair != nil || got.Heads.LogicKind() != gate.LogicCosine || got.Meta.Config.Logic != gate.LogicCosine {
 		t.Errorf("old checkpoint read as %s (config %q)", got.Heads.LogicKind(), got.Meta.Config.Logic)
 	}
 	headsEqual(t, "old checkpoint", got.Heads, c.Heads)
@@ -224,36 +217,38 @@ func TestCheckpointWithoutLogicHeadLoadsAsCosine(t *testing.T) {
 
 func TestCheckpointLogicHeadRefused(t *testing.T) {
 	cosine, pair := encodeT(t, testCheckpoint()), encodeT(t, testPairCheckpoint())
-	edit := func(b []byte, f func(map[string]stTensor, map[string]string)) []byte { return reencode(t, b, f) }
+	edit := func(b []byte, f func(map[string]safetensors.Tensor, map[string]string)) []byte {
+		return reencode(t, b, f)
+	}
 	tests := []struct {
 		name string
 		data []byte
 		want error
 		msg  string
 	}{
-		{"unknown logic head", edit(pair, func(_ map[string]stTensor, m map[string]string) { m["logic_head"] = "bilinear" }),
-			ErrCorrupt, `"logic_head" = "bilinear"`},
-		{"pair without its size", edit(pair, func(_ map[string]stTensor, m map[string]string) { delete(m, "pair_hidden_dim") }),
-			ErrCorrupt, `"pair_hidden_dim" is missing`},
-		{"pair size zero", edit(pair, func(_ map[string]stTensor, m map[string]string) { m["pair_hidden_dim"] = "0" }),
-			ErrCorrupt, `"pair_hidden_dim" is 0`},
-		{"pair size for a cosine head", edit(cosine, func(_ map[string]stTensor, m map[string]string) { m["pair_hidden_dim"] = "3" }),
-			ErrCorrupt, "is set for logic head"},
-		{"pair tensors in a cosine checkpoint", edit(pair, func(_ map[string]stTensor, m map[string]string) {
+		{"unknown logic head", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) { m["logic_head"] = "bilinear" }),
+			gate.ErrCorrupt, `"logic_head" = "bilinear"`},
+		{"pair without its size", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) { delete(m, "pair_hidden_dim") }),
+			gate.ErrCorrupt, `"pair_hidden_dim" is missing`},
+		{"pair size zero", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) { m["pair_hidden_dim"] = "0" }),
+			gate.ErrCorrupt, `"pair_hidden_dim" is 0`},
+		{"pair size for a cosine head", edit(cosine, func(_ map[string]safetensors.Tensor, m map[string]string) { m["pair_hidden_dim"] = "3" }),
+			gate.ErrCorrupt, "is set for logic head"},
+		{"pair tensors in a cosine checkpoint", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) {
 			delete(m, "pair_hidden_dim")
-			m["logic_head"] = LogicCosine
+			m["logic_head"] = gate.LogicCosine
 			m["hyperparameters"] = strings.Replace(m["hyperparameters"], `"logic":"pair","pair_hidden":3`, `"logic":"cosine"`, 1)
-		}), ErrShapeMismatch, "unexpected tensor pair_head.0.weight"},
-		{"pair metadata without pair tensors", edit(pair, func(ts map[string]stTensor, _ map[string]string) {
-			for _, n := range pairParamNames {
+		}), gate.ErrShapeMismatch, "unexpected tensor pair_head.0.weight"},
+		{"pair metadata without pair tensors", edit(pair, func(ts map[string]safetensors.Tensor, _ map[string]string) {
+			for _, n := range (gate.Layout{PairHidden: 1}).Names()[len(paramNames):] {
 				delete(ts, n)
 			}
-		}), ErrShapeMismatch, "tensor pair_head.0.weight is missing"},
-		{"pair tensor of another size", edit(pair, func(_ map[string]stTensor, m map[string]string) { m["pair_hidden_dim"] = "4" }),
-			ErrShapeMismatch, "pair_head.0.weight has shape [3 8], want [4 8]"},
-		{"hyper-parameters disagree", edit(pair, func(_ map[string]stTensor, m map[string]string) {
+		}), gate.ErrShapeMismatch, "tensor pair_head.0.weight is missing"},
+		{"pair tensor of another size", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) { m["pair_hidden_dim"] = "4" }),
+			gate.ErrShapeMismatch, "pair_head.0.weight has shape [3 8], want [4 8]"},
+		{"hyper-parameters disagree", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) {
 			m["hyperparameters"] = strings.Replace(m["hyperparameters"], `"logic":"pair","pair_hidden":3`, `"logic":"cosine"`, 1)
-		}), ErrCorrupt, `hyper-parameters say logic head "cosine"`},
+		}), gate.ErrCorrupt, `hyper-parameters say logic head "cosine"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -276,45 +271,6 @@ func TestONNXExportRefusesPairHead(t *testing.T) {
 	}
 }
 
-// TestGateScoreUsesPairHead checks that Gate.Score scores b with the pair head when either
-// projection carries it (a literal rebuilt from stored vectors carries none), and that
-// Heads.Projection reattaches it.
-func TestGateScoreUsesPairHead(t *testing.T) {
-	h := randomPairHeads(41, 6, 5, 4, 3)
-	x := [][]float32{{1, 0, 2, 0, -1, 0.5}, {0.3, 1, 0, 1, 0, -2}}
-	p := h.ProjectAll(x)
-	want := h.Pair.Score(p[0].Log, p[1].Log)
-	if cos := dot(p[0].Log, p[1].Log); math.Abs(cos-want) < 1e-3 {
-		t.Fatalf("pair score %v and cosine %v coincide; the test cannot tell them apart", want, cos)
-	}
-	stored := Projection{Top: p[0].Top, Log: p[0].Log}
-	g := NewGate(DefaultThresholds())
-	for _, tc := range []struct {
-		name string
-		u, v Projection
-		want float64
-	}{
-		{"both from heads", p[0], p[1], want},
-		{"stored old side", stored, p[1], want},
-		{"stored new side", p[1], stored, want},
-		{"reattached", h.Projection(stored.Top, stored.Log), Projection{Top: p[1].Top, Log: p[1].Log}, want},
-		{"both stored: cosine", stored, Projection{Top: p[1].Top, Log: p[1].Log}, dot(p[0].Log, p[1].Log)},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if d := g.Score(tc.u, tc.v); math.Abs(d.B-tc.want) > 1e-12 || math.Abs(d.Gap-(d.A-d.B)) > 1e-12 {
-				t.Errorf("b %v, gap %v (a %v), want b %v", d.B, d.Gap, d.A, tc.want)
-			}
-		})
-	}
-	other := randomPairHeads(42, 6, 5, 4, 3).ProjectAll(x)
-	defer func() {
-		if recover() == nil {
-			t.Error("projections of two different pair heads were compared without a panic")
-		}
-	}()
-	g.Score(p[0], other[1])
-}
-
 func TestConfigValidateLogic(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -323,7 +279,7 @@ func TestConfigValidateLogic(t *testing.T) {
 	}{
 		{"unknown", Config{Logic: "bilinear"}, `unknown logic head "bilinear"`},
 		{"pair size without pair", Config{PairHidden: 8}, "set without logic head"},
-		{"negative pair size", Config{Logic: LogicPair, PairHidden: -1}, "pair head hidden size -1"},
+		{"negative pair size", Config{Logic: gate.LogicPair, PairHidden: -1}, "pair head hidden size -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.msg) {
@@ -331,10 +287,10 @@ func TestConfigValidateLogic(t *testing.T) {
 			}
 		})
 	}
-	if d := (Config{Logic: LogicPair}).withDefaults(); d.PairHidden != DefaultPairHidden {
+	if d := (Config{Logic: gate.LogicPair}).withDefaults(); d.PairHidden != DefaultPairHidden {
 		t.Errorf("pair head default hidden size %d, want %d", d.PairHidden, DefaultPairHidden)
 	}
-	if d := (Config{}).withDefaults(); d.Logic != LogicCosine || d.PairHidden != 0 {
+	if d := (Config{}).withDefaults(); d.Logic != gate.LogicCosine || d.PairHidden != 0 {
 		t.Errorf("zero config: logic %q, pair hidden %d; want the paper's cosine head", d.Logic, d.PairHidden)
 	}
 }

@@ -3,6 +3,7 @@ package sentry
 import (
 	"math"
 
+	"github.com/atma-dev/atma/sentry/gate"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -15,15 +16,15 @@ type refNet struct {
 }
 
 type refHead struct {
-	act            Activation
+	act            gate.Activation
 	w1, b1, w2, b2 *mat.Dense // In×Hidden, 1×Hidden, Hidden×Out, 1×Out
 	// gradients, same shapes
 	gw1, gb1, gw2, gb2 *mat.Dense
 }
 
-func newRefNet(h *Heads, alpha, beta float64) *refNet {
+func newRefNet(h *gate.Heads, alpha, beta float64) *refNet {
 	r := &refNet{alpha: alpha, beta: beta}
-	for i, hd := range []*Head{&h.Topic, &h.Logic} {
+	for i, hd := range []*gate.Head{&h.Topic, &h.Logic} {
 		r.heads[i] = refHead{
 			act: hd.Act,
 			w1:  mat.NewDense(hd.In, hd.Hidden, to64(hd.W1)),
@@ -82,7 +83,7 @@ func (h *refHead) forward(x *mat.Dense) headFwd {
 	f.hid.Apply(func(i, j int, v float64) float64 {
 		v += b1[j]
 		f.a.Set(i, j, v)
-		if h.act == ReLU {
+		if h.act == gate.ReLU {
 			return math.Max(0, v)
 		}
 		return math.Tanh(v)
@@ -96,7 +97,7 @@ func (h *refHead) forward(x *mat.Dense) headFwd {
 			row[j] += b2[j]
 			s += row[j] * row[j]
 		}
-		f.r[i] = math.Sqrt(s + NormEps)
+		f.r[i] = math.Sqrt(s + gate.NormEps)
 		for j := range row {
 			row[j] /= f.r[i]
 		}
@@ -125,7 +126,7 @@ func (h *refHead) backward(f headFwd, dz *mat.Dense) {
 	var dh mat.Dense
 	dh.Mul(do, h.w2.T())
 	dh.Apply(func(i, j int, v float64) float64 {
-		if h.act == ReLU {
+		if h.act == gate.ReLU {
 			if f.a.At(i, j) > 0 {
 				return v
 			}

@@ -19,6 +19,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/atma-dev/atma/internal/onnx/graph"
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 // Files Train writes in Options.Dir.
@@ -36,7 +37,7 @@ type Options struct {
 	Dir string
 	// Backbone is recorded in the checkpoints and checked when resuming. Its Dim, when set,
 	// must match the examples' embeddings.
-	Backbone Backbone
+	Backbone gate.Backbone
 	// DataHash identifies the data in the checkpoints; empty means HashExamples(train, val).
 	// Resuming requires the same hash.
 	DataHash string
@@ -61,10 +62,10 @@ type Options struct {
 
 // Result is what a training run produced.
 type Result struct {
-	Heads        *Heads         // the best weights (lowest validation loss)
-	Best         EpochMetrics   // the best epoch
-	History      []EpochMetrics // every completed epoch, resumed ones included
-	Thresholds   Thresholds     // written into the best checkpoint
+	Heads        *gate.Heads     // the best weights (lowest validation loss)
+	Best         EpochMetrics    // the best epoch
+	History      []EpochMetrics  // every completed epoch, resumed ones included
+	Thresholds   gate.Thresholds // written into the best checkpoint
 	Calibration  *CalibrationReport
 	Evaluation   Evaluation // the best weights and Thresholds on the validation split
 	BestPath     string
@@ -77,7 +78,7 @@ type trainRun struct {
 	cfg      Config
 	opts     Options
 	log      *slog.Logger
-	backbone Backbone
+	backbone gate.Backbone
 	dataHash string
 	train    []Example
 	val      []Example
@@ -86,7 +87,7 @@ type trainRun struct {
 	epoch    int // completed epochs
 	step     int
 	prog     Progress
-	best     *Heads
+	best     *gate.Heads
 	lastVal  EpochMetrics // the latest validation, for checkpoint metadata
 }
 
@@ -130,9 +131,9 @@ func Train(ctx context.Context, cfg Config, train, val []Example, opts Options) 
 	r.lastVal = EpochMetrics{ValLoss: math.NaN(), ValLossTop: math.NaN(), ValLossLog: math.NaN()}
 
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0))
-	heads := NewHeads(dim, cfg.Hidden, cfg.Out, rng)
-	if cfg.Logic == LogicPair {
-		heads.Pair = newPairHead(cfg.Out, cfg.PairHidden, rng)
+	heads := gate.NewHeads(dim, cfg.Hidden, cfg.Out, rng)
+	if cfg.Logic == gate.LogicPair {
+		heads.Pair = gate.NewPairHead(cfg.Out, cfg.PairHidden, rng)
 	}
 	var resumed *Checkpoint
 	if opts.Resume != "" {
@@ -146,7 +147,7 @@ func Train(ctx context.Context, cfg Config, train, val []Example, opts Options) 
 		return nil, fmt.Errorf("train sentry: %w", err)
 	}
 	defer r.net.close()
-	r.opt = newAdamW(cfg, r.net.paramData(), r.net.dims.names())
+	r.opt = newAdamW(cfg, r.net.paramData(), r.net.dims.Names())
 	if resumed != nil {
 		if err := readOptimizer(OptimizerPath(opts.Resume), r.opt, r.net.dims, resumed.Meta.WeightsSHA256); err != nil {
 			return nil, fmt.Errorf("train sentry: resume: %w", err)
@@ -219,7 +220,7 @@ func (r *trainRun) loadResume() (*Checkpoint, error) {
 
 // findBest returns the weights of the best epoch recorded in the resumed progress: the
 // resumed checkpoint itself if it is from that epoch's end, else BestFile in Dir.
-func (r *trainRun) findBest(c *Checkpoint) (*Heads, error) {
+func (r *trainRun) findBest(c *Checkpoint) (*gate.Heads, error) {
 	if c.Meta.Epoch == r.prog.BestEpoch && r.prog.EpochBatches == 0 {
 		return c.Heads.Clone(), nil
 	}
@@ -379,7 +380,7 @@ func (r *trainRun) endEpoch(metrics io.Writer, lr float64, took time.Duration) (
 }
 
 // validate returns the validation MSE of each head.
-func (r *trainRun) validate(h *Heads) (top, log float64, err error) {
+func (r *trainRun) validate(h *gate.Heads) (top, log float64, err error) {
 	a, b, _ := similarities(h, r.val)
 	for i, ex := range r.val {
 		if math.IsNaN(a[i]) || math.IsNaN(b[i]) || math.IsInf(a[i], 0) || math.IsInf(b[i], 0) {
@@ -395,12 +396,11 @@ func (r *trainRun) validate(h *Heads) (top, log float64, err error) {
 
 // checkpoint assembles a checkpoint of h after completed epochs with the run's current
 // metadata and the configured (uncalibrated) thresholds.
-func (r *trainRun) checkpoint(h *Heads, completed int) *Checkpoint {
+func (r *trainRun) checkpoint(h *gate.Heads, completed int) *Checkpoint {
 	return &Checkpoint{Heads: h, Meta: Meta{
-		Backbone: r.backbone, Hidden: r.cfg.Hidden, Out: r.cfg.Out,
+		Meta:  gate.Meta{Backbone: r.backbone, Hidden: r.cfg.Hidden, Out: r.cfg.Out, Thresholds: r.cfg.Thresholds},
 		Alpha: r.cfg.Alpha, Beta: r.cfg.Beta,
-		Thresholds: r.cfg.Thresholds,
-		Config:     r.cfg, DataHash: r.dataHash,
+		Config: r.cfg, DataHash: r.dataHash,
 		Epoch: completed, Step: r.step,
 		ValLoss: r.lastVal.ValLoss, ValLossTop: r.lastVal.ValLossTop, ValLossLog: r.lastVal.ValLossLog,
 		Progress: r.prog,
@@ -476,7 +476,7 @@ func (r *trainRun) finish(res *Result) error {
 			return err
 		}
 	}
-	ev, err := Evaluate(r.best, NewGate(th), r.val)
+	ev, err := Evaluate(r.best, gate.NewGate(th), r.val)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -76,7 +78,7 @@ func smallConfig() Config {
 	return Config{Hidden: 24, Out: 16, LR: 1e-2, BatchSize: 16, Epochs: 6, Seed: 3}
 }
 
-func valLossOf(h *Heads, val []Example, alpha, beta float64) float64 {
+func valLossOf(h *gate.Heads, val []Example, alpha, beta float64) float64 {
 	r := &trainRun{val: val}
 	top, log, err := r.validate(h)
 	if err != nil {
@@ -94,13 +96,13 @@ func TestTrainLearns(t *testing.T) {
 	var progress bytes.Buffer
 	epochs := 0
 	res, err := Train(t.Context(), cfg, train, val, Options{
-		Dir: dir, Backbone: Backbone{ID: "synthetic", SHA256: strings.Repeat("ab", 32)},
+		Dir: dir, Backbone: gate.Backbone{ID: "synthetic", SHA256: strings.Repeat("ab", 32)},
 		Progress: &progress, Logger: quiet, OnEpoch: func(EpochMetrics) { epochs++ },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := valLossOf(NewHeads(16, cfg.Hidden, cfg.Out, rand.New(rand.NewPCG(cfg.Seed, 0))), val, 1, 1)
+	start := valLossOf(gate.NewHeads(16, cfg.Hidden, cfg.Out, rand.New(rand.NewPCG(cfg.Seed, 0))), val, 1, 1)
 	if res.Best.ValLoss > 0.2*start {
 		t.Errorf("best validation loss %.4f, want below 20%% of the initial %.4f", res.Best.ValLoss, start)
 	}
@@ -120,7 +122,7 @@ func TestTrainLearns(t *testing.T) {
 		t.Errorf("progress output lacks the last epoch: %q", progress.String())
 	}
 
-	best, err := LoadCheckpoint(filepath.Join(dir, BestFile), Backbone{ID: "synthetic", SHA256: strings.Repeat("AB", 32), Dim: 16})
+	best, err := LoadCheckpoint(filepath.Join(dir, BestFile), gate.Backbone{ID: "synthetic", SHA256: strings.Repeat("AB", 32), Dim: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,14 +150,14 @@ func TestTrainLearns(t *testing.T) {
 	}
 }
 
-func headsEqual(t *testing.T, what string, got, want *Heads) {
+func headsEqual(t *testing.T, what string, got, want *gate.Heads) {
 	t.Helper()
-	g, w := headSlices(got), headSlices(want)
+	g, w := gate.Params(got), gate.Params(want)
 	if got.LogicKind() != want.LogicKind() || len(g) != len(w) {
 		t.Errorf("%s: %s logic head with %d tensors, want %s with %d", what, got.LogicKind(), len(g), want.LogicKind(), len(w))
 		return
 	}
-	names := dimsOf(got).names()
+	names := gate.LayoutOf(got).Names()
 	for i := range g {
 		if len(*g[i]) != len(*w[i]) {
 			t.Errorf("%s: %s has %d values, want %d", what, names[i], len(*g[i]), len(*w[i]))
@@ -198,7 +200,7 @@ func TestTrainDeterministic(t *testing.T) {
 // TestTrainCancelAndResume cancels a run in the middle of its second epoch, checks that the
 // state was saved, resumes it, and expects exactly the weights of an uninterrupted run.
 func TestTrainCancelAndResume(t *testing.T) {
-	for _, logic := range []string{LogicCosine, LogicPair} {
+	for _, logic := range []string{gate.LogicCosine, gate.LogicPair} {
 		t.Run(logic, func(t *testing.T) { testTrainCancelAndResume(t, logic) })
 	}
 }
@@ -211,7 +213,7 @@ func testTrainCancelAndResume(t *testing.T, logic string) {
 	cfg.Schedule = ScheduleCosine
 	cfg.WarmupSteps = 3
 	cfg.Logic = logic
-	bb := Backbone{ID: "synthetic", SHA256: strings.Repeat("0", 64)}
+	bb := gate.Backbone{ID: "synthetic", SHA256: strings.Repeat("0", 64)}
 
 	full, err := Train(t.Context(), cfg, train, val, Options{Dir: t.TempDir(), Backbone: bb, Logger: quiet})
 	if err != nil {
@@ -279,7 +281,7 @@ func TestTrainResumeRefusesMismatch(t *testing.T) {
 	cfg := smallConfig()
 	cfg.Epochs = 1
 	dir := t.TempDir()
-	bb := Backbone{ID: "a", SHA256: strings.Repeat("1", 64)}
+	bb := gate.Backbone{ID: "a", SHA256: strings.Repeat("1", 64)}
 	if _, err := Train(t.Context(), cfg, train, val, Options{Dir: dir, Backbone: bb, Logger: quiet}); err != nil {
 		t.Fatal(err)
 	}
@@ -290,12 +292,12 @@ func TestTrainResumeRefusesMismatch(t *testing.T) {
 		want   error
 		msg    string
 	}{
-		{"backbone id", func(_ *Config, o *Options, _ *[]Example) { o.Backbone.ID = "b" }, ErrBackboneMismatch, `"a", loading for "b"`},
-		{"backbone sha", func(_ *Config, o *Options, _ *[]Example) { o.Backbone.SHA256 = strings.Repeat("2", 64) }, ErrBackboneMismatch, "sha256"},
-		{"hidden size", func(c *Config, _ *Options, _ *[]Example) { c.Hidden = 8 }, ErrShapeMismatch, "8→24→16, want 8→8→16"},
+		{"backbone id", func(_ *Config, o *Options, _ *[]Example) { o.Backbone.ID = "b" }, gate.ErrBackboneMismatch, `"a", loading for "b"`},
+		{"backbone sha", func(_ *Config, o *Options, _ *[]Example) { o.Backbone.SHA256 = strings.Repeat("2", 64) }, gate.ErrBackboneMismatch, "sha256"},
+		{"hidden size", func(c *Config, _ *Options, _ *[]Example) { c.Hidden = 8 }, gate.ErrShapeMismatch, "8→24→16, want 8→8→16"},
 		{"data", func(_ *Config, _ *Options, tr *[]Example) { *tr = (*tr)[1:] }, nil, "data hash"},
 		{"batch size", func(c *Config, _ *Options, _ *[]Example) { c.BatchSize = 8 }, nil, "batch size 16 differs from 8"},
-		{"logic head", func(c *Config, _ *Options, _ *[]Example) { c.Logic = LogicPair }, nil, "logic head cosine differs from pair"},
+		{"logic head", func(c *Config, _ *Options, _ *[]Example) { c.Logic = gate.LogicPair }, nil, "logic head cosine differs from pair"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -352,7 +354,7 @@ func TestTrainRejectsBadInput(t *testing.T) {
 	}{
 		{"NaN embedding", smallConfig(), nan, good, Options{}, "train example 3: P[2] is NaN"},
 		{"wrong size", smallConfig(), short, good, Options{}, "train example 1: U has 5 values, want 8"},
-		{"backbone size", smallConfig(), good, good, Options{Backbone: Backbone{Dim: 16}}, "train example 0: U has 8 values, want 16"},
+		{"backbone size", smallConfig(), good, good, Options{Backbone: gate.Backbone{Dim: 16}}, "train example 0: U has 8 values, want 16"},
 		{"no validation", smallConfig(), good, nil, Options{}, "0 validation examples"},
 		{"bad config", Config{BatchSize: -1, Alpha: math.Inf(1)}, good, good, Options{}, "batch size -1 is negative"},
 		{"diverging", Config{Hidden: 8, Out: 4, LR: 1e30, BatchSize: 4, Epochs: 1}, good, good, Options{}, "epoch 1, batch 2 (train examples [4 0 9 7]): loss is not finite (topic NaN"},

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package sentry
 
 import (
@@ -10,12 +12,13 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/atma-dev/atma/onnx"
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 // VerifyONNX runs the exported heads at path through ONNX Runtime (initialised with
 // onnx.Init) on n seeded random unit embeddings and returns the largest absolute difference
 // from Project. Export is trusted only below 1e-5.
-func VerifyONNX(ctx context.Context, path string, h *Heads, n int, seed uint64) (maxErr float64, err error) {
+func VerifyONNX(ctx context.Context, path string, h *gate.Heads, n int, seed uint64) (maxErr float64, err error) {
 	sess, err := onnx.NewSession(ctx, onnx.SessionConfig{Provider: onnx.ProviderCPU}, path, []string{ONNXInput}, []string{ONNXTopOutput, ONNXLogOutput})
 	if err != nil {
 		return 0, fmt.Errorf("verify export: %w", err)

@@ -21,7 +21,7 @@ import (
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/overlay/store/pgdb"
-	"github.com/atma-dev/atma/sentry"
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 // overlayOptions are what every overlay command needs to open the bank and its models.
@@ -196,13 +196,13 @@ func (f *Factory) openOverlay(ctx context.Context, o *overlayOptions, models boo
 }
 
 // loadGate finds the Sentry checkpoint; none found means the gate is off, logged.
-func (f *Factory) loadGate(o *overlayOptions, dataDir string, enc *onnx.Encoder) (*sentry.Checkpoint, error) {
+func (f *Factory) loadGate(o *overlayOptions, dataDir string, enc *onnx.Encoder) (*gate.Checkpoint, error) {
 	path := f.findSentry(o.Checkpoint, dataDir, enc.Manifest().ID)
 	if path == "" {
 		f.Logger.Warn("no Sentry checkpoint: every candidate goes to the Judge; run `make models` (the default for the default backbone) or `sentry train --out <data-dir>/sentry`")
 		return nil, nil
 	}
-	ck, err := sentry.LoadCheckpoint(path, sentry.Backbone{ID: enc.Manifest().ID, SHA256: enc.ModelSHA256(), Dim: enc.Dimension()})
+	ck, err := gate.LoadCheckpoint(path, gate.Backbone{ID: enc.Manifest().ID, SHA256: enc.ModelSHA256(), Dim: enc.Dimension()})
 	if err != nil {
 		return nil, fmt.Errorf("%w; retrain with `sentry train --backbone %s --out %s` or pass --gate-off", err, enc.Manifest().ID, filepath.Dir(path))
 	}

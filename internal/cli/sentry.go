@@ -19,6 +19,7 @@ import (
 	"github.com/atma-dev/atma/internal/onnx/graph"
 	"github.com/atma-dev/atma/onnx"
 	"github.com/atma-dev/atma/sentry"
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 // sentryCommands are the verbs of the sentry tree (`sentry …` and `atma sentry …`).
@@ -64,7 +65,7 @@ type sentryEnv struct {
 	enc      *onnx.Encoder
 	embedder sentry.Embedder
 	cache    *sentry.Cache
-	backbone sentry.Backbone
+	backbone gate.Backbone
 }
 
 func (e *sentryEnv) Close() error {
@@ -83,7 +84,7 @@ func (f *Factory) openSentryEnv(ctx context.Context, rt *runtimeOptions, do *sen
 	if err != nil {
 		return nil, err
 	}
-	env := &sentryEnv{enc: enc, embedder: enc, backbone: sentry.Backbone{ID: enc.Manifest().ID, SHA256: enc.ModelSHA256(), Dim: enc.Dimension()}}
+	env := &sentryEnv{enc: enc, embedder: enc, backbone: gate.Backbone{ID: enc.Manifest().ID, SHA256: enc.ModelSHA256(), Dim: enc.Dimension()}}
 	if !do.NoCache {
 		task := do.Task
 		if task == "" {
@@ -182,7 +183,7 @@ phrasings) are evaluated at default and calibrated thresholds.`,
 	fl.Float64Var(&opts.Config.WeightDecay, "weight-decay", 0.01, "AdamW decoupled weight decay")
 	fl.IntVar(&opts.Config.Hidden, "hidden", 512, "hidden width of each head")
 	fl.IntVar(&opts.Config.Out, "out-dim", 256, "output width of each head")
-	fl.StringVar(&opts.Config.Logic, "logic", sentry.LogicCosine, "logic similarity: cosine (the paper's head) or pair (a pair head over the two logic vectors; not exportable to ONNX)")
+	fl.StringVar(&opts.Config.Logic, "logic", gate.LogicCosine, "logic similarity: cosine (the paper's head) or pair (a pair head over the two logic vectors; not exportable to ONNX)")
 	fl.IntVar(&opts.Config.PairHidden, "pair-hidden", 0, "hidden width of the pair head with --logic pair (0: 64)")
 	fl.Float64Var(&opts.Config.Alpha, "alpha", 1, "weight of the topic head's loss")
 	fl.Float64Var(&opts.Config.Beta, "beta", 1, "weight of the logic head's loss")
@@ -196,13 +197,13 @@ phrasings) are evaluated at default and calibrated thresholds.`,
 
 // sentrySummary is what train and eval report.
 type sentrySummary struct {
-	Backbone   sentry.Backbone              `json:"backbone"`
-	Checkpoint string                       `json:"checkpoint"`
-	Logic      string                       `json:"logic"`
-	BestEpoch  int                          `json:"best_epoch,omitempty"`
-	Seconds    float64                      `json:"seconds,omitempty"`
-	Rows       []sentryEvalRow              `json:"rows"`
-	Thresholds map[string]sentry.Thresholds `json:"thresholds"`
+	Backbone   gate.Backbone              `json:"backbone"`
+	Checkpoint string                     `json:"checkpoint"`
+	Logic      string                     `json:"logic"`
+	BestEpoch  int                        `json:"best_epoch,omitempty"`
+	Seconds    float64                    `json:"seconds,omitempty"`
+	Rows       []sentryEvalRow            `json:"rows"`
+	Thresholds map[string]gate.Thresholds `json:"thresholds"`
 }
 
 type sentryEvalRow struct {
@@ -255,8 +256,8 @@ func calibrationSets(s *sentry.Splits) [][]sentry.Example {
 
 // sentryEvaluate measures heads on the test and held-out splits at the default and the
 // given (usually calibrated) thresholds.
-func sentryEvaluate(h *sentry.Heads, th sentry.Thresholds, s *sentry.Splits) (*sentrySummary, error) {
-	sum := &sentrySummary{Logic: h.LogicKind(), Thresholds: map[string]sentry.Thresholds{"default": sentry.DefaultThresholds(), "checkpoint": th}}
+func sentryEvaluate(h *gate.Heads, th gate.Thresholds, s *sentry.Splits) (*sentrySummary, error) {
+	sum := &sentrySummary{Logic: h.LogicKind(), Thresholds: map[string]gate.Thresholds{"default": gate.DefaultThresholds(), "checkpoint": th}}
 	for _, split := range []struct {
 		name string
 		exs  []sentry.Example
@@ -265,7 +266,7 @@ func sentryEvaluate(h *sentry.Heads, th sentry.Thresholds, s *sentry.Splits) (*s
 			continue
 		}
 		for _, name := range []string{"default", "checkpoint"} {
-			ev, err := sentry.Evaluate(h, sentry.NewGate(sum.Thresholds[name]), split.exs)
+			ev, err := sentry.Evaluate(h, gate.NewGate(sum.Thresholds[name]), split.exs)
 			if err != nil {
 				return nil, fmt.Errorf("evaluate %s: %w", split.name, err)
 			}
@@ -473,7 +474,7 @@ func sentryCalibrateRun(ctx context.Context, f *Factory, opts *sentryCalibrateOp
 type sentryGateOptions struct {
 	sentryCheckpointOptions
 	File       string
-	Thresholds sentry.Thresholds
+	Thresholds gate.Thresholds
 }
 
 // gateInput is one pair of `sentry gate`. Fields holds every field of a JSON line
@@ -489,27 +490,27 @@ type gateInput struct {
 // gateOutput is one scored pair of `sentry gate --json`: the input's fields, the scores
 // and the thresholds they were decided with.
 type gateOutput struct {
-	Old        string            `json:"old"`
-	New        string            `json:"new"`
-	A          float64           `json:"a"`
-	B          float64           `json:"b"`
-	Gap        float64           `json:"gap"`
-	Route      bool              `json:"route"`
-	Thresholds sentry.Thresholds `json:"thresholds"`
+	Old        string          `json:"old"`
+	New        string          `json:"new"`
+	A          float64         `json:"a"`
+	B          float64         `json:"b"`
+	Gap        float64         `json:"gap"`
+	Route      bool            `json:"route"`
+	Thresholds gate.Thresholds `json:"thresholds"`
 }
 
 // gateMetrics is what `sentry gate` measures on labelled pairs: the same-slot AUC of a,
 // the conflict-vs-consistent AUC of the gap among same-slot pairs, conflict recall and
 // the routed shares at the thresholds used (nil where a class is missing).
 type gateMetrics struct {
-	Pairs           int               `json:"pairs"`
-	Labelled        int               `json:"labelled"`
-	SameSlotAUC     *float64          `json:"same_slot_auc"`
-	ConflictAUC     *float64          `json:"conflict_auc"`
-	ConflictRecall  *float64          `json:"conflict_recall"`
-	Routed          float64           `json:"routed"`
-	OtherSlotRouted *float64          `json:"other_slot_routed"`
-	Thresholds      sentry.Thresholds `json:"thresholds"`
+	Pairs           int             `json:"pairs"`
+	Labelled        int             `json:"labelled"`
+	SameSlotAUC     *float64        `json:"same_slot_auc"`
+	ConflictAUC     *float64        `json:"conflict_auc"`
+	ConflictRecall  *float64        `json:"conflict_recall"`
+	Routed          float64         `json:"routed"`
+	OtherSlotRouted *float64        `json:"other_slot_routed"`
+	Thresholds      gate.Thresholds `json:"thresholds"`
 }
 
 func newCmdSentryGate(f *Factory, runF func(context.Context, *sentryGateOptions) error) *cobra.Command {
@@ -613,7 +614,7 @@ func (p gateInput) labels() (same, conflict, ok bool) {
 }
 
 // measureGate scores the labelled pairs among ds (decisions, one per pair).
-func measureGate(pairs []gateInput, ds []sentry.Decision, th sentry.Thresholds) gateMetrics {
+func measureGate(pairs []gateInput, ds []gate.Decision, th gate.Thresholds) gateMetrics {
 	m := gateMetrics{Pairs: len(pairs), Thresholds: th}
 	var a, gap []float64
 	var same, conflict []bool
@@ -703,10 +704,10 @@ func sentryGateRun(ctx context.Context, f *Factory, opts *sentryGateOptions, fl 
 		return err
 	}
 	proj := c.Heads.ProjectAll(embs)
-	gate := sentry.NewGate(th)
-	ds := make([]sentry.Decision, len(pairs))
+	g := gate.NewGate(th)
+	ds := make([]gate.Decision, len(pairs))
 	for i := range pairs {
-		ds[i] = gate.Score(proj[2*i], proj[2*i+1])
+		ds[i] = g.Score(proj[2*i], proj[2*i+1])
 	}
 	m := measureGate(pairs, ds, th)
 	if opts.JSON {
@@ -744,7 +745,7 @@ func sentryGateRun(ctx context.Context, f *Factory, opts *sentryGateOptions, fl 
 
 // gateLine is one pair of `sentry gate --json`: the input line's own fields, then the
 // scores, the decision and the thresholds (which replace input fields of those names).
-func gateLine(p gateInput, d sentry.Decision, th sentry.Thresholds) map[string]any {
+func gateLine(p gateInput, d gate.Decision, th gate.Thresholds) map[string]any {
 	out := make(map[string]any, len(p.Fields)+7)
 	for k, v := range p.Fields {
 		out[k] = v

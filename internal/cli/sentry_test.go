@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/atma-dev/atma/sentry"
+	"github.com/atma-dev/atma/sentry/gate"
 )
 
 func TestSentryTrainOptions(t *testing.T) {
@@ -24,7 +25,7 @@ func TestSentryTrainOptions(t *testing.T) {
 		got.HoldOut[0] != "reported" || got.Data != "d" || got.Backbone != "test-tiny" || c.Calibration.TargetRecall != 0.9 || got.Resume != "ck/last" {
 		t.Errorf("%+v", got)
 	}
-	if c.Logic != sentry.LogicCosine || c.PairHidden != 0 || got.Echo || got.ValFams != nil {
+	if c.Logic != gate.LogicCosine || c.PairHidden != 0 || got.Echo || got.ValFams != nil {
 		t.Errorf("defaults: logic %q, pair hidden %d, echo %v, val families %v; want the paper's head on the plain data", c.Logic, c.PairHidden, got.Echo, got.ValFams)
 	}
 	cmd = newCmdSentryTrain(&Factory{}, func(_ context.Context, o *sentryTrainOptions) error { got = o; return nil })
@@ -32,7 +33,7 @@ func TestSentryTrainOptions(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if c := got.Config; c.Logic != sentry.LogicPair || c.PairHidden != 8 || len(got.ValFams) != 2 || got.ValFams[1] != "job/direct" || got.ValFrac != 0.1 || !got.Echo {
+	if c := got.Config; c.Logic != gate.LogicPair || c.PairHidden != 8 || len(got.ValFams) != 2 || got.ValFams[1] != "job/direct" || got.ValFrac != 0.1 || !got.Echo {
 		t.Errorf("pair options: %+v", got)
 	}
 	cmd = newCmdSentryTrain(&Factory{}, func(context.Context, *sentryTrainOptions) error { return nil })
@@ -63,7 +64,7 @@ func TestParseGateLines(t *testing.T) {
 	if err != nil || len(got) != 1 || string(got[0].Fields["id"]) != `"p7"` || got[0].Conflict == nil || !*got[0].Conflict {
 		t.Fatalf("%+v, %v", got, err)
 	}
-	out := gateLine(got[0], sentry.Decision{A: 0.9, B: 0.1, Gap: 0.8, Route: true}, sentry.Thresholds{Top: 0.6, Log: 0.45, Gap: 0.15})
+	out := gateLine(got[0], gate.Decision{A: 0.9, B: 0.1, Gap: 0.8, Route: true}, gate.Thresholds{Top: 0.6, Log: 0.45, Gap: 0.15})
 	b, _ := json.Marshal(out)
 	for _, w := range []string{`"id":"p7"`, `"note":{"k":1}`, `"route":true`, `"thresholds":{`} {
 		if !strings.Contains(string(b), w) {
@@ -80,8 +81,8 @@ func TestMeasureGate(t *testing.T) {
 		{Old: "a", New: "d", SameSlot: &no},                 // other slot, routed
 		{Old: "a", New: "e"},                                // unlabelled
 	}
-	ds := []sentry.Decision{{A: 0.9, Gap: 0.7, Route: true}, {A: 0.8, Gap: 0.1}, {A: 0.2, Gap: 0.1, Route: true}, {A: 0.5}}
-	m := measureGate(pairs, ds, sentry.Thresholds{})
+	ds := []gate.Decision{{A: 0.9, Gap: 0.7, Route: true}, {A: 0.8, Gap: 0.1}, {A: 0.2, Gap: 0.1, Route: true}, {A: 0.5}}
+	m := measureGate(pairs, ds, gate.Thresholds{})
 	if m.Pairs != 4 || m.Labelled != 3 || m.Routed != 0.5 {
 		t.Errorf("counts %+v", m)
 	}
@@ -90,7 +91,7 @@ func TestMeasureGate(t *testing.T) {
 			t.Errorf("%s = %v, want 1", name, v)
 		}
 	}
-	if m := measureGate(pairs[3:], ds[3:], sentry.Thresholds{}); m.Labelled != 0 || m.SameSlotAUC != nil || m.ConflictRecall != nil {
+	if m := measureGate(pairs[3:], ds[3:], gate.Thresholds{}); m.Labelled != 0 || m.SameSlotAUC != nil || m.ConflictRecall != nil {
 		t.Errorf("unlabelled pairs measured: %+v", m)
 	}
 }
@@ -164,12 +165,12 @@ func TestSentryPairEndToEnd(t *testing.T) {
 		t.Fatalf("train: exit %d: %s", code, stderr)
 	}
 	var sum sentrySummary
-	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || sum.Logic != sentry.LogicPair {
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || sum.Logic != gate.LogicPair {
 		t.Fatalf("train summary %q: %v", stdout, err)
 	}
 	ck := filepath.Join(out, sentry.BestFile)
 	c, err := sentry.ReadCheckpoint(ck)
-	if err != nil || c.Heads.LogicKind() != sentry.LogicPair || c.Heads.Pair.Hidden != 8 {
+	if err != nil || c.Heads.LogicKind() != gate.LogicPair || c.Heads.Pair.Hidden != 8 {
 		t.Fatalf("checkpoint: %v", err)
 	}
 	code, stdout, stderr = run(t, "sentry", env, "I live in Berlin.\tI moved to Lisbon.\n", "gate", "-c", ck, "--backbone", "test-tiny", "--json", "--no-cache")

@@ -15,7 +15,7 @@ import (
 )
 
 // Thresholds the rule auditor applies to Sentry's scores when the texts give it nothing to
-// go on: the gate's own defaults (sentry.DefaultTauTop and sentry.DefaultTauLog).
+// go on: the gate's own defaults (gate.DefaultTauTop and gate.DefaultTauLog).
 const (
 	DefaultRuleTauTop = 0.60
 	DefaultRuleTauLog = 0.45

@@ -83,8 +83,11 @@
 // checks its own pages; run amcheck or pg_checksums for more), and Damaged is always nil.
 //
 // The SQLite driver is modernc.org/sqlite, a pure-Go translation of SQLite: no cgo, so
-// the atma binary builds and cross-compiles without a C toolchain, and FTS5 is compiled
-// in. mattn/go-sqlite3 would need cgo and an fts5 build tag. Package sqlitedb opens the
+// the overlay's packages build and cross-compile without a C toolchain (CGO_ENABLED=0,
+// which make lint checks; the Sentry gate they use, package sentry/gate, is pure Go too),
+// and FTS5 is compiled in. mattn/go-sqlite3 would need cgo and an fts5 build tag. The atma
+// binary itself needs cgo for ONNX Runtime and NVML (packages onnx and gpu), which embed
+// texts and probe GPUs. Package sqlitedb opens the
 // database (WAL, foreign keys, busy timeout, immediate transactions) and runs the
 // numbered migrations embedded from migrations/*.sql, recorded in schema_migrations.
 //

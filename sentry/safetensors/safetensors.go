@@ -1,4 +1,4 @@
-package sentry
+package safetensors
 
 import (
 	"bytes"
@@ -11,12 +11,6 @@ import (
 	"sort"
 )
 
-// This file reads and writes the safetensors format: an 8-byte little-endian header length N,
-// N bytes of JSON header {name: {"dtype", "shape", "data_offsets": [begin, end)}, …,
-// "__metadata__": {string: string}}, then the tensors' raw little-endian bytes, offsets
-// relative to the end of the header. No maintained Go module for the format exists among the
-// project's dependencies, and it is small, so it is implemented here.
-
 // maxHeaderLen bounds the JSON header (the reference implementation uses 100 MB).
 const maxHeaderLen = 100 << 20
 
@@ -28,8 +22,9 @@ var dtypeSizes = map[string]int64{
 	"I64": 8, "U64": 8, "F64": 8,
 }
 
-// stTensor is one tensor: its element type, shape and little-endian bytes.
-type stTensor struct {
+// Tensor is one tensor: its element type (a safetensors dtype such as "F32"), shape and
+// little-endian bytes.
+type Tensor struct {
 	DType string
 	Shape []int64
 	Data  []byte
@@ -41,8 +36,9 @@ type stEntry struct {
 	DataOffsets []int64 `json:"data_offsets"`
 }
 
-// encodeSafetensors serialises tensors (in name order) and metadata.
-func encodeSafetensors(tensors map[string]stTensor, meta map[string]string) ([]byte, error) {
+// Encode serialises tensors (in name order) and metadata. It fails if a name is
+// "__metadata__", a dtype is unknown or a tensor's bytes do not fit its shape.
+func Encode(tensors map[string]Tensor, meta map[string]string) ([]byte, error) {
 	names := make([]string, 0, len(tensors))
 	for name := range tensors {
 		if name == "__metadata__" {
@@ -62,7 +58,7 @@ func encodeSafetensors(tensors map[string]stTensor, meta map[string]string) ([]b
 		if !ok {
 			return nil, fmt.Errorf("tensor %s: unknown dtype %q", name, t.DType)
 		}
-		n, ok := numel(t.Shape)
+		n, ok := Numel(t.Shape)
 		if !ok || n*size != int64(len(t.Data)) {
 			return nil, fmt.Errorf("tensor %s: %d bytes do not fit shape %v of %s", name, len(t.Data), t.Shape, t.DType)
 		}
@@ -90,11 +86,11 @@ func encodeSafetensors(tensors map[string]stTensor, meta map[string]string) ([]b
 	return out, nil
 }
 
-// decodeSafetensors parses and validates a whole file. Every error wraps ErrCorrupt. The
-// returned tensors' Data alias b.
-func decodeSafetensors(b []byte) (map[string]stTensor, map[string]string, error) {
+// Decode parses and validates a whole file: every error says why b is not a well-formed
+// safetensors file. The returned tensors' Data alias b.
+func Decode(b []byte) (map[string]Tensor, map[string]string, error) {
 	corrupt := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+		return fmt.Errorf(format, args...)
 	}
 	if len(b) < 8 {
 		return nil, nil, corrupt("file of %d bytes is truncated (no 8-byte header length)", len(b))
@@ -127,7 +123,7 @@ func decodeSafetensors(b []byte) (map[string]stTensor, map[string]string, error)
 		begin, end int64
 	}
 	spans := make([]span, 0, len(raw))
-	tensors := make(map[string]stTensor, len(raw))
+	tensors := make(map[string]Tensor, len(raw))
 	for name, r := range raw {
 		var e stEntry
 		dec := json.NewDecoder(bytes.NewReader(r))
@@ -142,12 +138,12 @@ func decodeSafetensors(b []byte) (map[string]stTensor, map[string]string, error)
 		if len(e.DataOffsets) != 2 || e.DataOffsets[0] < 0 || e.DataOffsets[1] < e.DataOffsets[0] {
 			return nil, nil, corrupt("tensor %s: bad data_offsets %v", name, e.DataOffsets)
 		}
-		count, ok := numel(e.Shape)
+		count, ok := Numel(e.Shape)
 		if !ok || count > math.MaxInt64/size || count*size != e.DataOffsets[1]-e.DataOffsets[0] {
 			return nil, nil, corrupt("tensor %s: shape %v of %s does not match data_offsets %v", name, e.Shape, e.DType, e.DataOffsets)
 		}
 		spans = append(spans, span{name, e.DataOffsets[0], e.DataOffsets[1]})
-		tensors[name] = stTensor{DType: e.DType, Shape: e.Shape}
+		tensors[name] = Tensor{DType: e.DType, Shape: e.Shape}
 	}
 	slices.SortFunc(spans, func(a, b span) int {
 		return cmp.Or(cmp.Compare(a.begin, b.begin), cmp.Compare(a.end, b.end))
@@ -173,8 +169,8 @@ func decodeSafetensors(b []byte) (map[string]stTensor, map[string]string, error)
 	return tensors, meta, nil
 }
 
-// numel is the product of shape, false if a dimension is negative or the product overflows.
-func numel(shape []int64) (int64, bool) {
+// Numel is the product of shape, false if a dimension is negative or the product overflows.
+func Numel(shape []int64) (int64, bool) {
 	n := int64(1)
 	for _, d := range shape {
 		if d < 0 || (d > 0 && n > math.MaxInt64/d) {
@@ -185,7 +181,8 @@ func numel(shape []int64) (int64, bool) {
 	return n, true
 }
 
-func f32Bytes(v []float32) []byte {
+// EncodeF32 returns v as little-endian bytes (dtype "F32").
+func EncodeF32(v []float32) []byte {
 	b := make([]byte, 4*len(v))
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
@@ -193,21 +190,11 @@ func f32Bytes(v []float32) []byte {
 	return b
 }
 
-func bytesF32(b []byte) []float32 {
+// DecodeF32 returns little-endian "F32" bytes as values; a trailing partial value is ignored.
+func DecodeF32(b []byte) []float32 {
 	v := make([]float32, len(b)/4)
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return v
-}
-
-// transpose returns the rows×cols row-major matrix m as cols×rows.
-func transpose(m []float32, rows, cols int) []float32 {
-	t := make([]float32, len(m))
-	for i := range rows {
-		for j := range cols {
-			t[j*rows+i] = m[i*cols+j]
-		}
-	}
-	return t
 }

@@ -1,4 +1,4 @@
-package sentry
+package gate
 
 import (
 	"errors"
@@ -25,7 +25,8 @@ func DefaultThresholds() Thresholds {
 	return Thresholds{Top: DefaultTauTop, Log: DefaultTauLog, Gap: DefaultTauGap}
 }
 
-func (t Thresholds) validate() error {
+// Validate reports every threshold that is NaN or infinite.
+func (t Thresholds) Validate() error {
 	var errs []error
 	for _, f := range []struct {
 		name string
@@ -77,7 +78,7 @@ func logicScore(u, p Projection) float64 {
 	case ph == nil:
 		ph = p.pair
 	case p.pair != nil && p.pair != ph:
-		panic("sentry: projections of two different pair heads")
+		panic("gate: projections of two different pair heads")
 	}
 	if ph == nil {
 		return dot(u.Log, p.Log)

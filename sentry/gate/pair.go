@@ -1,4 +1,4 @@
-package sentry
+package gate
 
 import (
 	"fmt"
@@ -32,9 +32,9 @@ type PairHead struct {
 	B2         []float32 // 1
 }
 
-// newPairHead returns a pair head with Kaiming-uniform first and Xavier-uniform second
-// layer, biases zero.
-func newPairHead(in, hidden int, rng *rand.Rand) *PairHead {
+// NewPairHead returns a pair head over in-d logic vectors with hidden units and seeded random
+// weights: the first layer Kaiming-uniform, the second Xavier-uniform, biases zero.
+func NewPairHead(in, hidden int, rng *rand.Rand) *PairHead {
 	p := &PairHead{
 		In: in, Hidden: hidden,
 		W1: make([]float32, 2*in*hidden), B1: make([]float32, hidden),
@@ -76,7 +76,7 @@ func (p *PairHead) validate(in int) error {
 // p.In (a programmer error). Safe for concurrent use.
 func (p *PairHead) Score(x, y []float32) float64 {
 	if len(x) != p.In || len(y) != p.In {
-		panic(fmt.Sprintf("sentry: pair head takes %d-d vectors, got %d and %d", p.In, len(x), len(y)))
+		panic(fmt.Sprintf("gate: pair head takes %d-d vectors, got %d and %d", p.In, len(x), len(y)))
 	}
 	feat := make([]float32, 2*p.In)
 	for i := range x {

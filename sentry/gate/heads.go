@@ -1,4 +1,4 @@
-package sentry
+package gate
 
 import (
 	"errors"
@@ -20,8 +20,8 @@ const (
 )
 
 // NormEps is added to the squared norm before the square root when a head's output is
-// normalised: z = h / sqrt(Σh² + NormEps). Training, Heads.Project and the ONNX export use the
-// same formula, so their outputs agree.
+// normalised: z = h / sqrt(Σh² + NormEps). Training (package sentry), Heads.Project and the
+// ONNX export use the same formula, so their outputs agree.
 const NormEps = 1e-12
 
 // Head is one projection head: Linear(In, Hidden), Act, Linear(Hidden, Out), then L2
@@ -75,7 +75,7 @@ func (h *Heads) LogicKind() string {
 // second layer Xavier-uniform, biases zero. It panics if a size is not positive.
 func NewHeads(in, hidden, out int, rng *rand.Rand) *Heads {
 	if in <= 0 || hidden <= 0 || out <= 0 {
-		panic(fmt.Sprintf("sentry: head sizes %d, %d, %d must be positive", in, hidden, out))
+		panic(fmt.Sprintf("gate: head sizes %d, %d, %d must be positive", in, hidden, out))
 	}
 	return &Heads{
 		Topic: newHead(in, hidden, out, ReLU, rng),
@@ -121,8 +121,10 @@ func (h Head) clone() Head {
 	return c
 }
 
-// validate checks that the heads' slices match their sizes and that both heads share them.
-func (h *Heads) validate() error {
+// Validate checks that the heads' slices match their sizes, that both heads share them, that
+// their activations are the topic's ReLU and the logic's Tanh, and that a pair head takes the
+// logic head's output. It reports every problem at once.
+func (h *Heads) Validate() error {
 	var errs []error
 	for _, hd := range []struct {
 		name string
@@ -165,7 +167,7 @@ var blas32 gonum.Implementation
 // if len(emb) is not h.Dim() (a programmer error).
 func (h *Heads) Project(emb []float32) (top, log []float32) {
 	if len(emb) != h.Dim() {
-		panic(fmt.Sprintf("sentry: embedding has %d values, heads take %d", len(emb), h.Dim()))
+		panic(fmt.Sprintf("gate: embedding has %d values, heads take %d", len(emb), h.Dim()))
 	}
 	hidden := make([]float32, max(h.Topic.Hidden, h.Logic.Hidden))
 	top = h.Topic.forward1(emb, hidden)
@@ -200,8 +202,19 @@ func activate(act Activation, v []float32) {
 			v[i] = float32(math.Tanh(float64(x)))
 		}
 	default:
-		panic(fmt.Sprintf("sentry: unknown activation %q", act))
+		panic(fmt.Sprintf("gate: unknown activation %q", act))
 	}
+}
+
+// FirstNonFinite returns the index of the first NaN or infinite value of v, and false if all
+// are finite.
+func FirstNonFinite(v []float32) (int, bool) {
+	for i, x := range v {
+		if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // normalize scales v to unit length: v / sqrt(Σv² + NormEps).
@@ -231,7 +244,7 @@ func (h *Heads) ProjectAll(embs [][]float32) []Projection {
 		for i := range n {
 			e := embs[start+i]
 			if len(e) != d {
-				panic(fmt.Sprintf("sentry: embedding %d has %d values, heads take %d", start+i, len(e), d))
+				panic(fmt.Sprintf("gate: embedding %d has %d values, heads take %d", start+i, len(e), d))
 			}
 			copy(x[i*d:(i+1)*d], e)
 		}
@@ -271,7 +284,7 @@ func (h *Head) forwardBatch(x []float32, n int, scratch []float32) ([]float32, [
 // dot returns Σ a[i]·b[i] accumulated in float64.
 func dot(a, b []float32) float64 {
 	if len(a) != len(b) {
-		panic(fmt.Sprintf("sentry: dot of vectors of length %d and %d", len(a), len(b)))
+		panic(fmt.Sprintf("gate: dot of vectors of length %d and %d", len(a), len(b)))
 	}
 	var s0, s1, s2, s3 float64
 	i := 0
