@@ -530,6 +530,11 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 				v = a
 			}
 		}
+		if episode(c.text) {
+			// "Last weekend I went to a music festival in Boston": one past event, read by
+			// meaning, states no favourite = music and no home = Boston.
+			continue
+		}
 		f := Fact{Subject: subj, Attribute: name, Value: v, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time),
 			Confidence: confidence(attrScore)}
 		if scoped && activityAttrs[name] {

@@ -761,3 +761,26 @@ func TestOfflineCorrectionByValue(t *testing.T) {
 		}
 	}
 }
+
+// One past event told by meaning states nothing of how things stand; a change told as an
+// event, and a habit on a weekday, do.
+func TestEpisodeIsNoState(t *testing.T) {
+	for clause, want := range map[string]bool{
+		"last weekend I went to a folk festival in Cork":    true,
+		"yesterday we tried a ramen place near the station": true,
+		"two weeks ago I visited my uncle's farm":           true,
+		"on Saturday I watched the derby at a pub":          true,
+		"I organised the chess meetup last week":            true,
+		"I moved to Omaha last month":                       false,
+		"I started at Kestrel Labs last week":               false,
+		"we adopted a greyhound two weeks ago":              false,
+		"on Saturdays I swim at the lido":                   false,
+		"I drink oat lattes every morning":                  false,
+		"she is dating Genevieve now, they met on Friday":   false,
+		"this morning I quit the bakery":                    false,
+	} {
+		if got := episode(clause); got != want {
+			t.Errorf("episode(%q) = %v, want %v", clause, got, want)
+		}
+	}
+}

@@ -333,6 +333,28 @@ var (
 	eventRe  = regexp.MustCompile(`(?i)\b(?:back in|since|from|as of|starting(?: in| on| from)?|in)\s+(?:early\s+|late\s+|mid\s+)?(?:the\s+)?(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)?(` + monthName + `)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?|\b(last (?:month|week|year))\b|\bon the (\d{1,2})(?:st|nd|rd|th)\b`)
 )
 
+// oneDay is a day's name in the singular: "on Friday" is one day, "on Fridays" a habit.
+const oneDay = `(?:mon|tues|wednes|thurs|fri|satur|sun)day`
+
+var (
+	// episodeTimeRe is a time of one past event: "yesterday", "last weekend", "two
+	// weeks ago", "this morning", "on Friday".
+	episodeTimeRe = regexp.MustCompile(`(?i)\b(?:yesterday|last (?:night|week|weekend|summer|winter|spring|fall|autumn|` + oneDay + `)|(?:\d+|a|an|one|two|three|four|five|six|a few|few|couple of) (?:days?|weeks?|months?|years?) ago|this (?:morning|afternoon)|on ` + oneDay + `)\b`)
+	// stateChangeRe is a verb whose event is itself a change of state: moving, joining,
+	// starting, leaving, buying, adopting, marrying, a diagnosis or an injury, getting a
+	// new one.
+	stateChangeRe = regexp.MustCompile(`(?i)\b(?:mov(?:ed|ing)|relocat\w*|join(?:ed|ing)|start(?:ed|ing)|began|switch(?:ed|ing)|became|become|got (?:a |an |my )?(?:new|job|promot\w*|hired|married|engaged|divorced)|hired|promoted|adopt\w*|bought|sold|quit|left|resign\w*|retired|enrolled|signed up|married|engaged|broke up|split up|dating|diagnos\w*|prescribed|broke (?:my|his|her|their)|tore|sprained|injur\w*|pregnant|gave birth|now|instead|anymore|no longer)\b`)
+)
+
+// episode reports a clause that tells one past event ("yesterday I went out with my
+// friends", "I organized the programming seminar last week") without a verb of change:
+// what happened once says nothing of how things stand, so a value read from it by
+// meaning is no state. A change told as an event ("I moved to Omaha last month",
+// "started at Kestrel last week") is not an episode.
+func episode(clause string) bool {
+	return episodeTimeRe.MatchString(clause) && !stateChangeRe.MatchString(clause)
+}
+
 // negated reports whether a clause says its value no longer holds.
 func negated(clause string) bool {
 	if !negationRe.MatchString(clause) {
@@ -418,6 +440,7 @@ var emptyWords = func() map[string]bool {
 	happening happened happen felt feel feels went got get gets made make makes took take takes gave give gives came come comes
 	great good nice amazing awesome cool fun tough hard proud happy glad busy important passionate excited lucky grateful fine bad sad
 	real true big little best better worse worst same different whole other another own
+	out up off over away back down about around through into onto upon across along towards toward within without
 	positive negative successful lucky enough right wrong interesting incredible special huge crazy wild perfect
 	myself yourself himself herself ourselves themselves`) {
 		m[w] = true
