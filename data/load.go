@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/atma-dev/atma/internal/atomicfile"
 )
 
 // File names inside a dataset directory.
@@ -199,30 +201,8 @@ func WriteJSONL[T any](w io.Writer, records []T) error {
 
 // WriteJSONLFile writes records as JSON lines to path atomically: a synced temporary file
 // in the same directory, renamed into place.
-func WriteJSONLFile[T any](path string, records []T) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = WriteJSONL(f, records); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+func WriteJSONLFile[T any](path string, records []T) error {
+	return atomicfile.WriteFunc(path, func(w io.Writer) error { return WriteJSONL(w, records) })
 }
 
 // source locates the records of one file (or in-memory slice) for problem reports.

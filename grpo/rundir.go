@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/atma-dev/atma/internal/atomicfile"
+
 	"github.com/atma-dev/atma/grpo/reward"
 )
 
@@ -303,21 +305,7 @@ func writeJSONFile(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
 	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	_, werr := f.Write(append(b, '\n'))
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	return nil
+	return atomicfile.Write(path, append(b, '\n'))
 }
 
 // readJSONL reads a JSON-lines file; a missing file is empty.

@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/atma-dev/atma/internal/onnx/graph"
+	"github.com/atma-dev/atma/internal/atomicfile"
+
 	"github.com/atma-dev/atma/sentry/gate"
 	"github.com/atma-dev/atma/sentry/safetensors"
 )
@@ -153,7 +154,7 @@ func WriteCheckpoint(path string, c *Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	if err := graph.WriteFileAtomic(path, b); err != nil {
+	if err := atomicfile.Write(path, b); err != nil {
 		return fmt.Errorf("write checkpoint: %w", err)
 	}
 	return nil
@@ -252,7 +253,7 @@ func writeOptimizer(path string, o *adamW, d gate.Layout, weightsSum string) err
 	if err != nil {
 		return fmt.Errorf("write optimizer state: %w", err)
 	}
-	if err := graph.WriteFileAtomic(path, b); err != nil {
+	if err := atomicfile.Write(path, b); err != nil {
 		return fmt.Errorf("write optimizer state: %w", err)
 	}
 	return nil

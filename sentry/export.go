@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/atma-dev/atma/internal/atomicfile"
+
 	"github.com/atma-dev/atma/internal/onnx/graph"
 	"github.com/atma-dev/atma/sentry/gate"
 )
@@ -90,7 +92,7 @@ func (c *Checkpoint) WriteONNX(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := graph.WriteFileAtomic(path, b); err != nil {
+	if err := atomicfile.Write(path, b); err != nil {
 		return fmt.Errorf("export heads to ONNX: %w", err)
 	}
 	return nil

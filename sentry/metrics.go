@@ -7,12 +7,12 @@ import (
 	"image/color"
 	"io"
 
+	"github.com/atma-dev/atma/internal/atomicfile"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/atma-dev/atma/internal/onnx/graph"
 )
 
 // EpochMetrics is one line of the metrics log (JSON lines, one per epoch). Losses are mean
@@ -96,7 +96,7 @@ func writeLossPlot(path string, history []EpochMetrics) error {
 	if err != nil {
 		return err
 	}
-	if err := graph.WriteFileAtomic(path, b); err != nil {
+	if err := atomicfile.Write(path, b); err != nil {
 		return fmt.Errorf("write loss plot: %w", err)
 	}
 	return nil

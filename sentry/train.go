@@ -15,10 +15,11 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/atma-dev/atma/internal/atomicfile"
+
 	"github.com/schollz/progressbar/v3"
 	"gorgonia.org/tensor"
 
-	"github.com/atma-dev/atma/internal/onnx/graph"
 	"github.com/atma-dev/atma/sentry/gate"
 )
 
@@ -425,7 +426,7 @@ func (r *trainRun) save(file string, completed int) error {
 	if err := writeOptimizer(OptimizerPath(path), r.opt, r.net.dims, written.Meta.WeightsSHA256); err != nil {
 		return err
 	}
-	if err := graph.WriteFileAtomic(path, b); err != nil {
+	if err := atomicfile.Write(path, b); err != nil {
 		return fmt.Errorf("write checkpoint: %w", err)
 	}
 	return nil

@@ -12,11 +12,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/atma-dev/atma/internal/atomicfile"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/atma-dev/atma/data"
-	"github.com/atma-dev/atma/internal/onnx/graph"
 	"github.com/atma-dev/atma/onnx"
 	"github.com/atma-dev/atma/sentry"
 	"github.com/atma-dev/atma/sentry/gate"
@@ -322,7 +323,7 @@ func writeJSONFile(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return graph.WriteFileAtomic(path, append(b, '\n'))
+	return atomicfile.Write(path, append(b, '\n'))
 }
 
 // --- eval ---

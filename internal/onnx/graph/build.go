@@ -2,9 +2,9 @@ package graph
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/atma-dev/atma/internal/atomicfile"
 
 	"google.golang.org/protobuf/proto"
 
@@ -169,36 +169,5 @@ func (g *Graph) WriteFile(path string) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, b)
-}
-
-// WriteFileAtomic writes data to path through a temporary file in the same directory and a
-// rename, so path holds either its old contents or all of data. The file gets mode 0644.
-func WriteFileAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, b)
 }

@@ -21,7 +21,8 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/atma-dev/atma/internal/onnx/graph"
+	"github.com/atma-dev/atma/internal/atomicfile"
+
 	"github.com/atma-dev/atma/internal/onnx/tinybert"
 	"github.com/atma-dev/atma/onnx"
 )
@@ -92,12 +93,12 @@ func run(out, tokPath string) error {
 		return err
 	}
 	for name, b := range map[string][]byte{"model.onnx": data, "tokenizer.json": tok} {
-		if err := graph.WriteFileAtomic(filepath.Join(out, name), b); err != nil {
+		if err := atomicfile.Write(filepath.Join(out, name), b); err != nil {
 			return err
 		}
 	}
 	// The manifest goes last: its presence means the backbone is complete.
-	if err := graph.WriteFileAtomic(filepath.Join(out, "manifest.json"), append(man, '\n')); err != nil {
+	if err := atomicfile.Write(filepath.Join(out, "manifest.json"), append(man, '\n')); err != nil {
 		return err
 	}
 	fmt.Println(filepath.Join(out, "manifest.json"))

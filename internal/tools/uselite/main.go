@@ -18,7 +18,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/atma-dev/atma/internal/onnx/graph"
+	"github.com/atma-dev/atma/internal/atomicfile"
+
 	"github.com/atma-dev/atma/internal/onnx/tfjs"
 	"github.com/atma-dev/atma/onnx"
 	"github.com/atma-dev/atma/tokenizer/spm"
@@ -77,7 +78,7 @@ func install(src, out string) (string, error) {
 		return "", err
 	}
 	for name, b := range files {
-		if err := graph.WriteFileAtomic(filepath.Join(out, name), b); err != nil {
+		if err := atomicfile.Write(filepath.Join(out, name), b); err != nil {
 			return "", err
 		}
 	}
@@ -107,7 +108,7 @@ func install(src, out string) (string, error) {
 		return "", err
 	}
 	// The manifest goes last: its presence means the backbone is complete.
-	return manifestPath, graph.WriteFileAtomic(manifestPath, append(man, '\n'))
+	return manifestPath, atomicfile.Write(manifestPath, append(man, '\n'))
 }
 
 func digest(b []byte) string {
