@@ -476,6 +476,11 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			}
 			continue
 		}
+		if episode(c.text) {
+			// "Last weekend I went to a music festival in Boston": one past event, read by
+			// meaning, states no favourite = music and no home = Boston.
+			continue
+		}
 		// An existing slot of the same subject that fits as well as the best attribute
 		// takes the fact.
 		var attr attribute
@@ -525,15 +530,8 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			continue
 		}
 		name := attr.name
-		if activityAttrs[name] {
-			if a := activity(rest); a != "" {
-				v = a
-			}
-		}
-		if episode(c.text) {
-			// "Last weekend I went to a music festival in Boston": one past event, read by
-			// meaning, states no favourite = music and no home = Boston.
-			continue
+		if activityAttrs[name] && act != "" {
+			v = act
 		}
 		f := Fact{Subject: subj, Attribute: name, Value: v, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time),
 			Confidence: confidence(attrScore)}
@@ -693,8 +691,9 @@ func likeFramed(rest []token) bool {
 func Activity(attr string) bool { return activityAttrs[Kebab(attr)] }
 
 // ruleFacts are the facts of a clause whose form decides its attribute (rules.go): a job
-// title, a home, a partner, named pets — and, when the subject is known to have pets or
-// the memory talks about pets (knownPet), a name given up ("no longer has Maple").
+// title, a home (in lower case only where the text is not cased), a partner, named pets
+// — and, when the subject is known to have pets or the memory talks about pets
+// (knownPet), a name given up ("no longer has Maple").
 func ruleFacts(c clause, in Input, knownPet bool) []Fact {
 	base := Fact{Subject: c.subj, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time)}
 	if c.label != "" {

@@ -602,7 +602,7 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 	for _, c := range p.clauses {
 		b.WriteString(strings.ToLower(c.text) + " ")
 	}
-	text := b.String()
+	words := " " + strings.Join(strings.FieldsFunc(b.String(), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ") + " "
 	var out []Fact
 	keys := make([]string, 0, len(values))
 	for k := range values {
@@ -621,7 +621,7 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 		}
 		// "back on platform" names the value it returns to; "banff instead" needs the
 		// old value named elsewhere in the memory.
-		named := slices.ContainsFunc(vals, func(v string) bool { return mentions(text, v) })
+		named := slices.ContainsFunc(vals, func(v string) bool { return mentions(words, v) })
 		for _, c := range p.clauses {
 			if c.subj != subj {
 				continue
@@ -691,15 +691,15 @@ func correction(subj, attr string, vals []string, p prepared, in Input) []Fact {
 	return nil
 }
 
-// mentions reports whether the lower-case text holds every content word of value.
-func mentions(text, value string) bool {
+// mentions reports whether words — lower-case words, each between spaces, the text
+// padded with one — hold every content word of value.
+func mentions(words, value string) bool {
 	ws := valueWords(value)
 	if len(ws) == 0 {
 		return false
 	}
-	padded := " " + strings.Join(strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ") + " "
 	for _, w := range ws {
-		if len(w) < 3 || !strings.Contains(padded, " "+w+" ") {
+		if len(w) < 3 || !strings.Contains(words, " "+w+" ") {
 			return false
 		}
 	}

@@ -428,6 +428,11 @@ func eventTime(clause string, now time.Time) time.Time {
 // emptyWords carry no value on their own: function words, pronouns, auxiliaries, chat
 // fillers, everyday verbs and evaluative adjectives. A value made only of them (or of
 // contractions) is no value: "It's", "Really", "Been", "things happening", "so great".
+// everydayVerbs are verb forms too common to carry a value: empty words, and verbWords.
+const everydayVerbs = `looking working doing going getting trying thinking feeling making having giving taking helping seeing saying
+	telling talking happening happened happen felt feel feels went got get gets made make makes took take takes gave give
+	gives came come comes`
+
 var emptyWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`i me my mine we us our ours you your yours he him his she her hers it its they them their theirs
@@ -436,8 +441,7 @@ var emptyWords = func() map[string]bool {
 	very really just still also even only ever never always too quite pretty lot lots much many more most some any all both each every
 	thing things stuff way ways totally super definitely absolutely actually basically literally honestly maybe probably perhaps sure ok okay
 	yeah yep yup wow lol haha hey hi hello thanks thank please well anyway
-	looking working doing going getting trying thinking feeling making having giving taking helping seeing saying telling talking
-	happening happened happen felt feel feels went got get gets made make makes took take takes gave give gives came come comes
+	` + everydayVerbs + `
 	great good nice amazing awesome cool fun tough hard proud happy glad busy important passionate excited lucky grateful fine bad sad
 	real true big little best better worse worst same different whole other another own
 	out up off over away back down about around through into onto upon across along towards toward within without
@@ -560,9 +564,7 @@ var (
 		choice half one ones all both each either neither such than then because though although unless whether let
 		like am is are was were`)
 	// verbWords are everyday verb forms; opening a value, they make it a clause.
-	verbWords = wordSet(`looking working doing going getting trying thinking feeling making having giving taking helping seeing saying
-		telling talking happening happened happen felt feel feels went got get gets made make makes took take takes gave give
-		gives came come comes keep keeps kept know knew knows want wants wanted need needs needed hope hopes love loves
+	verbWords = wordSet(everydayVerbs + ` keep keeps kept know knew knows want wants wanted need needs needed hope hopes love loves
 		appreciate appreciates support supports reach explore visit check find found saw see sees says said told
 		sounds sound seems seem looks look let remind reminds thought guess wish imagine miss
 		gain share stick save enhance improve learn grow build achieve pursue continue finish try use spend enjoy relax
