@@ -10,7 +10,6 @@
 package atomicfile
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -23,7 +22,7 @@ const Mode = 0o644
 // Write writes data to path atomically.
 func Write(path string, data []byte) error {
 	return WriteFunc(path, func(w io.Writer) error {
-		_, err := io.Copy(w, bytes.NewReader(data))
+		_, err := w.Write(data)
 		return err
 	})
 }
