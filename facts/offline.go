@@ -137,6 +137,8 @@ type prepared struct {
 	slots   []slotRef
 	// referent is whom a pronoun refers to after this input (Result.Referent).
 	referent string
+	// cased says the text read (speaker and asides left out) writes names with capitals.
+	cased bool
 }
 
 type slotRef struct {
@@ -193,6 +195,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		}
 		ppl.knowEntities(x.Slots)
 		text, speaker := splitSpeaker(strings.TrimSpace(asides.ReplaceAllString(x.Text, " ")), strings.TrimSpace(x.Speaker))
+		p.cased = cased(text)
 		p.self = "user"
 		if speaker != "" {
 			p.self = Kebab(speaker)
@@ -307,9 +310,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			known = append(known, s)
 		}
 		facts, why := o.extract(in[i], p, vecs[p.mem], protos, nonFact, known)
-		body, _ := splitSpeaker(in[i].Text, in[i].Speaker)
-		caps := cased(body)
-		if kept := slices.DeleteFunc(slices.Clone(facts), func(f Fact) bool { return emptyValue(f.Value) || namesAttribute(f) || shapeless(f, caps) }); len(kept) < len(facts) {
+		if kept := slices.DeleteFunc(slices.Clone(facts), func(f Fact) bool { return emptyValue(f.Value) || namesAttribute(f) || shapeless(f, p.cased) }); len(kept) < len(facts) {
 			// A clause of chat ("It's been a busy week", "I'll reach my goals") matched an
 			// attribute with no value of its kind.
 			if len(kept) == 0 {
@@ -418,7 +419,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			continue
 		}
 		knownPet := petTalk || slices.ContainsFunc(known, func(s slotSeen) bool { return s.subject == subj && s.attribute == "pet" })
-		if rf := ruleFacts(c, in, knownPet); len(rf) > 0 {
+		if rf := ruleFacts(c, in, p.cased, knownPet); len(rf) > 0 {
 			for _, f := range rf {
 				if !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() && strings.EqualFold(g.Value, f.Value) }) {
 					facts = append(facts, f)
@@ -694,7 +695,7 @@ func Activity(attr string) bool { return activityAttrs[Kebab(attr)] }
 // title, a home (in lower case only where the text is not cased), a partner, named pets
 // — and, when the subject is known to have pets or the memory talks about pets
 // (knownPet), a name given up ("no longer has Maple").
-func ruleFacts(c clause, in Input, knownPet bool) []Fact {
+func ruleFacts(c clause, in Input, cased, knownPet bool) []Fact {
 	base := Fact{Subject: c.subj, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time)}
 	if c.label != "" {
 		if v := labelValue(c.label, c.toks[c.valueAt:]); v != "" && !strings.EqualFold(v, c.subj) {
@@ -721,7 +722,7 @@ func ruleFacts(c clause, in Input, knownPet bool) []Fact {
 		f.Attribute, f.Value, f.Negated = "team", v, false
 		return []Fact{f}
 	}
-	if v := homePlace(c.toks, !cased(in.Text)); v != "" && !strings.EqualFold(v, c.subj) {
+	if v := homePlace(c.toks, !cased); v != "" && !strings.EqualFold(v, c.subj) {
 		f := base
 		f.Attribute, f.Value, f.Negated = "home", v, false
 		return []Fact{f}

@@ -784,3 +784,31 @@ func TestEpisodeIsNoState(t *testing.T) {
 		}
 	}
 }
+
+// An aside is left out of what is read, also of whether the text writes names with
+// capitals: "[shares an image: a photo of …]" after cased sentences does not make a
+// lower-case place a name.
+func TestAsideLeavesCasingAlone(t *testing.T) {
+	for _, tt := range []struct {
+		text, home string
+	}{
+		{"mum moved into elmwood court care home on saturday", "elmwood court care home"},
+		{"Mum moved into elmwood court care home on Saturday.", ""},
+		{"Mum moved into elmwood court care home on Saturday. [shares an image: a photo of a garden]", ""},
+		{"mum moved into elmwood court care home on saturday [shares an image: a photo of a garden]", "elmwood court care home"},
+	} {
+		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: tt.text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		home := ""
+		for _, f := range res[0].Facts {
+			if f.Attribute == "home" && f.Confidence == 0 {
+				home = f.Value
+			}
+		}
+		if home != tt.home {
+			t.Errorf("%q: home by form %q, want %q (facts %+v)", tt.text, home, tt.home, res[0].Facts)
+		}
+	}
+}
