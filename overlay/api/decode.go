@@ -39,16 +39,9 @@ func (s *server) decodeRequest(w http.ResponseWriter, r *http.Request, v any) er
 // rules; encoding/json matches names case-insensitively, keeps the last of a repeated
 // name and replaces invalid UTF-8 with U+FFFD.
 func decodeBody(body io.Reader, v any) error {
-	b, err := io.ReadAll(body)
+	b, err := readBody(body)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return err
-		}
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return &httpError{status: http.StatusRequestTimeout, code: CodeBodyTimeout, err: errors.New("the body did not arrive in time; send it whole, at once")}
-		}
-		return &httpError{status: http.StatusBadRequest, code: CodeInvalidJSON, err: fmt.Errorf("invalid JSON: read the body: %w", err)}
+		return err
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return &httpError{status: http.StatusBadRequest, code: CodeInvalidJSON, err: errors.New("invalid JSON: the body is empty; send a JSON object")}
@@ -57,6 +50,23 @@ func decodeBody(body io.Reader, v any) error {
 		return jsonError(err)
 	}
 	return nil
+}
+
+// readBody reads a request's body whole: a body over the size limit stays a
+// *http.MaxBytesError (413), one later than Config.BodyTimeout is a 408.
+func readBody(body io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, err
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, &httpError{status: http.StatusRequestTimeout, code: CodeBodyTimeout, err: errors.New("the body did not arrive in time; send it whole, at once")}
+		}
+		return nil, &httpError{status: http.StatusBadRequest, code: CodeInvalidJSON, err: fmt.Errorf("invalid JSON: read the body: %w", err)}
+	}
+	return b, nil
 }
 
 // decodeStrict decodes one JSON value from b into v as decodeBody does.

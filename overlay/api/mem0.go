@@ -1,12 +1,12 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -357,11 +357,11 @@ func nilIfEmpty(s string) any {
 // (output_format, version, app_id, …), which are ignored here, unlike the strict JSON
 // API; names still match exactly and once, and strings must be valid UTF-8.
 func (s *server) decodeLenient(w http.ResponseWriter, r *http.Request, v any) error {
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	b, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
-		return err // a size error is a 413 (classify)
+		return err
 	}
-	if len(strings.TrimSpace(string(b))) == 0 {
+	if len(bytes.TrimSpace(b)) == 0 {
 		return nil
 	}
 	if err := jsonv2.Unmarshal(b, v); err != nil {
