@@ -107,11 +107,18 @@ func jsonError(err error) error {
 	return &httpError{status: http.StatusBadRequest, code: code, err: fmt.Errorf("invalid JSON: %s", msg)}
 }
 
-// userOf is the {user} of the path, validated.
+// userOf is the {user} of the path as the bank's user (bankUser).
 func userOf(r *http.Request) (string, error) {
-	u := store.NormalizeUser(r.PathValue("user"))
+	return bankUser(r, r.PathValue("user"), "user in the path: ")
+}
+
+// bankUser is the bank's user for a user the request names: in Unicode NFC, valid
+// (a 400, its message after prefix), and in the request's API key's tenant (a 403 for
+// a user the key may not name).
+func bankUser(r *http.Request, user, prefix string) (string, error) {
+	u := store.NormalizeUser(user)
 	if err := store.ValidateUser(u); err != nil {
-		return "", badRequest(fmt.Errorf("user in the path: %w", err))
+		return "", badRequest(fmt.Errorf("%s%w", prefix, err))
 	}
 	if k := principalOf(r).key; k != nil {
 		id, err := k.UserID(u)

@@ -75,21 +75,10 @@ func mem0Of(user string, r store.Record) mem0Memory {
 
 // mem0User maps the user a Mem0 request names into the bank (a key's tenant).
 func mem0User(r *http.Request, user string) (string, error) {
-	user = store.NormalizeUser(user)
 	if user == "" {
 		return "", badRequest(errors.New(`no user: give "user_id" (in "filters" for search and get all)`))
 	}
-	if err := store.ValidateUser(user); err != nil {
-		return "", badRequest(err)
-	}
-	if k := principalOf(r).key; k != nil {
-		id, err := k.UserID(user)
-		if err != nil {
-			return "", &httpError{status: http.StatusForbidden, code: CodeForbidden, err: err}
-		}
-		return id, nil
-	}
-	return user, nil
+	return bankUser(r, user, "")
 }
 
 // mem0Record decodes a memory id of the path: the user it names (mapped) and the record.
