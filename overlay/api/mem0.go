@@ -178,10 +178,23 @@ func (s *server) mem0Search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	ids := make([]string, len(tr.Packet.Rows))
+	for i, row := range tr.Packet.Rows {
+		ids[i] = row.ID
+	}
+	// One statement for the rows' records (their metadata and times are not in the packet).
+	recs, err := s.ov.Store().GetMany(r.Context(), user, ids)
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]store.Record, len(recs))
+	for _, rec := range recs {
+		byID[rec.ID] = rec
+	}
 	results := make([]mem0Memory, 0, len(tr.Packet.Rows))
 	for i, row := range tr.Packet.Rows {
-		rec, err := s.ov.Store().Get(r.Context(), user, row.ID)
-		if err != nil {
+		rec, ok := byID[row.ID]
+		if !ok { // deleted since the query read it
 			continue
 		}
 		m := mem0Of(req.Filters.UserID, rec)
