@@ -129,6 +129,37 @@ func TestOverlayServe(t *testing.T) {
 	}
 }
 
+// The listening line names how the server authenticates: the token, or none (the
+// no-token entry is not taken over by an empty token).
+func TestOverlayServeLogsAuth(t *testing.T) {
+	for _, tt := range []struct{ token, want string }{
+		{"tok-0123456789abcdef", `auth="bearer token"`},
+		{"", `auth="no token (loopback only)"`},
+	} {
+		t.Run(tt.want, func(t *testing.T) {
+			f, logs := testFactory(nil)
+			ctx, cancel := context.WithCancel(t.Context())
+			opts := &overlayServeOptions{Addr: "127.0.0.1:0", Token: tt.token}
+			opts.DataDir = t.TempDir()
+			open := bagOverlay(f, &opts.overlayOptions)
+			addrc, done := make(chan net.Addr, 1), make(chan error, 1)
+			go func() { done <- serveOverlay(ctx, f, opts, open, func(a net.Addr) { addrc <- a }) }()
+			select {
+			case <-addrc:
+			case err := <-done:
+				t.Fatalf("serve ended before listening: %v\n%s", err, logs)
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve after cancel: %v", err)
+			}
+			if !strings.Contains(logs.String(), tt.want) {
+				t.Errorf("the listening line does not say %s:\n%s", tt.want, logs)
+			}
+		})
+	}
+}
+
 func TestOverlayServeHelp(t *testing.T) {
 	f, _ := testFactory(nil)
 	cmd := newCmdOverlayServe(f, nil)
