@@ -36,11 +36,7 @@ func BenchmarkIngestEngines(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Cleanup(func() { bank.Close() })
-			o, err := overlay.New(overlay.Config{Store: bank.Store, Host: bank.Host, Embedder: env.enc,
-				Heads: env.heads, Thresholds: env.thresholds, Traces: bank.Traces})
-			if err != nil {
-				b.Fatal(err)
-			}
+			o := benchOverlay(b, env, bank, false)
 			stream := newMemoryStream(1, benchBase)
 			var memories int
 			var commit time.Duration
@@ -152,12 +148,7 @@ func BenchmarkIngestReplicas(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.Cleanup(func() { bank.Close() })
-				o, err := overlay.New(overlay.Config{Store: bank.Store, Host: bank.Host, Embedder: env.enc,
-					Heads: env.heads, Thresholds: env.thresholds, Traces: bank.Traces})
-				if err != nil {
-					b.Fatal(err)
-				}
-				ovs = append(ovs, o)
+				ovs = append(ovs, benchOverlay(b, env, bank, false))
 			}
 			type client struct {
 				o      *overlay.Overlay

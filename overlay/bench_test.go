@@ -209,9 +209,7 @@ func BenchmarkIngestConcurrent(b *testing.B) {
 	b.ReportMetric(float64(clients), "clients")
 }
 
-// openBenchOverlay opens the bank in dir and an overlay on it as the ingest benchmarks
-// run it: the bench backbone and gate, the rule auditor, traces kept; with facts, the
-// offline fact extractor on the same backbone.
+// openBenchOverlay opens the bank in dir and an overlay on it (benchOverlay).
 func openBenchOverlay(b *testing.B, env *benchEnv, dir string, withFacts bool) (*overlay.Bank, *overlay.Overlay) {
 	b.Helper()
 	bank, err := overlay.OpenBank(b.Context(), dir)
@@ -219,6 +217,14 @@ func openBenchOverlay(b *testing.B, env *benchEnv, dir string, withFacts bool) (
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { bank.Close() })
+	return bank, benchOverlay(b, env, bank, withFacts)
+}
+
+// benchOverlay is an overlay on bank, of either engine, as the ingest benchmarks run it:
+// the bench backbone and gate, the rule auditor, traces kept; with facts, the offline
+// fact extractor on the same backbone.
+func benchOverlay(b *testing.B, env *benchEnv, bank *overlay.Bank, withFacts bool) *overlay.Overlay {
+	b.Helper()
 	cfg := overlay.Config{Store: bank.Store, Host: bank.Host, Embedder: env.enc,
 		Heads: env.heads, Thresholds: env.thresholds, Traces: bank.Traces}
 	if withFacts {
@@ -232,7 +238,7 @@ func openBenchOverlay(b *testing.B, env *benchEnv, dir string, withFacts bool) (
 	if err != nil {
 		b.Fatal(err)
 	}
-	return bank, o
+	return o
 }
 
 // benchSizes are the query banks' size family; -bench 'Query/Med' runs one alone, and

@@ -68,10 +68,7 @@ func OpenPostgresBank(ctx context.Context, url string, cfg pgdb.Config) (*Bank, 
 	where := pgdb.Redact(url)
 	db, err := pgdb.Open(ctx, url, cfg)
 	if err != nil {
-		if pgdb.IsUnavailable(err) {
-			return nil, fmt.Errorf("open bank: %w: %w", store.ErrUnavailable, err)
-		}
-		return nil, fmt.Errorf("open bank: %w", err)
+		return nil, fmt.Errorf("open bank: %w", store.PostgresError(err))
 	}
 	b := &Bank{DB: db, Where: where}
 	if b.Store, err = store.NewPostgres(ctx, db, store.Config{}); err == nil {

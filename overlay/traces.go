@@ -92,9 +92,9 @@ type SQLTraces struct {
 	db    *sql.DB
 	q     func(*sql.Tx) sqlitedb.Execer
 	close func() error
-	// unavailable maps an error of a database that cannot be reached (PostgreSQL) to
-	// store.ErrUnavailable; SQLite's errors pass as they are.
-	unavailable func(error) error
+	// classify maps PostgreSQL's errors onto the store's sentinels (store.PostgresError);
+	// SQLite's pass as they are.
+	classify func(error) error
 }
 
 var _ TraceStore = (*SQLTraces)(nil)
@@ -121,7 +121,7 @@ func NewSQLTraces(ctx context.Context, db *sql.DB) (*SQLTraces, error) {
 		return nil, fmt.Errorf("traces table: %w", err)
 	}
 	return &SQLTraces{db: db, q: func(tx *sql.Tx) sqlitedb.Execer { return h.Q(tx) }, close: h.Close,
-		unavailable: func(err error) error { return err }}, nil
+		classify: func(err error) error { return err }}, nil
 }
 
 // NewPostgresTraces migrates the traces table of a PostgreSQL database (from
@@ -133,12 +133,7 @@ func NewPostgresTraces(ctx context.Context, db *sql.DB) (*SQLTraces, error) {
 		return nil, fmt.Errorf("traces table: %w", err)
 	}
 	return &SQLTraces{db: db, q: func(tx *sql.Tx) sqlitedb.Execer { return h.Q(tx) }, close: h.Close,
-		unavailable: func(err error) error {
-			if pgdb.IsUnavailable(err) {
-				return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
-			}
-			return err
-		}}, nil
+		classify: store.PostgresError}, nil
 }
 
 // Close closes the prepared statements (the database stays open).
@@ -158,7 +153,7 @@ func (t *SQLTraces) put(ctx context.Context, q sqlitedb.Execer, user, id, kind, 
 }
 
 func (t *SQLTraces) PutIngest(ctx context.Context, trs ...*IngestTrace) error {
-	return t.unavailable(t.putIngest(ctx, trs))
+	return t.classify(t.putIngest(ctx, trs))
 }
 
 func (t *SQLTraces) putIngest(ctx context.Context, trs []*IngestTrace) error {
@@ -179,7 +174,7 @@ func (t *SQLTraces) putIngest(ctx context.Context, trs []*IngestTrace) error {
 }
 
 func (t *SQLTraces) PutQuery(ctx context.Context, tr *QueryTrace) error {
-	return t.unavailable(t.put(ctx, t.q(nil), tr.User, tr.ID, "query", tr.Created.Format(tracedAt), tr))
+	return t.classify(t.put(ctx, t.q(nil), tr.User, tr.ID, "query", tr.Created.Format(tracedAt), tr))
 }
 
 func (t *SQLTraces) Trace(ctx context.Context, user, id string) (string, json.RawMessage, error) {
@@ -189,7 +184,7 @@ func (t *SQLTraces) Trace(ctx context.Context, user, id string) (string, json.Ra
 		return "", nil, fmt.Errorf("trace %s: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
-		return "", nil, t.unavailable(fmt.Errorf("trace %s: %w", id, err))
+		return "", nil, t.classify(fmt.Errorf("trace %s: %w", id, err))
 	}
 	return kind, json.RawMessage(data), nil
 }
@@ -197,7 +192,7 @@ func (t *SQLTraces) Trace(ctx context.Context, user, id string) (string, json.Ra
 // DeleteUser removes a user's traces (deleting a user's data removes them too).
 func (t *SQLTraces) DeleteUser(ctx context.Context, user string) error {
 	_, err := t.q(nil).ExecContext(ctx, `DELETE FROM overlay_traces WHERE "user" = ?`, user)
-	return t.unavailable(err)
+	return t.classify(err)
 }
 
 // CopyTo copies every trace into dst, in batches of one transaction each, and returns

@@ -124,8 +124,14 @@ func serveOverlay(ctx context.Context, f *Factory, opts *overlayServeOptions, op
 	}
 	// Ingests through an LLM judge can take minutes for a large batch.
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 2 * time.Minute, WriteTimeout: 15 * time.Minute, IdleTimeout: 2 * time.Minute}
-	auth := map[string]string{"": "no token (loopback only)", opts.Token: "bearer token", keysBind: "API keys"}[bind]
-	if opts.Token != "" && bind == opts.Token {
+	// Not a map keyed by opts.Token: without a token that key is "" and took the place of
+	// the no-token entry.
+	auth := "no token (loopback only)"
+	switch {
+	case bind == keysBind:
+		auth = "API keys"
+	case bind != "":
+		auth = "bearer token"
 		if active, _ := env.bank.Keys.Active(ctx); active {
 			auth = "bearer token and API keys"
 		}

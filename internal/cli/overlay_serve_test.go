@@ -55,13 +55,11 @@ func TestOverlayServeRefusesOpenNonLoopback(t *testing.T) {
 	}
 }
 
-// TestOverlayServe serves a bank in a temporary directory, adds a memory through the
-// API, lists it back and stops on cancel.
-func TestOverlayServe(t *testing.T) {
-	f, logs := testFactory(nil)
-	dir := t.TempDir()
-	open := func(ctx context.Context) (*overlayEnv, error) {
-		bank, err := overlay.OpenBank(ctx, dir)
+// bagOverlay is serveOverlay's open for tests: the bank of o (Factory.openBank) and an
+// overlay on it with the bag-of-words embedder, no models.
+func bagOverlay(f *Factory, o *overlayOptions) func(context.Context) (*overlayEnv, error) {
+	return func(ctx context.Context) (*overlayEnv, error) {
+		bank, err := f.openBank(ctx, o)
 		if err != nil {
 			return nil, err
 		}
@@ -71,11 +69,18 @@ func TestOverlayServe(t *testing.T) {
 		}
 		return &overlayEnv{ov: ov, bank: bank}, nil
 	}
+}
+
+// TestOverlayServe serves a bank in a temporary directory, adds a memory through the
+// API, lists it back and stops on cancel.
+func TestOverlayServe(t *testing.T) {
+	f, logs := testFactory(nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	opts := &overlayServeOptions{Addr: "127.0.0.1:0", Token: "tok-0123456789abcdef"}
-	opts.DataDir = dir
+	opts.DataDir = t.TempDir()
+	open := bagOverlay(f, &opts.overlayOptions)
 	go func() { done <- serveOverlay(ctx, f, opts, open, func(a net.Addr) { addrc <- a }) }()
 	var base string
 	select {
@@ -121,6 +126,37 @@ func TestOverlayServe(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "overlay API listening") {
 		t.Errorf("no listening line in the log:\n%s", logs)
+	}
+}
+
+// The listening line names how the server authenticates: the token, or none (the
+// no-token entry is not taken over by an empty token).
+func TestOverlayServeLogsAuth(t *testing.T) {
+	for _, tt := range []struct{ token, want string }{
+		{"tok-0123456789abcdef", `auth="bearer token"`},
+		{"", `auth="no token (loopback only)"`},
+	} {
+		t.Run(tt.want, func(t *testing.T) {
+			f, logs := testFactory(nil)
+			ctx, cancel := context.WithCancel(t.Context())
+			opts := &overlayServeOptions{Addr: "127.0.0.1:0", Token: tt.token}
+			opts.DataDir = t.TempDir()
+			open := bagOverlay(f, &opts.overlayOptions)
+			addrc, done := make(chan net.Addr, 1), make(chan error, 1)
+			go func() { done <- serveOverlay(ctx, f, opts, open, func(a net.Addr) { addrc <- a }) }()
+			select {
+			case <-addrc:
+			case err := <-done:
+				t.Fatalf("serve ended before listening: %v\n%s", err, logs)
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve after cancel: %v", err)
+			}
+			if !strings.Contains(logs.String(), tt.want) {
+				t.Errorf("the listening line does not say %s:\n%s", tt.want, logs)
+			}
+		})
 	}
 }
 

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/api"
-	"github.com/atma-dev/atma/overlay/overlaytest"
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store/pgdb/pgtest"
 	"github.com/atma-dev/atma/overlay/store/storetest"
@@ -143,18 +141,8 @@ func TestOverlayServeReplicasPostgres(t *testing.T) {
 	for range 2 {
 		opts := &overlayServeOptions{Addr: "127.0.0.1:0", Token: token}
 		opts.Store = url
-		open := func(ctx context.Context) (*overlayEnv, error) {
-			bank, err := f.openBank(ctx, &opts.overlayOptions)
-			if err != nil {
-				return nil, err
-			}
-			ov, err := overlay.New(overlay.Config{Store: bank.Store, Host: bank.Host, Traces: bank.Traces, Embedder: overlaytest.BagEmbedder{}, Logger: f.Logger})
-			if err != nil {
-				return nil, errors.Join(err, bank.Close())
-			}
-			return &overlayEnv{ov: ov, bank: bank}, nil
-		}
 		addrc, done := make(chan net.Addr, 1), make(chan error, 1)
+		open := bagOverlay(f, &opts.overlayOptions)
 		go func() { done <- serveOverlay(ctx, f, opts, open, func(a net.Addr) { addrc <- a }) }()
 		select {
 		case a := <-addrc:

@@ -739,39 +739,47 @@ func TestUserPathNFC(t *testing.T) {
 
 // A client that sends part of its body and then nothing gets 408 when the body deadline
 // passes — it cannot hold its in-flight slot until the server's read timeout — and the
-// slot is free again for the next request.
+// slot is free again for the next request; on the JSON API and on the Mem0 surface,
+// whose lenient decoding reads the body the same way.
 func TestSlowBody(t *testing.T) {
-	e := newEnv(t, nil, func(c *Config) { c.BodyTimeout = 200 * time.Millisecond; c.MaxInFlight = 1 })
-	srv := httptest.NewServer(e.h)
-	defer srv.Close()
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "POST /v1/users/alice/memories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"memories\": [", testToken)
-	// The answer comes once the deadline passes; the wait below is only a bound.
-	if err := conn.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("no answer to a partial body: %v", err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), CodeBodyTimeout) {
-		t.Errorf("partial body: %d %s", resp.StatusCode, b)
-	}
-	req, _ := http.NewRequest("GET", srv.URL+"/v1/users/alice/records", nil)
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	r2, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r2.Body.Close()
-	if r2.StatusCode == http.StatusServiceUnavailable {
-		t.Errorf("the slow client still holds the only in-flight slot")
+	for _, tt := range []struct{ name, path, body string }{
+		{"json", "/v1/users/alice/memories", `{"memories": [`},
+		{"mem0", "/mem0/v3/memories/add/", `{"messages": "I live`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, nil, func(c *Config) { c.BodyTimeout = 200 * time.Millisecond; c.MaxInFlight = 1 })
+			srv := httptest.NewServer(e.h)
+			defer srv.Close()
+			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n%s", tt.path, testToken, tt.body)
+			// The answer comes once the deadline passes; the wait below is only a bound.
+			if err := conn.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("no answer to a partial body: %v", err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), CodeBodyTimeout) {
+				t.Errorf("partial body: %d %s", resp.StatusCode, b)
+			}
+			req, _ := http.NewRequest("GET", srv.URL+"/v1/users/alice/records", nil)
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			r2, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r2.Body.Close()
+			if r2.StatusCode == http.StatusServiceUnavailable {
+				t.Errorf("the slow client still holds the only in-flight slot")
+			}
+		})
 	}
 }
 

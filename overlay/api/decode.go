@@ -39,16 +39,9 @@ func (s *server) decodeRequest(w http.ResponseWriter, r *http.Request, v any) er
 // rules; encoding/json matches names case-insensitively, keeps the last of a repeated
 // name and replaces invalid UTF-8 with U+FFFD.
 func decodeBody(body io.Reader, v any) error {
-	b, err := io.ReadAll(body)
+	b, err := readBody(body)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return err
-		}
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return &httpError{status: http.StatusRequestTimeout, code: CodeBodyTimeout, err: errors.New("the body did not arrive in time; send it whole, at once")}
-		}
-		return &httpError{status: http.StatusBadRequest, code: CodeInvalidJSON, err: fmt.Errorf("invalid JSON: read the body: %w", err)}
+		return err
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return &httpError{status: http.StatusBadRequest, code: CodeInvalidJSON, err: errors.New("invalid JSON: the body is empty; send a JSON object")}
@@ -57,6 +50,23 @@ func decodeBody(body io.Reader, v any) error {
 		return jsonError(err)
 	}
 	return nil
+}
+
+// readBody reads a request's body whole: a body over the size limit stays a
+// *http.MaxBytesError (413), one later than Config.BodyTimeout is a 408.
+func readBody(body io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, err
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, &httpError{status: http.StatusRequestTimeout, code: CodeBodyTimeout, err: errors.New("the body did not arrive in time; send it whole, at once")}
+		}
+		return nil, &httpError{status: http.StatusBadRequest, code: CodeInvalidJSON, err: fmt.Errorf("invalid JSON: read the body: %w", err)}
+	}
+	return b, nil
 }
 
 // decodeStrict decodes one JSON value from b into v as decodeBody does.
@@ -97,11 +107,18 @@ func jsonError(err error) error {
 	return &httpError{status: http.StatusBadRequest, code: code, err: fmt.Errorf("invalid JSON: %s", msg)}
 }
 
-// userOf is the {user} of the path, validated.
+// userOf is the {user} of the path as the bank's user (bankUser).
 func userOf(r *http.Request) (string, error) {
-	u := store.NormalizeUser(r.PathValue("user"))
+	return bankUser(r, r.PathValue("user"), "user in the path: ")
+}
+
+// bankUser is the bank's user for a user the request names: in Unicode NFC, valid
+// (a 400, its message after prefix), and in the request's API key's tenant (a 403 for
+// a user the key may not name).
+func bankUser(r *http.Request, user, prefix string) (string, error) {
+	u := store.NormalizeUser(user)
 	if err := store.ValidateUser(u); err != nil {
-		return "", badRequest(fmt.Errorf("user in the path: %w", err))
+		return "", badRequest(fmt.Errorf("%s%w", prefix, err))
 	}
 	if k := principalOf(r).key; k != nil {
 		id, err := k.UserID(u)

@@ -1,12 +1,12 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -75,21 +75,10 @@ func mem0Of(user string, r store.Record) mem0Memory {
 
 // mem0User maps the user a Mem0 request names into the bank (a key's tenant).
 func mem0User(r *http.Request, user string) (string, error) {
-	user = store.NormalizeUser(user)
 	if user == "" {
 		return "", badRequest(errors.New(`no user: give "user_id" (in "filters" for search and get all)`))
 	}
-	if err := store.ValidateUser(user); err != nil {
-		return "", badRequest(err)
-	}
-	if k := principalOf(r).key; k != nil {
-		id, err := k.UserID(user)
-		if err != nil {
-			return "", &httpError{status: http.StatusForbidden, code: CodeForbidden, err: err}
-		}
-		return id, nil
-	}
-	return user, nil
+	return bankUser(r, user, "")
 }
 
 // mem0Record decodes a memory id of the path: the user it names (mapped) and the record.
@@ -189,10 +178,23 @@ func (s *server) mem0Search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	ids := make([]string, len(tr.Packet.Rows))
+	for i, row := range tr.Packet.Rows {
+		ids[i] = row.ID
+	}
+	// One statement for the rows' records (their metadata and times are not in the packet).
+	recs, err := s.ov.Store().GetMany(r.Context(), user, ids)
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]store.Record, len(recs))
+	for _, rec := range recs {
+		byID[rec.ID] = rec
+	}
 	results := make([]mem0Memory, 0, len(tr.Packet.Rows))
 	for i, row := range tr.Packet.Rows {
-		rec, err := s.ov.Store().Get(r.Context(), user, row.ID)
-		if err != nil {
+		rec, ok := byID[row.ID]
+		if !ok { // deleted since the query read it
 			continue
 		}
 		m := mem0Of(req.Filters.UserID, rec)
@@ -357,11 +359,11 @@ func nilIfEmpty(s string) any {
 // (output_format, version, app_id, …), which are ignored here, unlike the strict JSON
 // API; names still match exactly and once, and strings must be valid UTF-8.
 func (s *server) decodeLenient(w http.ResponseWriter, r *http.Request, v any) error {
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	b, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
-		return err // a size error is a 413 (classify)
+		return err
 	}
-	if len(strings.TrimSpace(string(b))) == 0 {
+	if len(bytes.TrimSpace(b)) == 0 {
 		return nil
 	}
 	if err := jsonv2.Unmarshal(b, v); err != nil {

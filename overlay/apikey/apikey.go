@@ -93,9 +93,9 @@ type Store struct {
 	q     func(*sql.Tx) sqlitedb.Execer
 	close func() error
 	now   func() time.Time
-	// unavailable maps an error of a database that cannot be reached (PostgreSQL) to
-	// store.ErrUnavailable; SQLite's errors pass as they are.
-	unavailable func(error) error
+	// classify maps PostgreSQL's errors onto the store's sentinels (store.PostgresError);
+	// SQLite's pass as they are.
+	classify func(error) error
 }
 
 // NewSQLite migrates the keys table in db (the bank's database, opened with
@@ -106,7 +106,7 @@ func NewSQLite(ctx context.Context, db *sql.DB) (*Store, error) {
 		return nil, err
 	}
 	return &Store{q: func(tx *sql.Tx) sqlitedb.Execer { return h.Q(tx) }, close: h.Close, now: time.Now,
-		unavailable: func(err error) error { return err }}, nil
+		classify: func(err error) error { return err }}, nil
 }
 
 // NewPostgres migrates the keys table in db (the bank's database, opened with
@@ -117,12 +117,7 @@ func NewPostgres(ctx context.Context, db *sql.DB) (*Store, error) {
 		return nil, err
 	}
 	return &Store{q: func(tx *sql.Tx) sqlitedb.Execer { return h.Q(tx) }, close: h.Close, now: time.Now,
-		unavailable: func(err error) error {
-			if pgdb.IsUnavailable(err) {
-				return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
-			}
-			return err
-		}}, nil
+		classify: store.PostgresError}, nil
 }
 
 // Close releases the store's prepared statements; the database stays open.
@@ -246,7 +241,7 @@ func (s *Store) Authenticate(ctx context.Context, token string) (Key, error) {
 		return Key{}, ErrUnknownKey
 	}
 	if err != nil {
-		return Key{}, fmt.Errorf("authenticate: %w", s.unavailable(err))
+		return Key{}, fmt.Errorf("authenticate: %w", s.classify(err))
 	}
 	got := sha256.Sum256([]byte(secret))
 	want, err := hex.DecodeString(sha)

@@ -25,21 +25,7 @@ var postgresDialect = &dialect{
 	// memories: the index would be newer than its generation says (harmless, reloaded
 	// on the next search, but a wasted load).
 	snapshot: sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead},
-	classify: classifyPostgres,
-}
-
-func classifyPostgres(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case pgdb.IsUnavailable(err):
-		return fmt.Errorf("%w: the connection to PostgreSQL failed or was lost (a write it interrupted committed nothing); retry when the database is back (%w)", store.ErrUnavailable, err)
-	case pgdb.IsBusy(err):
-		return fmt.Errorf("%w: PostgreSQL gave up the transaction; nothing was written, retry (%w)", store.ErrBusy, err)
-	case pgdb.IsBadText(err):
-		return fmt.Errorf("%w: text PostgreSQL cannot store (a NUL character) (%w)", ErrInvalid, err)
-	}
-	return err
+	classify: store.PostgresError,
 }
 
 // OpenPostgres connects to the database at url (postgres://…) and migrates the host's
@@ -50,7 +36,7 @@ func OpenPostgres(ctx context.Context, url string, cfg Config) (*SQL, error) {
 	}
 	h, err := pgSchema.Open(ctx, url, cfg.Postgres)
 	if err != nil {
-		return nil, classifyPostgres(err)
+		return nil, store.PostgresError(err)
 	}
 	return newSQL(h.DB(), func(tx *sql.Tx) sqlitedb.Execer { return h.Q(tx) }, h.Close, postgresDialect, cfg), nil
 }
@@ -63,7 +49,7 @@ func NewPostgres(ctx context.Context, db *sql.DB, cfg Config) (*SQL, error) {
 	}
 	h, err := pgSchema.Adopt(ctx, db)
 	if err != nil {
-		return nil, classifyPostgres(err)
+		return nil, store.PostgresError(err)
 	}
 	return newSQL(h.DB(), func(tx *sql.Tx) sqlitedb.Execer { return h.Q(tx) }, h.Close, postgresDialect, cfg), nil
 }

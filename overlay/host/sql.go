@@ -169,8 +169,8 @@ func (h *SQL) AddIn(ctx context.Context, tx store.Tx, user string, ms []Memory) 
 	case db != h.db:
 		return nil, fmt.Errorf("add: %w: the store's transaction runs on another database than the host memory's; a host elsewhere is a separate host (overlay.Config.SeparateHost)", ErrInvalid)
 	}
-	apply, err = h.addIn(ctx, raw, user, ms)
-	return apply, h.d.classify(err)
+	// Not classified here: the store's Tx maps what its transaction returns.
+	return h.addIn(ctx, raw, user, ms)
 }
 
 func (h *SQL) addIn(ctx context.Context, tx *sql.Tx, user string, ms []Memory) (apply func(), err error) {

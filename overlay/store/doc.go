@@ -78,8 +78,9 @@
 // On PostgreSQL (package pgdb) the tables are those of SQLite without the FTS5 index,
 // text keys in the "C" collation (ids sort by their bytes, as in SQLite and Go), vectors
 // as bytea. Errors of the connection (refused, lost mid-transaction, the server shutting
-// down) are ErrUnavailable, a serialisation failure or deadlock ErrBusy; a transaction
-// they interrupt committed nothing. Integrity has nothing to check there (PostgreSQL
+// down) are ErrUnavailable, a serialisation failure or deadlock ErrBusy (PostgresError,
+// which the host memory, the traces and the API keys on the same database map theirs
+// with too); a transaction they interrupt committed nothing. Integrity has nothing to check there (PostgreSQL
 // checks its own pages; run amcheck or pg_checksums for more), and Damaged is always nil.
 //
 // The SQLite driver is modernc.org/sqlite, a pure-Go translation of SQLite: no cgo, so

@@ -24,7 +24,7 @@ var postgresDialect = func() *dialect {
 		getManyFrom: `json_array_elements_text(?::json) AS j(value) JOIN records r ON r."user" = ? AND r.id = j.value`,
 		slotFrom:    "records r",
 		claim:       pgdb.LockUser,
-		classify:    classifyPostgres,
+		classify:    func(err error) (error, bool) { return PostgresError(err), false },
 		integrity:   func(context.Context, *sql.DB, bool) ([]string, error) { return nil, nil },
 		search:      searchInProcess,
 	}
@@ -34,20 +34,24 @@ var postgresDialect = func() *dialect {
 	return d
 }()
 
-func classifyPostgres(err error) (error, bool) {
+// PostgresError maps an error of PostgreSQL onto the store's sentinels (ErrUnavailable,
+// ErrBusy, ErrDiskFull, ErrReadOnly, ErrInvalid), saying what happened and what to do;
+// other errors, and nil, pass as they are. The components that share the bank's
+// PostgreSQL database (the host memory, the traces, the API keys) map theirs with it.
+func PostgresError(err error) error {
 	switch {
 	case pgdb.IsUnavailable(err):
-		return fmt.Errorf("%w: the connection to PostgreSQL failed or was lost (a write it interrupted committed nothing); retry when the database is back (%w)", ErrUnavailable, err), false
+		return fmt.Errorf("%w: the connection to PostgreSQL failed or was lost (a write it interrupted committed nothing); retry when the database is back (%w)", ErrUnavailable, err)
 	case pgdb.IsBusy(err):
-		return fmt.Errorf("%w: PostgreSQL gave up the transaction (serialisation failure or deadlock); nothing was written, retry (%w)", ErrBusy, err), false
+		return fmt.Errorf("%w: PostgreSQL gave up the transaction (serialisation failure or deadlock); nothing was written, retry (%w)", ErrBusy, err)
 	case pgdb.IsFull(err):
-		return fmt.Errorf("%w: PostgreSQL is out of disk or memory; nothing was written (%w)", ErrDiskFull, err), false
+		return fmt.Errorf("%w: PostgreSQL is out of disk or memory; nothing was written (%w)", ErrDiskFull, err)
 	case pgdb.IsReadOnly(err):
-		return fmt.Errorf("%w: the PostgreSQL server is read-only (a standby?); point --store at the primary (%w)", ErrReadOnly, err), false
+		return fmt.Errorf("%w: the PostgreSQL server is read-only (a standby?); point --store at the primary (%w)", ErrReadOnly, err)
 	case pgdb.IsBadText(err):
-		return fmt.Errorf("%w: text PostgreSQL cannot store (a NUL character); remove it (%w)", ErrInvalid, err), false
+		return fmt.Errorf("%w: text PostgreSQL cannot store (a NUL character); remove it (%w)", ErrInvalid, err)
 	}
-	return err, false
+	return err
 }
 
 // OpenPostgres connects to the database at url (postgres://…) and migrates the bank's
@@ -58,7 +62,7 @@ func OpenPostgres(ctx context.Context, url string, cfg Config) (*SQL, error) {
 	}
 	h, err := pgSchema.Open(ctx, url, cfg.Postgres)
 	if err != nil {
-		return nil, mapOpen(err)
+		return nil, PostgresError(err)
 	}
 	return newPostgres(ctx, h, cfg)
 }
@@ -71,16 +75,9 @@ func NewPostgres(ctx context.Context, db *sql.DB, cfg Config) (*SQL, error) {
 	}
 	h, err := pgSchema.Adopt(ctx, db)
 	if err != nil {
-		return nil, mapOpen(err)
+		return nil, PostgresError(err)
 	}
 	return newPostgres(ctx, h, cfg)
-}
-
-func mapOpen(err error) error {
-	if pgdb.IsUnavailable(err) {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	return err
 }
 
 func newPostgres(ctx context.Context, h pgdb.Handle, cfg Config) (*SQL, error) {

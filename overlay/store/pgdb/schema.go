@@ -5,28 +5,20 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
-// Schema is one component's share of the database, as sqlitedb.Schema: the name its
-// migrations are recorded under in schema_migrations and its migration files (for
-// PostgreSQL; each component keeps them apart from its SQLite ones).
-type Schema struct {
-	Component string
-	FS        fs.FS
-	Dir       string
-}
+// Schema is one component's share of the database, with sqlitedb.Schema's fields: the
+// name its migrations are recorded under in schema_migrations and its migration files
+// (PostgreSQL's; each component keeps them apart from its SQLite ones). Open and Adopt
+// are sqlitedb.Schema's on PostgreSQL's Open, Migrate and Handle.
+type Schema sqlitedb.Schema
 
-// Migrations loads the schema's migrations, sorted by version.
+// Migrations loads the schema's migrations, sorted by version (as sqlitedb.Schema does).
 func (s Schema) Migrations() ([]sqlitedb.Migration, error) {
-	sub, err := fs.Sub(s.FS, s.Dir)
-	if err != nil {
-		return nil, err
-	}
-	return sqlitedb.LoadMigrations(sub)
+	return sqlitedb.Schema(s).Migrations()
 }
 
 // Open connects with Open and migrates the schema's tables; the Handle owns the
