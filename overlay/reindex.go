@@ -50,17 +50,9 @@ func (o *Overlay) Reindex(ctx context.Context, user string) (ReindexReport, erro
 	}
 	unlock := o.lock(user)
 	defer unlock()
-	var all []store.Record
-	for cursor := ""; ; {
-		page, next, err := o.cfg.Store.List(ctx, user, store.Filter{Limit: store.MaxListLimit, Cursor: cursor})
-		if err != nil {
-			return rep, fmt.Errorf("reindex: list: %w", err)
-		}
-		all = append(all, page...)
-		if next == "" {
-			break
-		}
-		cursor = next
+	all, err := allRecords(ctx, o.cfg.Store, user)
+	if err != nil {
+		return rep, fmt.Errorf("reindex: list: %w", err)
 	}
 	rep.Records = len(all)
 	var todo []store.Record
@@ -97,7 +89,7 @@ func (o *Overlay) Reindex(ctx context.Context, user string) (ReindexReport, erro
 		referent = rs[len(rs)-1].Referent
 	}
 	slots := map[string]bool{}
-	err := o.cfg.Store.Tx(ctx, user, func(tx store.Tx) error {
+	err = o.cfg.Store.Tx(ctx, user, func(tx store.Tx) error {
 		for i, r := range todo {
 			fs := read[i]
 			if len(fs) == 0 {

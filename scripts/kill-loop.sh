@@ -68,9 +68,7 @@ for k in "${pending[@]+"${pending[@]}"}"; do
   add "$k" "note $k: the tram to the old town was late again" || { echo "add $k failed on a live server" >&2; exit 1; }
 done
 kill "$pid"; wait "$pid" 2>/dev/null || true
-cp "$work/serve.log" /tmp/kill-loop-serve.log
 "$atma" overlay show -u kay --json --limit 100000 >"$work/bank.json"
-cp "$work/refused.log" /tmp/kill-loop-refused.log 2>/dev/null || true
 got=$(jq '[.[] | select(.Status != "transition")] | length' "$work/bank.json")
 dups=$(jq -r '[.[] | select(.Status != "transition") | .Content] | group_by(.) | map(select(length > 1)) | length' "$work/bank.json")
 checked=ok
