@@ -220,13 +220,20 @@ func (d diet) String() string {
 	return [...]string{"", "vegetarian", "vegan", "teetotal"}[d]
 }
 
+// The words that state each diet.
+var (
+	veganWords      = re(`\b(vegan|animal products|plant-based)\b`)
+	vegetarianWords = re(`\b(vegetarian|pescatarian|eat meat|eaten meat|no meat)\b`)
+	teetotalWords   = re(`\b(teetotal|alcohol|don't drink|do not drink|sober)\b`)
+)
+
 func detectDiet(t *text) diet {
 	switch {
-	case t.has(re(`\b(vegan|animal products|plant-based)\b`)):
+	case t.has(veganWords):
 		return dietVegan
-	case t.has(re(`\b(vegetarian|pescatarian|eat meat|eaten meat|no meat)\b`)):
+	case t.has(vegetarianWords):
 		return dietVegetarian
-	case t.has(re(`\b(teetotal|alcohol|don't drink|do not drink|sober)\b`)):
+	case t.has(teetotalWords):
 		return dietTeetotal
 	}
 	return dietNone

@@ -520,14 +520,16 @@ func (f *facts) judgeTemporal(n *text) decision {
 		}
 		return unrelated(0.6, fmt.Sprintf("the new input names no %s", f.slotName()))
 	}
+	var about []string // the sentences that name the old value
 	neg := ""
 	if mentioned != "" {
-		neg = findIn(n.chunksWhere(func(c string) bool { return strings.Contains(c, mentioned) }), cueNegation)
+		about = n.chunksWhere(func(c string) bool { return strings.Contains(c, mentioned) })
+		neg = findIn(about, cueNegation)
 	}
 	switch {
 	case change != "":
 		return conflict(judge.TypeTemporalUpdate, 0.85, newVal, fmt.Sprintf("the new input says the %s changed (%q)", f.slotName(), change), change)
-	case neg != "" && findIn(n.chunksWhere(func(c string) bool { return strings.Contains(c, mentioned) }), cueNotChanged) == "":
+	case neg != "" && findIn(about, cueNotChanged) == "":
 		return conflict(judge.TypeTemporalUpdate, 0.75, newVal, fmt.Sprintf("the new input says the old %s no longer holds (%q)", f.slotName(), neg), neg)
 	case newVal != "" && mentioned == "":
 		return conflict(judge.TypeImplicitViolation, 0.6, newVal, fmt.Sprintf("the new input implies another %s (%s) without saying it changed", f.slotName(), newVal))
@@ -638,11 +640,14 @@ func (f *facts) judgeDiet(n *text) decision {
 	if !mentionsDiet && food == "" && !foodTalk {
 		return unrelated(0.7, "the new input says nothing about food or drink")
 	}
+	scope := ""
+	if mentionsDiet {
+		scope = findScope(n.chunks)
+	}
 	switch {
-	case mentionsDiet && findScope(n.chunks) != "":
-		s := findScope(n.chunks)
-		return conflict(judge.TypeScopeMismatch, 0.75, "", fmt.Sprintf("the new input narrows the diet (%q)", s), s)
-	case mentionsDiet && food == "" && !n.has(cueNotChanged) && n.has(re(`\b(not|no longer|anymore|gave up|stopped|quit)\b`)) && !n.has(re(`\b(no animal|no meat|not a drop)\b`)):
+	case scope != "":
+		return conflict(judge.TypeScopeMismatch, 0.75, "", fmt.Sprintf("the new input narrows the diet (%q)", scope), scope)
+	case mentionsDiet && food == "" && !n.has(cueNotChanged) && n.has(dietEnds) && !n.has(dietKept):
 		s := n.find(cueNegation)
 		return conflict(judge.TypeExplicitNegation, 0.7, "", fmt.Sprintf("the new input says the diet no longer holds (%q)", s), s)
 	case food != "":
@@ -722,6 +727,9 @@ var (
 	cueJobChange  = re(`\b(quit|resigned|new job|changed jobs|left my job|got hired|was hired|started a new|first (day|week) at)\b`)
 	cueHomeChange = re(`\b(moved|relocat\w*|new (flat|city|place|home|apartment|house)|unpacking|signed the lease)\b`)
 	dietItem      = re(`\b(meat|alcohol|animal products|dairy|booze)\b`)
+	// dietEnds says a diet stopped, unless dietKept restates it ("no meat", "not a drop").
+	dietEnds = re(`\b(not|no longer|anymore|gave up|stopped|quit)\b`)
+	dietKept = re(`\b(no animal|no meat|not a drop)\b`)
 )
 
 // render turns the decision into think steps and a verdict.
