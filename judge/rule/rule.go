@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	fx "github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/judge"
@@ -195,7 +194,7 @@ func (f *facts) value() string {
 			return f.qty.text
 		}
 	}
-	return clip(strings.TrimSpace(f.t.orig), 60)
+	return judge.Clip(strings.TrimSpace(f.t.orig), 60)
 }
 
 func first(xs []string) string {
@@ -807,15 +806,4 @@ func quoteAll(xs []string) string {
 		q[i] = fmt.Sprintf("%q", x)
 	}
 	return strings.Join(q, ", ")
-}
-
-// clip shortens s to at most n bytes, on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
