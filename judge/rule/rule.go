@@ -16,15 +16,15 @@ import (
 // Thresholds the rule auditor applies to Sentry's scores when the texts give it nothing to
 // go on: the gate's own defaults (gate.DefaultTauTop and gate.DefaultTauLog).
 const (
-	DefaultRuleTauTop = 0.60
-	DefaultRuleTauLog = 0.45
+	DefaultTauTop = 0.60
+	DefaultTauLog = 0.45
 )
 
-// Config configures a Auditor. The zero value means the defaults.
+// Config configures an Auditor. The zero value means the defaults.
 type Config struct {
 	// TauTop and TauLog are the score thresholds used when the rules can read nothing: a
 	// pair with A above TauTop is taken to be about one slot, and then to conflict when B
-	// is below TauLog (0: DefaultRuleTauTop, DefaultRuleTauLog).
+	// is below TauLog (0: DefaultTauTop, DefaultTauLog).
 	TauTop, TauLog float64
 }
 
@@ -47,10 +47,10 @@ func (c Config) Validate() error {
 
 func (c Config) withDefaults() Config {
 	if c.TauTop == 0 {
-		c.TauTop = DefaultRuleTauTop
+		c.TauTop = DefaultTauTop
 	}
 	if c.TauLog == 0 {
-		c.TauLog = DefaultRuleTauLog
+		c.TauLog = DefaultTauLog
 	}
 	return c
 }
@@ -70,7 +70,7 @@ func (c Config) withDefaults() Config {
 // "rarely"), and implications (a steak for a vegetarian, a flat in another city, a first
 // date for someone in a relationship). Sentry's scores decide only when the rules cannot
 // tell the old record's slot and the texts share no words. It needs no model, answers in microseconds, and is the baseline every LLM judge is
-// compared with. A Auditor is safe for concurrent use; its zero value uses the
+// compared with. An Auditor is safe for concurrent use; its zero value uses the
 // defaults.
 type Auditor struct {
 	cfg Config
