@@ -26,6 +26,18 @@ const (
 	ThinkClose = "</think>"
 )
 
+// JoinReasoning is an answer as the model wrote it when a server's reasoning parser
+// (vLLM, llama-server) returned its think block apart, as reasoning: the reasoning put
+// back in the think tags before content. Content that closes a think block itself, and
+// reasoning that is only white space, leave content as it is.
+func JoinReasoning(reasoning, content string) string {
+	r := strings.TrimSpace(reasoning)
+	if r == "" || strings.Contains(content, ThinkClose) {
+		return content
+	}
+	return ThinkOpen + "\n" + r + "\n" + ThinkClose + "\n" + strings.TrimLeft(content, " \t\r\n")
+}
+
 // ParseStrict parses an answer that follows the audit format exactly, for rewards and
 // metrics. The answer, apart from white space at either end, must be a <think> block whose
 // lines start the four steps in order (LabelSlot, LabelComparison, LabelConflictType,
