@@ -19,8 +19,11 @@ type text struct {
 	stems  map[string]bool
 }
 
+// typography writes curly quotes and dashes as the cues spell them ("don't", " - ").
+var typography = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`, "\u2014", " - ", "\u2013", " - ")
+
 func newText(s string) *text {
-	s = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`, "\u2014", " - ", "\u2013", " - ").Replace(s)
+	s = typography.Replace(s)
 	t := &text{orig: s, low: strings.ToLower(s), stems: map[string]bool{}}
 	for _, c := range splitChunks(t.low) {
 		if c = strings.TrimSpace(c); c != "" {
