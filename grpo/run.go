@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -414,7 +413,8 @@ func (r *runner) step(ctx context.Context) error {
 		}
 		prompt := reward.PromptText(p.msgs)
 		for _, ch := range p.resp.Choices {
-			text := completionText(ch)
+			// A server that splits reasoning from the answer returns the think block apart.
+			text := judge.JoinReasoning(ch.Reasoning, ch.Content)
 			s := r.rewarder.Score(prompt, text, p.label)
 			ro := Rollout{
 				Step: stepNo, PromptID: p.item.ID, Choice: ch.Index, Completion: text, Label: p.label,
@@ -584,16 +584,6 @@ func summarise(rec *StepRecord, rollouts []Rollout) {
 	}
 	rec.Length.MeanWords = float64(words) / n
 	rec.Length.Truncated = float64(truncated) / n
-}
-
-// completionText is the completion as the reward reads it. A server that splits reasoning
-// from the answer (vLLM or llama-server with a reasoning parser) returns the think block's
-// text apart; it is put back in its tags.
-func completionText(ch llm.Choice) string {
-	if ch.Reasoning != "" && !strings.Contains(ch.Content, judge.ThinkOpen) {
-		return judge.ThinkOpen + "\n" + strings.TrimSpace(ch.Reasoning) + "\n" + judge.ThinkClose + "\n" + strings.TrimLeft(ch.Content, "\n")
-	}
-	return ch.Content
 }
 
 // fatalPolicyError reports errors that every further request would repeat: a model the

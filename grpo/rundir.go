@@ -12,9 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/atma-dev/atma/internal/atomicfile"
-
 	"github.com/atma-dev/atma/grpo/reward"
+	"github.com/atma-dev/atma/internal/atomicfile"
 )
 
 // The run directory's files.

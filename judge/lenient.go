@@ -410,7 +410,7 @@ func lenientVerdict(m map[string]any, steps Steps) (Verdict, error) {
 	if s, ok := fields["conflict_type"].(string); ok {
 		t, known := findEnum(s, typeSynonyms)
 		if !known {
-			return Verdict{}, parseErr(ErrInvalidEnum, -1, "conflict_type", "%q is not a conflict type", clip(s, 40))
+			return Verdict{}, parseErr(ErrInvalidEnum, -1, "conflict_type", "%q is not a conflict type", Clip(s, 40))
 		}
 		v.ConflictType, typeGiven = t, true
 	}
@@ -418,7 +418,7 @@ func lenientVerdict(m map[string]any, steps Steps) (Verdict, error) {
 	case ok:
 		st, known := findEnum(s, statusSynonyms)
 		if !known {
-			return Verdict{}, parseErr(ErrInvalidEnum, -1, "status", "%q is not a status", clip(s, 40))
+			return Verdict{}, parseErr(ErrInvalidEnum, -1, "status", "%q is not a status", Clip(s, 40))
 		}
 		v.Status = st
 	case typeGiven && v.ConflictType != TypeNone:

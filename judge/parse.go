@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -24,6 +25,18 @@ const (
 	ThinkOpen  = "<think>"
 	ThinkClose = "</think>"
 )
+
+// JoinReasoning is an answer as the model wrote it when a server's reasoning parser
+// (vLLM, llama-server) returned its think block apart, as reasoning: the reasoning put
+// back in the think tags before content. Content that closes a think block itself, and
+// reasoning that is only white space, leave content as it is.
+func JoinReasoning(reasoning, content string) string {
+	r := strings.TrimSpace(reasoning)
+	if r == "" || strings.Contains(content, ThinkClose) {
+		return content
+	}
+	return ThinkOpen + "\n" + r + "\n" + ThinkClose + "\n" + strings.TrimLeft(content, " \t\r\n")
+}
 
 // ParseStrict parses an answer that follows the audit format exactly, for rewards and
 // metrics. The answer, apart from white space at either end, must be a <think> block whose
@@ -90,9 +103,9 @@ func verdictAt(t string, rest int) (Verdict, error) {
 		return Verdict{}, parseErr(ErrInvalidJSON, from, "", "the verdict must be a JSON object")
 	case t[from] != '{':
 		if i := strings.IndexByte(t[from:], '{'); i >= 0 {
-			return Verdict{}, parseErr(ErrExtraText, from, "", "%q precedes the verdict object", clip(t[from:from+i], 40))
+			return Verdict{}, parseErr(ErrExtraText, from, "", "%q precedes the verdict object", Clip(t[from:from+i], 40))
 		}
-		return Verdict{}, parseErr(ErrNoJSON, from, "", "%q follows %s, not a JSON object", clip(t[from:], 40), ThinkClose)
+		return Verdict{}, parseErr(ErrNoJSON, from, "", "%q follows %s, not a JSON object", Clip(t[from:], 40), ThinkClose)
 	}
 	dec := jsontext.NewDecoder(strings.NewReader(t[from:]), jsonOpts)
 	raw, err := dec.ReadValue()
@@ -105,7 +118,7 @@ func verdictAt(t string, rest int) (Verdict, error) {
 		if trail[0] == '{' || trail[0] == '[' {
 			return Verdict{}, parseErr(ErrMultipleJSON, at, "", "another JSON value follows the verdict object")
 		}
-		return Verdict{}, parseErr(ErrExtraText, at, "", "%q follows the verdict object", clip(trail, 40))
+		return Verdict{}, parseErr(ErrExtraText, at, "", "%q follows the verdict object", Clip(trail, 40))
 	}
 	return strictVerdict(raw, from)
 }
@@ -152,7 +165,7 @@ func strictSteps(body string, base int) (Steps, error) {
 		}
 	}
 	if pre := strings.TrimSpace(body[:marks[0].start]); pre != "" {
-		return Steps{}, parseErr(ErrStepOrder, base, labels[0], "%q precedes the first step", clip(pre, 40))
+		return Steps{}, parseErr(ErrStepOrder, base, labels[0], "%q precedes the first step", Clip(pre, 40))
 	}
 	var s Steps
 	for i, m := range marks {
@@ -212,16 +225,16 @@ func strictVerdict(raw []byte, off int) (Verdict, error) {
 				v.ClarificationNeeded = true
 			case "false":
 			default:
-				fail(ErrFieldType, name, "want true or false, got %s", clip(string(val), 30))
+				fail(ErrFieldType, name, "want true or false, got %s", Clip(string(val), 30))
 			}
 		case "confidence":
 			if c := val[0]; c != '-' && (c < '0' || c > '9') {
-				fail(ErrFieldType, name, "want a number, got %s", clip(string(val), 30))
+				fail(ErrFieldType, name, "want a number, got %s", Clip(string(val), 30))
 				break
 			}
 			x, err := strconv.ParseFloat(string(val), 64)
 			if err != nil || math.IsInf(x, 0) {
-				fail(ErrOutOfRange, name, "%s is not a finite number", clip(string(val), 30))
+				fail(ErrOutOfRange, name, "%s is not a finite number", Clip(string(val), 30))
 				break
 			}
 			v.Confidence = x
@@ -243,7 +256,7 @@ func strictVerdict(raw []byte, off int) (Verdict, error) {
 func strictLinks(val []byte, off int) ([]Link, []error) {
 	var items []jsontext.Value
 	if val[0] != '[' || jsonv2.Unmarshal(val, &items, jsonOpts) != nil {
-		return nil, []error{parseErr(ErrFieldType, -1, "links", "want an array of link objects, got %s", clip(string(val), 30))}
+		return nil, []error{parseErr(ErrFieldType, -1, "links", "want an array of link objects, got %s", Clip(string(val), 30))}
 	}
 	links := make([]Link, 0, len(items))
 	var errs []error
@@ -349,20 +362,19 @@ func objectFields(raw []byte, off int, field string) (objFields, error) {
 // jsonString decodes a JSON string, refusing other types.
 func jsonString(val jsontext.Value, dst *string) error {
 	if len(val) == 0 || val[0] != '"' {
-		return fmt.Errorf("want a string, got %s", clip(string(val), 30))
+		return fmt.Errorf("want a string, got %s", Clip(string(val), 30))
 	}
 	return jsonv2.Unmarshal(val, dst, jsonOpts)
 }
 
-// clip shortens s to at most n bytes for error messages, on a rune boundary.
-func clip(s string, n int) string {
+// Clip shortens s to at most n bytes, cut on a rune boundary and marked with "…", for
+// error messages and for the rule auditor's quotes of user text.
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8RuneStart(s[n]) {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n] + "…"
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

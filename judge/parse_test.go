@@ -355,3 +355,22 @@ func TestParseThinkAndVerdictApart(t *testing.T) {
 		t.Errorf("ParseVerdict of a preamble = %v; want ErrExtraText at byte 2", err)
 	}
 }
+
+func TestJoinReasoning(t *testing.T) {
+	tests := []struct {
+		name, reasoning, content, want string
+	}{
+		{"no reasoning", "", baseJSON, baseJSON},
+		{"white space only", " \n\t", baseJSON, baseJSON},
+		{"put back", "\nSlot: home.\n", "\n  " + baseJSON, "<think>\nSlot: home.\n</think>\n" + baseJSON},
+		{"content has the block", "Slot: home.", baseThink + baseJSON, baseThink + baseJSON},
+		{"content closes a block", "Slot: home.", "Slot: home.\n</think>\n" + baseJSON, "Slot: home.\n</think>\n" + baseJSON},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := JoinReasoning(tt.reasoning, tt.content); got != tt.want {
+				t.Errorf("JoinReasoning = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/atma-dev/atma/facts"
+	"github.com/atma-dev/atma/internal/llamatest"
 )
 
 // wordEmbedder is a backbone stand-in for the offline fallback: one dimension a letter.
@@ -36,13 +37,13 @@ func (wordEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error
 func TestFactsExtractorOnLlamaServer(t *testing.T) {
 	// One slot with the model's whole context: the extraction prompt is about 1,600
 	// tokens of the tiny model's byte-level vocabulary.
-	s := startServerWith(t, 1, ctxSize)
-	c := newClient(t, s.URL, modelAlias, 0)
+	s := llamatest.StartWith(t, 1, llamatest.CtxSize)
+	c := newClient(t, s.URL, llamatest.ModelAlias, 0)
 	off, err := facts.NewOffline(wordEmbedder{}, facts.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := facts.NewLLM(c, off, facts.LLMConfig{Name: modelAlias, MaxTokens: 96})
+	x, err := facts.NewLLM(c, off, facts.LLMConfig{Name: llamatest.ModelAlias, MaxTokens: 96})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestFactsExtractorOnLlamaServer(t *testing.T) {
 	answered := 0
 	for i, r := range res {
 		switch r.Source {
-		case modelAlias:
+		case llamatest.ModelAlias:
 			answered++
 		case facts.SourceOffline:
 			if r.Why == "" {

@@ -29,19 +29,6 @@ import (
 	"github.com/atma-dev/atma/llm"
 )
 
-const (
-	slots      = llamatest.Slots
-	ctxSize    = llamatest.CtxSize
-	slotCtx    = llamatest.SlotCtx
-	modelAlias = llamatest.ModelAlias
-)
-
-type server = llamatest.Server
-
-func startServer(t *testing.T) *server { return llamatest.Start(t) }
-
-func startServerWith(t *testing.T, np, ctx int) *server { return llamatest.StartWith(t, np, ctx) }
-
 // newClient returns a fresh client (nothing learnt about the server yet).
 func newClient(t *testing.T, url, model string, maxRetries int) *llm.Client {
 	t.Helper()
@@ -79,8 +66,8 @@ func logLatency(t *testing.T, what string, r *llm.Response) {
 }
 
 func TestLlamaServer(t *testing.T) {
-	s := startServer(t)
-	c := newClient(t, s.URL, modelAlias, 0)
+	s := llamatest.Start(t)
+	c := newClient(t, s.URL, llamatest.ModelAlias, 0)
 
 	t.Run("chat", func(t *testing.T) {
 		const maxTok = 16
@@ -98,23 +85,23 @@ func TestLlamaServer(t *testing.T) {
 		if ch.Content == "" || ch.FinishReason != "length" || ch.Tokens != maxTok {
 			t.Errorf("choice %+v: want non-empty content, finish_reason length, %d tokens", ch, maxTok)
 		}
-		if r.Model != modelAlias {
-			t.Errorf("model %q, want %q", r.Model, modelAlias)
+		if r.Model != llamatest.ModelAlias {
+			t.Errorf("model %q, want %q", r.Model, llamatest.ModelAlias)
 		}
 		t.Logf("content %q", ch.Content)
 	})
 
 	t.Run("n within slots", func(t *testing.T) {
 		r, err := c.Chat(t.Context(), llm.Request{
-			Messages: user("Tell me about my dog."), N: slots, MaxTokens: 12,
+			Messages: user("Tell me about my dog."), N: llamatest.Slots, MaxTokens: 12,
 			Temperature: ptr(1.0), Seed: ptr(int64(7)),
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		logLatency(t, "n=4 in one request", r)
-		if len(r.Choices) != slots || r.Requests != 1 || r.Attempts != 1 {
-			t.Fatalf("%d choices in %d requests (%d attempts), want %d in 1", len(r.Choices), r.Requests, r.Attempts, slots)
+		if len(r.Choices) != llamatest.Slots || r.Requests != 1 || r.Attempts != 1 {
+			t.Fatalf("%d choices in %d requests (%d attempts), want %d in 1", len(r.Choices), r.Requests, r.Attempts, llamatest.Slots)
 		}
 		for i, ch := range r.Choices {
 			if ch.Index != i || ch.FinishReason != "length" || ch.Content == "" {
@@ -122,18 +109,18 @@ func TestLlamaServer(t *testing.T) {
 			}
 		}
 		t.Logf("n=%d with one seed: %d distinct completions; usage.completion_tokens %d for %d×12 generated",
-			slots, distinct(r.Choices), r.Usage.CompletionTokens, slots)
+			llamatest.Slots, distinct(r.Choices), r.Usage.CompletionTokens, llamatest.Slots)
 	})
 
 	t.Run("n above slots is split", func(t *testing.T) {
-		fresh := newClient(t, s.URL, modelAlias, 0) // nothing learnt yet
-		const n = 2 * slots
+		fresh := newClient(t, s.URL, llamatest.ModelAlias, 0) // nothing learnt yet
+		const n = 2 * llamatest.Slots
 		r, err := fresh.Chat(t.Context(), llm.Request{
 			Messages: user("Tell me about my dog."), N: n, MaxTokens: 8,
 			Temperature: ptr(1.0), Seed: ptr(int64(7)), Logprobs: true,
 		})
 		if err != nil {
-			t.Fatalf("n=%d on a server with -np %d: %v", n, slots, err)
+			t.Fatalf("n=%d on a server with -np %d: %v", n, llamatest.Slots, err)
 		}
 		logLatency(t, "n=8 split over 4 slots", r)
 		if len(r.Choices) != n {
@@ -327,8 +314,8 @@ func TestLlamaServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Contains(names, modelAlias) {
-			t.Errorf("models %q, want %q among them", names, modelAlias)
+		if !slices.Contains(names, llamatest.ModelAlias) {
+			t.Errorf("models %q, want %q among them", names, llamatest.ModelAlias)
 		}
 		t.Logf("models: %q", names)
 	})
@@ -341,8 +328,8 @@ func TestLlamaServer(t *testing.T) {
 			// A single-model llama-server serves whatever name it is sent;
 			// the response names the model it really used.
 			t.Logf("llama-server ignored model %q and answered as %q", "no-such-model", r.Model)
-			if r.Model != modelAlias {
-				t.Errorf("response model %q, want the served %q", r.Model, modelAlias)
+			if r.Model != llamatest.ModelAlias {
+				t.Errorf("response model %q, want the served %q", r.Model, llamatest.ModelAlias)
 			}
 		case errors.Is(err, llm.ErrModelNotFound):
 			t.Logf("llama-server refused the model name: %v", err)
@@ -354,10 +341,10 @@ func TestLlamaServer(t *testing.T) {
 	t.Run("context length exceeded", func(t *testing.T) {
 		// About 600 tokens (one per " hello"): more than a slot holds, less
 		// than -c, so this checks the limit is the slot's.
-		long := strings.Repeat("hello ", slotCtx+80)
+		long := strings.Repeat("hello ", llamatest.SlotCtx+80)
 		_, err := c.Chat(t.Context(), llm.Request{Messages: user(long), MaxTokens: 4})
 		if !errors.Is(err, llm.ErrContextLength) {
-			t.Fatalf("prompt of %d+ tokens, %d per slot: %v, want ErrContextLength", slotCtx+80, slotCtx, err)
+			t.Fatalf("prompt of %d+ tokens, %d per slot: %v, want ErrContextLength", llamatest.SlotCtx+80, llamatest.SlotCtx, err)
 		}
 		var apiErr *llm.APIError
 		if errors.As(err, &apiErr) {
@@ -373,8 +360,8 @@ func TestLlamaServer(t *testing.T) {
 // TestLlamaServerKilled kills the server between two calls: the second must
 // be ErrUnreachable once the retries are spent, not a hang or a bad response.
 func TestLlamaServerKilled(t *testing.T) {
-	s := startServer(t)
-	c := newClient(t, s.URL, modelAlias, 2)
+	s := llamatest.Start(t)
+	c := newClient(t, s.URL, llamatest.ModelAlias, 2)
 	if _, err := c.Chat(t.Context(), llm.Request{Messages: user("hi"), MaxTokens: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -395,12 +382,12 @@ func TestLlamaServerKilled(t *testing.T) {
 // TestLlamaServerMidRequest kills the server while a long generation is in
 // flight: the connection drops mid-response.
 func TestLlamaServerMidRequest(t *testing.T) {
-	s := startServer(t)
-	c := newClient(t, s.URL, modelAlias, -1) // no retries: the first failure is the answer
+	s := llamatest.Start(t)
+	c := newClient(t, s.URL, llamatest.ModelAlias, -1) // no retries: the first failure is the answer
 	errc := make(chan error, 1)
 	go func() {
 		// Long enough that it is still generating when the kill lands.
-		_, err := c.Chat(t.Context(), llm.Request{Messages: user("Write at length."), MaxTokens: 100000, N: slots})
+		_, err := c.Chat(t.Context(), llm.Request{Messages: user("Write at length."), MaxTokens: 100000, N: llamatest.Slots})
 		errc <- err
 	}()
 	waitForSlotsBusy(t, s)
@@ -414,7 +401,7 @@ func TestLlamaServerMidRequest(t *testing.T) {
 
 // waitForSlotsBusy polls /slots until a slot is processing, so the kill in
 // TestLlamaServerMidRequest lands during generation.
-func waitForSlotsBusy(t *testing.T, s *server) {
+func waitForSlotsBusy(t *testing.T, s *llamatest.Server) {
 	t.Helper()
 	url := strings.TrimSuffix(s.URL, "/v1") + "/slots"
 	deadline := time.Now().Add(time.Minute)

@@ -33,18 +33,8 @@ type Config struct {
 	Limits       Limits             `json:"limits"`
 }
 
-// Weights are the weights of the components, by component name.
-type Weights struct {
-	Format       float64 `json:"format"`
-	Verdict      float64 `json:"verdict"`
-	Implicit     float64 `json:"implicit"`
-	Length       float64 `json:"length"`
-	Cohesion     float64 `json:"cohesion"`
-	Conciseness  float64 `json:"conciseness"`
-	Echo         float64 `json:"echo"`
-	Preservation float64 `json:"preservation"`
-	Summary      float64 `json:"summary"`
-}
+// Weights are the weights of the components, one field (and JSON key) per component.
+type Weights Components
 
 // FormatValues are the values of the format term: Full for a valid <think> block with all
 // four step labels, TagsOnly for a valid <think>…</think> pair whose steps are not right,
@@ -185,14 +175,17 @@ func (c Config) Validate() error {
 			bad("%s is %v, want a finite number", name, v)
 		}
 	}
-	w := c.Weights
+	ws := Components(c.Weights).Values()
+	for i, name := range ComponentNames() {
+		finite("weights."+name, ws[i])
+		if ws[i] < 0 {
+			bad("weights.%s is %v, want ≥ 0 (penalties carry their sign in their own values)", name, ws[i])
+		}
+	}
 	for _, f := range []struct {
 		name string
 		v    float64
 	}{
-		{"weights.format", w.Format}, {"weights.verdict", w.Verdict}, {"weights.implicit", w.Implicit},
-		{"weights.length", w.Length}, {"weights.cohesion", w.Cohesion}, {"weights.conciseness", w.Conciseness},
-		{"weights.echo", w.Echo}, {"weights.preservation", w.Preservation}, {"weights.summary", w.Summary},
 		{"format.full", c.Format.Full}, {"format.tags_only", c.Format.TagsOnly}, {"format.none", c.Format.None},
 		{"verdict.status", c.Verdict.Status}, {"verdict.type", c.Verdict.Type}, {"verdict.action", c.Verdict.Action},
 		{"verdict.none", c.Verdict.None}, {"implicit.success", c.Implicit.Success}, {"implicit.miss", c.Implicit.Miss},
@@ -202,9 +195,6 @@ func (c Config) Validate() error {
 		{"summary.spurious", c.Summary.Spurious},
 	} {
 		finite(f.name, f.v)
-		if f.v < 0 && len(f.name) > 8 && f.name[:8] == "weights." {
-			bad("%s is %v, want ≥ 0 (penalties carry their sign in their own values)", f.name, f.v)
-		}
 	}
 	if c.Verdict.Parse != ParseStrict && c.Verdict.Parse != ParseLenient {
 		bad("verdict.parse is %q, want %q or %q", c.Verdict.Parse, ParseStrict, ParseLenient)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/judge/eval"
@@ -111,7 +110,7 @@ func ParseLabel(data []byte) (Label, error) {
 		return Label{}, ErrNoLabel
 	}
 	if data[0] != '{' {
-		return Label{}, fmt.Errorf("decode label: want a JSON object of eval.Gold, got %s", clipBytes(data, 40))
+		return Label{}, fmt.Errorf("decode label: want a JSON object of eval.Gold, got %q", judge.Clip(string(data), 40))
 	}
 	var l Label
 	if err := DecodeStrict(bytes.NewReader(data), &l); err != nil {
@@ -124,13 +123,4 @@ func ParseLabel(data []byte) (Label, error) {
 		return Label{}, fmt.Errorf("invalid label: %w", err)
 	}
 	return l, nil
-}
-
-// clipBytes shortens b for error messages.
-func clipBytes(b []byte, n int) string {
-	s := string(b)
-	if len(s) > n {
-		s = strings.ToValidUTF8(s[:n], "") + "…"
-	}
-	return fmt.Sprintf("%q", s)
 }

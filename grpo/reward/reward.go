@@ -58,7 +58,7 @@ func ComponentsOf(v [NumComponents]float64) Components {
 
 // weighted is the weighted sum.
 func (c Components) weighted(w Weights) float64 {
-	ws := [NumComponents]float64{w.Format, w.Verdict, w.Implicit, w.Length, w.Cohesion, w.Conciseness, w.Echo, w.Preservation, w.Summary}
+	ws := Components(w).Values()
 	total := 0.0
 	for i, v := range c.Values() {
 		total += ws[i] * v

@@ -403,8 +403,9 @@ func (s *Server) trl(body []byte) (any, []reward.Score, error) {
 // the reward and whose other keys verl logs as reward_extra_info.
 func verlResult(sc reward.Score) map[string]float64 {
 	out := map[string]float64{"score": sc.Total}
+	vs := sc.Components.Values()
 	for i, n := range reward.ComponentNames() {
-		out[n] = sc.Components.Values()[i]
+		out[n] = vs[i]
 	}
 	out["failed"] = 0
 	if sc.Flags.Failed() {

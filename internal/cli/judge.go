@@ -310,11 +310,11 @@ func judgeEvalRun(ctx context.Context, f *Factory, opts *judgeEvalOptions) error
 	} else if items, err = eval.Set(opts.Eval); err != nil {
 		return err
 	}
-	rule, err := rule.New(rule.Config{})
+	rules, err := f.auditorFor(nil, &opts.llmOptions)
 	if err != nil {
 		return err
 	}
-	auditors := []judge.NamedAuditor{{Name: "rule", Auditor: rule}}
+	auditors := []judge.NamedAuditor{rules}
 	if a, err := f.auditor(&opts.llmOptions); err != nil {
 		return err
 	} else if a.Name != "rule" {

@@ -127,12 +127,7 @@ func (a *Auditor) Audit(ctx context.Context, p judge.Pair) (judge.Result, error)
 		}
 		return a.fall(ctx, p, start, judge.Result{}, llm.Describe(err))
 	}
-	choice := resp.Choices[0]
-	raw := choice.Content
-	if r := strings.TrimSpace(choice.Reasoning); r != "" && !strings.Contains(raw, judge.ThinkClose) {
-		// Reasoning parsers move the think block out of the content; put it back.
-		raw = judge.ThinkOpen + "\n" + r + "\n" + judge.ThinkClose + "\n" + strings.TrimLeft(raw, " \t\r\n")
-	}
+	raw := judge.JoinReasoning(resp.Choices[0].Reasoning, resp.Choices[0].Content)
 	res := judge.Result{Raw: raw, Source: a.cfg.Name, Tokens: resp.Usage.TotalTokens}
 	if resp.Model != "" {
 		res.Source = resp.Model

@@ -1,6 +1,9 @@
 package rule
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // ChangeCue returns the first sign in after that it changes, denies or narrows what before
 // says — a quantity of the same kind with another value ("25 minutes" → "40 minutes"), or
@@ -9,7 +12,9 @@ import "fmt"
 // sentence encoder barely moves when only a number or a qualifier changes) to the Judge
 // that will read them with the same cues.
 func ChangeCue(before, after string) string {
-	o, n := newText(before), newText(after)
+	// The cues read the lower-cased text alone: no sentences, words or stems to split.
+	o := &text{low: strings.ToLower(typography.Replace(before))}
+	n := &text{low: strings.ToLower(typography.Replace(after))}
 	oq := quantities(o)
 	for _, q := range quantities(n) {
 		for _, p := range oq {

@@ -8,14 +8,14 @@ import (
 	"github.com/atma-dev/atma/judge"
 )
 
-// correctionCue marks a new input that corrects what was said rather than reporting a
-// change: "sorry, I meant 40", "wait no, the 16th", "typo: …".
 // presentCue marks a statement about how things are from now on.
 var presentCue = regexp.MustCompile(`(?i)\b(?:now|still|these days|nowadays|anymore|any more|no longer|at the moment|from now on)\b`)
 
 // narrowCue says a scope narrows what held before: "only on rainy Sundays now".
 var narrowCue = regexp.MustCompile(`(?i)\b(?:only|just)\b`)
 
+// correctionCue marks a new input that corrects what was said rather than reporting a
+// change: "sorry, I meant 40", "wait no, the 16th", "typo: …".
 var correctionCue = regexp.MustCompile(`(?i)\b(sorry|i meant|meant to say|correction|typo|my mistake|my bad|i misspoke|misspoke|wait,? no|oops|i got that wrong|not \w+,? (?:but|it'?s))\b`)
 
 // sharedSlot returns the first pair of facts, one of old's and one of new's, of one

@@ -19,8 +19,11 @@ type text struct {
 	stems  map[string]bool
 }
 
+// typography writes curly quotes and dashes as the cues spell them ("don't", " - ").
+var typography = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`, "\u2014", " - ", "\u2013", " - ")
+
 func newText(s string) *text {
-	s = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`, "\u2014", " - ", "\u2013", " - ").Replace(s)
+	s = typography.Replace(s)
 	t := &text{orig: s, low: strings.ToLower(s), stems: map[string]bool{}}
 	for _, c := range splitChunks(t.low) {
 		if c = strings.TrimSpace(c); c != "" {
@@ -220,13 +223,20 @@ func (d diet) String() string {
 	return [...]string{"", "vegetarian", "vegan", "teetotal"}[d]
 }
 
+// The words that state each diet.
+var (
+	veganWords      = re(`\b(vegan|animal products|plant-based)\b`)
+	vegetarianWords = re(`\b(vegetarian|pescatarian|eat meat|eaten meat|no meat)\b`)
+	teetotalWords   = re(`\b(teetotal|alcohol|don't drink|do not drink|sober)\b`)
+)
+
 func detectDiet(t *text) diet {
 	switch {
-	case t.has(re(`\b(vegan|animal products|plant-based)\b`)):
+	case t.has(veganWords):
 		return dietVegan
-	case t.has(re(`\b(vegetarian|pescatarian|eat meat|eaten meat|no meat)\b`)):
+	case t.has(vegetarianWords):
 		return dietVegetarian
-	case t.has(re(`\b(teetotal|alcohol|don't drink|do not drink|sober)\b`)):
+	case t.has(teetotalWords):
 		return dietTeetotal
 	}
 	return dietNone

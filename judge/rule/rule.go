@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	fx "github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/judge"
@@ -17,15 +16,15 @@ import (
 // Thresholds the rule auditor applies to Sentry's scores when the texts give it nothing to
 // go on: the gate's own defaults (gate.DefaultTauTop and gate.DefaultTauLog).
 const (
-	DefaultRuleTauTop = 0.60
-	DefaultRuleTauLog = 0.45
+	DefaultTauTop = 0.60
+	DefaultTauLog = 0.45
 )
 
-// Config configures a Auditor. The zero value means the defaults.
+// Config configures an Auditor. The zero value means the defaults.
 type Config struct {
 	// TauTop and TauLog are the score thresholds used when the rules can read nothing: a
 	// pair with A above TauTop is taken to be about one slot, and then to conflict when B
-	// is below TauLog (0: DefaultRuleTauTop, DefaultRuleTauLog).
+	// is below TauLog (0: DefaultTauTop, DefaultTauLog).
 	TauTop, TauLog float64
 }
 
@@ -48,10 +47,10 @@ func (c Config) Validate() error {
 
 func (c Config) withDefaults() Config {
 	if c.TauTop == 0 {
-		c.TauTop = DefaultRuleTauTop
+		c.TauTop = DefaultTauTop
 	}
 	if c.TauLog == 0 {
-		c.TauLog = DefaultRuleTauLog
+		c.TauLog = DefaultTauLog
 	}
 	return c
 }
@@ -71,7 +70,7 @@ func (c Config) withDefaults() Config {
 // "rarely"), and implications (a steak for a vegetarian, a flat in another city, a first
 // date for someone in a relationship). Sentry's scores decide only when the rules cannot
 // tell the old record's slot and the texts share no words. It needs no model, answers in microseconds, and is the baseline every LLM judge is
-// compared with. A Auditor is safe for concurrent use; its zero value uses the
+// compared with. An Auditor is safe for concurrent use; its zero value uses the
 // defaults.
 type Auditor struct {
 	cfg Config
@@ -195,7 +194,7 @@ func (f *facts) value() string {
 			return f.qty.text
 		}
 	}
-	return clip(strings.TrimSpace(f.t.orig), 60)
+	return judge.Clip(strings.TrimSpace(f.t.orig), 60)
 }
 
 func first(xs []string) string {
@@ -520,14 +519,16 @@ func (f *facts) judgeTemporal(n *text) decision {
 		}
 		return unrelated(0.6, fmt.Sprintf("the new input names no %s", f.slotName()))
 	}
+	var about []string // the sentences that name the old value
 	neg := ""
 	if mentioned != "" {
-		neg = findIn(n.chunksWhere(func(c string) bool { return strings.Contains(c, mentioned) }), cueNegation)
+		about = n.chunksWhere(func(c string) bool { return strings.Contains(c, mentioned) })
+		neg = findIn(about, cueNegation)
 	}
 	switch {
 	case change != "":
 		return conflict(judge.TypeTemporalUpdate, 0.85, newVal, fmt.Sprintf("the new input says the %s changed (%q)", f.slotName(), change), change)
-	case neg != "" && findIn(n.chunksWhere(func(c string) bool { return strings.Contains(c, mentioned) }), cueNotChanged) == "":
+	case neg != "" && findIn(about, cueNotChanged) == "":
 		return conflict(judge.TypeTemporalUpdate, 0.75, newVal, fmt.Sprintf("the new input says the old %s no longer holds (%q)", f.slotName(), neg), neg)
 	case newVal != "" && mentioned == "":
 		return conflict(judge.TypeImplicitViolation, 0.6, newVal, fmt.Sprintf("the new input implies another %s (%s) without saying it changed", f.slotName(), newVal))
@@ -638,11 +639,14 @@ func (f *facts) judgeDiet(n *text) decision {
 	if !mentionsDiet && food == "" && !foodTalk {
 		return unrelated(0.7, "the new input says nothing about food or drink")
 	}
+	scope := ""
+	if mentionsDiet {
+		scope = findScope(n.chunks)
+	}
 	switch {
-	case mentionsDiet && findScope(n.chunks) != "":
-		s := findScope(n.chunks)
-		return conflict(judge.TypeScopeMismatch, 0.75, "", fmt.Sprintf("the new input narrows the diet (%q)", s), s)
-	case mentionsDiet && food == "" && !n.has(cueNotChanged) && n.has(re(`\b(not|no longer|anymore|gave up|stopped|quit)\b`)) && !n.has(re(`\b(no animal|no meat|not a drop)\b`)):
+	case scope != "":
+		return conflict(judge.TypeScopeMismatch, 0.75, "", fmt.Sprintf("the new input narrows the diet (%q)", scope), scope)
+	case mentionsDiet && food == "" && !n.has(cueNotChanged) && n.has(dietEnds) && !n.has(dietKept):
 		s := n.find(cueNegation)
 		return conflict(judge.TypeExplicitNegation, 0.7, "", fmt.Sprintf("the new input says the diet no longer holds (%q)", s), s)
 	case food != "":
@@ -722,6 +726,9 @@ var (
 	cueJobChange  = re(`\b(quit|resigned|new job|changed jobs|left my job|got hired|was hired|started a new|first (day|week) at)\b`)
 	cueHomeChange = re(`\b(moved|relocat\w*|new (flat|city|place|home|apartment|house)|unpacking|signed the lease)\b`)
 	dietItem      = re(`\b(meat|alcohol|animal products|dairy|booze)\b`)
+	// dietEnds says a diet stopped, unless dietKept restates it ("no meat", "not a drop").
+	dietEnds = re(`\b(not|no longer|anymore|gave up|stopped|quit)\b`)
+	dietKept = re(`\b(no animal|no meat|not a drop)\b`)
 )
 
 // render turns the decision into think steps and a verdict.
@@ -799,15 +806,4 @@ func quoteAll(xs []string) string {
 		q[i] = fmt.Sprintf("%q", x)
 	}
 	return strings.Join(q, ", ")
-}
-
-// clip shortens s to at most n bytes, on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
