@@ -288,4 +288,7 @@ func TestCalibrateSetsMatchesBruteForce(t *testing.T) {
 	if one.Thresholds == got.Thresholds {
 		t.Errorf("pooled calibration picks the same thresholds %+v; the harder set does not constrain the search", one.Thresholds)
 	}
+	if one.SetRecalls != nil || one.SetConflicts != nil {
+		t.Errorf("one set: per-set recalls %v and conflicts %v, want none", one.SetRecalls, one.SetConflicts)
+	}
 }

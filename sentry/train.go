@@ -450,9 +450,6 @@ func (r *trainRun) finish(res *Result) error {
 			sets = [][]Example{r.val}
 		}
 		rep, err := CalibrateSets(r.best, sets, r.cfg.Calibration)
-		if len(sets) == 1 {
-			rep.SetRecalls, rep.SetConflicts = nil, nil
-		}
 		switch {
 		case errors.Is(err, ErrNoConflicts):
 			r.log.Warn("sentry calibration skipped: the validation split has no conflicting pairs; keeping thresholds", "tau_top", th.Top, "tau_log", th.Log, "tau_gap", th.Gap)

@@ -247,10 +247,10 @@ func sentryTrainRun(ctx context.Context, f *Factory, opts *sentryTrainOptions) e
 
 // calibrationSets are the validation pairs of the trained families and of the families
 // kept for validation, when there are any: the thresholds must reach the target recall on
-// each; nil means the whole validation split.
+// each; else the whole validation split.
 func calibrationSets(s *sentry.Splits) [][]sentry.Example {
 	if len(s.ValUnseen) == 0 {
-		return nil
+		return [][]sentry.Example{s.Val}
 	}
 	return [][]sentry.Example{s.ValSeen, s.ValUnseen}
 }
@@ -446,11 +446,7 @@ func sentryCalibrateRun(ctx context.Context, f *Factory, opts *sentryCalibrateOp
 	if err != nil {
 		return err
 	}
-	sets := calibrationSets(splits)
-	if sets == nil {
-		sets = [][]sentry.Example{splits.Val}
-	}
-	rep, err := sentry.CalibrateSets(c.Heads, sets, opts.Calibration)
+	rep, err := sentry.CalibrateSets(c.Heads, calibrationSets(splits), opts.Calibration)
 	if err != nil {
 		return err
 	}
