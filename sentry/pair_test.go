@@ -24,44 +24,7 @@ func TestPairGradientCheck(t *testing.T) {
 	h := randomPairHeads(1, 5, 4, 3, 6)
 	exs := randomExamples(rand.New(rand.NewPCG(2, 2)), 3, 5)
 	n := newGraphT(t, h, 4, alpha, beta, tensor.Float64)
-	if _, _, err := n.run(exs); err != nil {
-		t.Fatal(err)
-	}
-	names := n.dims.Names()
-	grads := make([][]float64, len(names))
-	for i := range grads {
-		g, err := n.grad(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		grads[i] = append([]float64(nil), g.([]float64)...)
-	}
-	lossAt := func() float64 {
-		top, log, err := n.run(exs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return alpha*top + beta*log
-	}
-	const eps = 1e-6
-	checked := 0
-	for i, name := range names {
-		p := data(n.params[i]).([]float64)
-		for j := range p {
-			orig := p[j]
-			p[j] = orig + eps
-			up := lossAt()
-			p[j] = orig - eps
-			down := lossAt()
-			p[j] = orig
-			fd := (up - down) / (2 * eps)
-			if d := math.Abs(fd - grads[i][j]); d > 1e-7+1e-5*math.Abs(fd) {
-				t.Errorf("%s[%d]: gradient %.10g, finite difference %.10g", name, j, grads[i][j], fd)
-			}
-			checked++
-		}
-	}
-	if want := 2*(5*4+4+4*3+3) + (2*3*6 + 6 + 6 + 1); checked != want {
+	if want, checked := 2*(5*4+4+4*3+3)+(2*3*6+6+6+1), checkGradients(t, n, exs, alpha, beta); checked != want {
 		t.Errorf("checked %d parameters, want %d", checked, want)
 	}
 }
