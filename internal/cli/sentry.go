@@ -484,18 +484,6 @@ type gateInput struct {
 	Fields             map[string]json.RawMessage
 }
 
-// gateOutput is one scored pair of `sentry gate --json`: the input's fields, the scores
-// and the thresholds they were decided with.
-type gateOutput struct {
-	Old        string          `json:"old"`
-	New        string          `json:"new"`
-	A          float64         `json:"a"`
-	B          float64         `json:"b"`
-	Gap        float64         `json:"gap"`
-	Route      bool            `json:"route"`
-	Thresholds gate.Thresholds `json:"thresholds"`
-}
-
 // gateMetrics is what `sentry gate` measures on labelled pairs: the same-slot AUC of a,
 // the conflict-vs-consistent AUC of the gap among same-slot pairs, conflict recall and
 // the routed shares at the thresholds used (nil where a class is missing).
@@ -740,15 +728,15 @@ func sentryGateRun(ctx context.Context, f *Factory, opts *sentryGateOptions, fl 
 	return err
 }
 
-// gateLine is one pair of `sentry gate --json`: the input line's own fields, then the
-// scores, the decision and the thresholds (which replace input fields of those names).
+// gateLine is one pair of `sentry gate --json`: the input line's own fields, then "old",
+// "new", the scores "a", "b", "gap", the decision "route" and the "thresholds" it was
+// decided with (which replace input fields of those names).
 func gateLine(p gateInput, d gate.Decision, th gate.Thresholds) map[string]any {
 	out := make(map[string]any, len(p.Fields)+7)
 	for k, v := range p.Fields {
 		out[k] = v
 	}
-	g := gateOutput{Old: p.Old, New: p.New, A: d.A, B: d.B, Gap: d.Gap, Route: d.Route, Thresholds: th}
-	for k, v := range map[string]any{"old": g.Old, "new": g.New, "a": g.A, "b": g.B, "gap": g.Gap, "route": g.Route, "thresholds": g.Thresholds} {
+	for k, v := range map[string]any{"old": p.Old, "new": p.New, "a": d.A, "b": d.B, "gap": d.Gap, "route": d.Route, "thresholds": th} {
 		out[k] = v
 	}
 	return out

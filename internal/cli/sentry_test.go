@@ -96,6 +96,17 @@ func TestMeasureGate(t *testing.T) {
 	}
 }
 
+// gateOutput is what the tests read of a `sentry gate --json` line (gateLine).
+type gateOutput struct {
+	Old        string          `json:"old"`
+	New        string          `json:"new"`
+	A          float64         `json:"a"`
+	B          float64         `json:"b"`
+	Gap        float64         `json:"gap"`
+	Route      bool            `json:"route"`
+	Thresholds gate.Thresholds `json:"thresholds"`
+}
+
 // tinyTraining is a checkpoint trainTinySentry trained: the environment and temporary
 // directory it used, the flags of the data commands, the output directory and what
 // `sentry train --json` printed.
