@@ -267,14 +267,8 @@ func readOptimizer(path string, o *adamW, d gate.Layout, weightsSum string) erro
 		return fmt.Errorf("read optimizer state: %w", err)
 	}
 	fail := func(err error) error { return fmt.Errorf("read optimizer state %s: %w", path, err) }
-	tensors, meta, err := safetensors.Decode(b)
+	tensors, meta, err := gate.DecodeVerified(b, OptimizerFormat)
 	if err != nil {
-		return fail(fmt.Errorf("%w: %w", gate.ErrCorrupt, err))
-	}
-	if err := gate.CheckFormat(meta, OptimizerFormat); err != nil {
-		return fail(err)
-	}
-	if err := gate.VerifyChecksum(tensors, meta); err != nil {
 		return fail(err)
 	}
 	if meta["weights_sha256"] != weightsSum {

@@ -294,9 +294,26 @@ func (r *MetaReader) JSON(key string, into any) {
 	}
 }
 
-// CheckFormat verifies the format name and version (CheckpointVersion) of a file's metadata:
-// another format wraps ErrCorrupt, another version ErrVersion.
-func CheckFormat(meta map[string]string, format string) error {
+// DecodeVerified parses a safetensors file of format (CheckpointFormat, or package sentry's
+// optimizer state) and verifies its format name, version (CheckpointVersion) and the
+// tensors' checksum (data_sha256): a malformed file, another format or a checksum mismatch
+// wraps ErrCorrupt, another version ErrVersion.
+func DecodeVerified(b []byte, format string) (map[string]safetensors.Tensor, map[string]string, error) {
+	tensors, meta, err := safetensors.Decode(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	if err := checkFormat(meta, format); err != nil {
+		return nil, nil, err
+	}
+	if err := verifyChecksum(tensors, meta); err != nil {
+		return nil, nil, err
+	}
+	return tensors, meta, nil
+}
+
+// checkFormat verifies the format name and version of a file's metadata.
+func checkFormat(meta map[string]string, format string) error {
 	if got := meta["format"]; got != format {
 		return fmt.Errorf("%w: format %q, want %q", ErrCorrupt, got, format)
 	}
@@ -306,22 +323,13 @@ func CheckFormat(meta map[string]string, format string) error {
 	return nil
 }
 
-// VerifyChecksum checks the data_sha256 metadata against the tensors (wrapping ErrCorrupt).
-func VerifyChecksum(tensors map[string]safetensors.Tensor, meta map[string]string) error {
+// verifyChecksum checks the data_sha256 metadata against the tensors.
+func verifyChecksum(tensors map[string]safetensors.Tensor, meta map[string]string) error {
 	sum := Checksum(tensors)
 	if want, ok := meta["data_sha256"]; !ok || want != sum {
 		return fmt.Errorf("%w: tensor checksum %s does not match the recorded %q", ErrCorrupt, sum, want)
 	}
 	return nil
-}
-
-// decodeSafetensors is safetensors.Decode with its errors wrapping ErrCorrupt.
-func decodeSafetensors(b []byte) (map[string]safetensors.Tensor, map[string]string, error) {
-	tensors, meta, err := safetensors.Decode(b)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
-	}
-	return tensors, meta, nil
 }
 
 // DecodeCheckpoint parses a checkpoint from its bytes; see ReadCheckpoint.
@@ -333,14 +341,8 @@ func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
 // training state): fields, if not nil, reads them with the same MetaReader before its
 // problems are checked, so a file's every metadata problem is reported at once.
 func DecodeCheckpointWith(b []byte, fields func(*MetaReader)) (*Checkpoint, error) {
-	tensors, meta, err := decodeSafetensors(b)
+	tensors, meta, err := DecodeVerified(b, CheckpointFormat)
 	if err != nil {
-		return nil, err
-	}
-	if err := CheckFormat(meta, CheckpointFormat); err != nil {
-		return nil, err
-	}
-	if err := VerifyChecksum(tensors, meta); err != nil {
 		return nil, err
 	}
 	r := NewMetaReader(meta)
