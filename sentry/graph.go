@@ -18,13 +18,12 @@ type netGraph struct {
 	vm    G.VM
 	dt    tensor.Dtype
 	batch int
-	in    int
+	dims  gate.Layout // the heads' sizes; the input size is dims.In
 
 	u, p, yTop, yLog, w *G.Node   // inputs: [batch, in], [batch, in], [batch], [batch], [batch]
 	params              []*G.Node // in dims.Names order
-	dims                gate.Layout
-	lossTop, lossLog    G.Value // Σ w·(s − y)² per head (the batch's mean squared error)
-	loss                G.Value // α·lossTop + β·lossLog
+	lossTop, lossLog    G.Value   // Σ w·(s − y)² per head (the batch's mean squared error)
+	loss                G.Value   // α·lossTop + β·lossLog
 }
 
 // newNetGraph builds the graph with parameters copied from h, in float32 or float64.
@@ -35,7 +34,7 @@ func newNetGraph(h *gate.Heads, batch int, alpha, beta float64, dt tensor.Dtype)
 	if dt != tensor.Float32 && dt != tensor.Float64 {
 		return nil, fmt.Errorf("build training graph: unsupported dtype %v", dt)
 	}
-	n = &netGraph{g: G.NewGraph(), dt: dt, batch: batch, in: h.Dim(), dims: gate.LayoutOf(h)}
+	n = &netGraph{g: G.NewGraph(), dt: dt, batch: batch, dims: gate.LayoutOf(h)}
 	g := n.g
 	mat := func(name string, rows, cols int) *G.Node {
 		return G.NewMatrix(g, dt, G.WithShape(rows, cols), G.WithName(name),
@@ -45,8 +44,8 @@ func newNetGraph(h *gate.Heads, batch int, alpha, beta float64, dt tensor.Dtype)
 		return G.NewVector(g, dt, G.WithShape(size), G.WithName(name),
 			G.WithValue(tensor.New(tensor.Of(dt), tensor.WithShape(size))))
 	}
-	n.u = mat("u", batch, n.in)
-	n.p = mat("p", batch, n.in)
+	n.u = mat("u", batch, n.dims.In)
+	n.p = mat("p", batch, n.dims.In)
 	n.yTop = vec("y_top", batch)
 	n.yLog = vec("y_log", batch)
 	n.w = vec("w", batch)
@@ -198,7 +197,7 @@ func (n *netGraph) run(batch []Example) (top, log float64, err error) {
 }
 
 func fill[T float32 | float64](n *netGraph, batch []Example, wt T, u, p, yt, yl, w []T) {
-	d := n.in
+	d := n.dims.In
 	for i := range n.batch {
 		ex, weight := batch[0], T(0)
 		if i < len(batch) {
