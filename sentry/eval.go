@@ -109,14 +109,14 @@ func Evaluate(h *gate.Heads, g gate.Gate, exs []Example) (Evaluation, error) {
 			slotGap, slotNotB, slotConflict = append(slotGap, gap[i]), append(slotNotB, notB[i]), append(slotConflict, conflict[i])
 		}
 	}
-	e.SameSlotAUC, e.SlotAUC, e.SlotAUCLogic = optAUC(a, same), optAUC(slotGap, slotConflict), optAUC(slotNotB, slotConflict)
+	e.SameSlotAUC, e.SlotAUC, e.SlotAUCLogic = ROCAUCOrNil(a, same), ROCAUCOrNil(slotGap, slotConflict), ROCAUCOrNil(slotNotB, slotConflict)
 	e.Precision, e.Recall, e.F1 = prf(e.TP, e.FP, e.FN)
 	e.RoutingRate = float64(routed) / n
 	return e, nil
 }
 
-// optAUC is ROCAUC, nil when a class is empty.
-func optAUC(scores []float64, labels []bool) *float64 {
+// ROCAUCOrNil is ROCAUC, nil when a class is empty: for reports whose pairs may lack one.
+func ROCAUCOrNil(scores []float64, labels []bool) *float64 {
 	v, err := ROCAUC(scores, labels)
 	if err != nil {
 		return nil

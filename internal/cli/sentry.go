@@ -631,13 +631,6 @@ func measureGate(pairs []gateInput, ds []gate.Decision, th gate.Thresholds) gate
 			}
 		}
 	}
-	opt := func(scores []float64, labels []bool) *float64 {
-		v, err := sentry.ROCAUC(scores, labels)
-		if err != nil {
-			return nil
-		}
-		return &v
-	}
 	share := func(n, of int) *float64 {
 		if of == 0 {
 			return nil
@@ -645,7 +638,7 @@ func measureGate(pairs []gateInput, ds []gate.Decision, th gate.Thresholds) gate
 		v := float64(n) / float64(of)
 		return &v
 	}
-	m.SameSlotAUC, m.ConflictAUC = opt(a, same), opt(gap, conflict)
+	m.SameSlotAUC, m.ConflictAUC = sentry.ROCAUCOrNil(a, same), sentry.ROCAUCOrNil(gap, conflict)
 	m.ConflictRecall, m.OtherSlotRouted = share(caught, conflicts), share(otherRouted, others)
 	if len(pairs) > 0 {
 		m.Routed = float64(routed) / float64(len(pairs))
