@@ -246,25 +246,18 @@ func (n *netGraph) paramData() []any {
 
 // heads returns the graph's parameters as Heads (rounded to float32 for a float64 graph).
 func (n *netGraph) heads() *gate.Heads {
-	d := n.dims
-	h := &gate.Heads{
-		Topic: gate.Head{In: d.In, Hidden: d.Hidden, Out: d.Out, Act: gate.ReLU},
-		Logic: gate.Head{In: d.In, Hidden: d.Hidden, Out: d.Out, Act: gate.Tanh},
-	}
-	if d.PairHidden > 0 {
-		h.Pair = &gate.PairHead{In: d.Out, Hidden: d.PairHidden}
-	}
-	for i, dst := range gate.Params(h) {
-		switch src := data(n.params[i]).(type) {
+	params := make([][]float32, len(n.params))
+	for i, p := range n.params {
+		switch src := data(p).(type) {
 		case []float32:
-			*dst = append([]float32(nil), src...)
+			params[i] = append([]float32(nil), src...)
 		case []float64:
 			s := make([]float32, len(src))
 			for k, v := range src {
 				s[k] = float32(v)
 			}
-			*dst = s
+			params[i] = s
 		}
 	}
-	return h
+	return n.dims.Heads(params)
 }

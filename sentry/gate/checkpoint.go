@@ -165,6 +165,27 @@ func Params(h *Heads) []*[]float32 {
 	return s
 }
 
+// Heads returns heads of layout d holding params, the parameter slices in Names order,
+// input-major (the slices are taken, not copied). It panics if len(params) does not match
+// Names (a programmer error); the slices' lengths are for Heads.Validate to check.
+func (d Layout) Heads(params [][]float32) *Heads {
+	h := &Heads{
+		Topic: Head{In: d.In, Hidden: d.Hidden, Out: d.Out, Act: ReLU},
+		Logic: Head{In: d.In, Hidden: d.Hidden, Out: d.Out, Act: Tanh},
+	}
+	if d.PairHidden > 0 {
+		h.Pair = &PairHead{In: d.Out, Hidden: d.PairHidden}
+	}
+	dst := Params(h)
+	if len(params) != len(dst) {
+		panic(fmt.Sprintf("gate: %d parameters for a layout of %d", len(params), len(dst)))
+	}
+	for i, p := range dst {
+		*p = params[i]
+	}
+	return h
+}
+
 // ToTorch converts parameter i (input-major, as Heads and the training graph store it) to
 // PyTorch layout, a fresh slice for a matrix; fromTorch undoes it. Biases are returned as
 // they are.
@@ -397,21 +418,12 @@ func DecodeCheckpointWith(b []byte, fields func(*MetaReader)) (*Checkpoint, erro
 	if err != nil {
 		return nil, err
 	}
-	h := &Heads{
-		Topic: Head{In: m.Backbone.Dim, Hidden: m.Hidden, Out: m.Out, Act: ReLU},
-		Logic: Head{In: m.Backbone.Dim, Hidden: m.Hidden, Out: m.Out, Act: Tanh},
-	}
-	if pairHidden > 0 {
-		h.Pair = &PairHead{In: m.Out, Hidden: pairHidden}
-	}
-	names := d.Names()
-	for i, p := range Params(h) {
-		*p = params[i]
+	for i, name := range d.Names() {
 		if j, bad := FirstNonFinite(params[i]); bad {
-			return nil, fmt.Errorf("%w: %s[%d] is not finite", ErrCorrupt, names[i], j)
+			return nil, fmt.Errorf("%w: %s[%d] is not finite", ErrCorrupt, name, j)
 		}
 	}
-	return &Checkpoint{Heads: h, Meta: m}, nil
+	return &Checkpoint{Heads: d.Heads(params), Meta: m}, nil
 }
 
 // ReadParams checks that tensors holds exactly the parameters of heads of layout d (Names)
