@@ -164,6 +164,19 @@ func (n *netGraph) grad(i int) (any, error) {
 	return v.Data(), nil
 }
 
+// grads returns the backing slices of every parameter's gradient after a run, in params
+// order, for the optimizer.
+func (n *netGraph) grads() ([]any, error) {
+	gs := make([]any, len(n.params))
+	for i := range gs {
+		var err error
+		if gs[i], err = n.grad(i); err != nil {
+			return nil, err
+		}
+	}
+	return gs, nil
+}
+
 // run computes the loss and gradients of batch, which holds 1 to n.batch examples, and
 // returns the per-head mean squared errors.
 func (n *netGraph) run(batch []Example) (top, log float64, err error) {

@@ -284,11 +284,9 @@ func (r *trainRun) loop(ctx context.Context, metrics io.Writer, res *Result) err
 				return fmt.Errorf("epoch %d, batch %d (train examples %s): loss is not finite (topic %v, logic %v)",
 					r.epoch+1, bi+1, describeIndices(idx), top, log)
 			}
-			grads := make([]any, len(r.net.params))
-			for i := range grads {
-				if grads[i], err = r.net.grad(i); err != nil {
-					return err
-				}
+			grads, err := r.net.grads()
+			if err != nil {
+				return err
 			}
 			lr = learningRate(cfg, r.step+1, total)
 			if err := r.opt.step(grads, lr); err != nil {
