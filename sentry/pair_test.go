@@ -179,36 +179,33 @@ func TestCheckpointWithoutLogicHeadLoadsAsCosine(t *testing.T) {
 
 func TestCheckpointLogicHeadRefused(t *testing.T) {
 	cosine, pair := encodeT(t, testCheckpoint()), encodeT(t, testPairCheckpoint())
-	edit := func(b []byte, f func(map[string]safetensors.Tensor, map[string]string)) []byte {
-		return reencode(t, b, f)
-	}
 	tests := []struct {
 		name string
 		data []byte
 		want error
 		msg  string
 	}{
-		{"unknown logic head", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) { m["logic_head"] = "bilinear" }),
+		{"unknown logic head", reencode(t, pair, func(_ map[string]safetensors.Tensor, m map[string]string) { m["logic_head"] = "bilinear" }),
 			gate.ErrCorrupt, `"logic_head" = "bilinear"`},
-		{"pair without its size", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) { delete(m, "pair_hidden_dim") }),
+		{"pair without its size", reencode(t, pair, func(_ map[string]safetensors.Tensor, m map[string]string) { delete(m, "pair_hidden_dim") }),
 			gate.ErrCorrupt, `"pair_hidden_dim" is missing`},
-		{"pair size zero", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) { m["pair_hidden_dim"] = "0" }),
+		{"pair size zero", reencode(t, pair, func(_ map[string]safetensors.Tensor, m map[string]string) { m["pair_hidden_dim"] = "0" }),
 			gate.ErrCorrupt, `"pair_hidden_dim" is 0`},
-		{"pair size for a cosine head", edit(cosine, func(_ map[string]safetensors.Tensor, m map[string]string) { m["pair_hidden_dim"] = "3" }),
+		{"pair size for a cosine head", reencode(t, cosine, func(_ map[string]safetensors.Tensor, m map[string]string) { m["pair_hidden_dim"] = "3" }),
 			gate.ErrCorrupt, "is set for logic head"},
-		{"pair tensors in a cosine checkpoint", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) {
+		{"pair tensors in a cosine checkpoint", reencode(t, pair, func(_ map[string]safetensors.Tensor, m map[string]string) {
 			delete(m, "pair_hidden_dim")
 			m["logic_head"] = gate.LogicCosine
 			m["hyperparameters"] = strings.Replace(m["hyperparameters"], `"logic":"pair","pair_hidden":3`, `"logic":"cosine"`, 1)
 		}), gate.ErrShapeMismatch, "unexpected tensor pair_head.0.weight"},
-		{"pair metadata without pair tensors", edit(pair, func(ts map[string]safetensors.Tensor, _ map[string]string) {
+		{"pair metadata without pair tensors", reencode(t, pair, func(ts map[string]safetensors.Tensor, _ map[string]string) {
 			for _, n := range (gate.Layout{PairHidden: 1}).Names()[len(paramNames):] {
 				delete(ts, n)
 			}
 		}), gate.ErrShapeMismatch, "tensor pair_head.0.weight is missing"},
-		{"pair tensor of another size", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) { m["pair_hidden_dim"] = "4" }),
+		{"pair tensor of another size", reencode(t, pair, func(_ map[string]safetensors.Tensor, m map[string]string) { m["pair_hidden_dim"] = "4" }),
 			gate.ErrShapeMismatch, "pair_head.0.weight has shape [3 8], want [4 8]"},
-		{"hyper-parameters disagree", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) {
+		{"hyper-parameters disagree", reencode(t, pair, func(_ map[string]safetensors.Tensor, m map[string]string) {
 			m["hyperparameters"] = strings.Replace(m["hyperparameters"], `"logic":"pair","pair_hidden":3`, `"logic":"cosine"`, 1)
 		}), gate.ErrCorrupt, `hyper-parameters say logic head "cosine"`},
 	}
