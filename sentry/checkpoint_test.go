@@ -32,7 +32,7 @@ func testCheckpoint() *Checkpoint {
 
 func encodeT(t *testing.T, c *Checkpoint) []byte {
 	t.Helper()
-	b, err := c.encode()
+	b, _, err := c.encode()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestOptimizerStateRoundTrip(t *testing.T) {
 
 func FuzzDecodeCheckpoint(f *testing.F) {
 	c := testCheckpoint()
-	good, err := c.encode()
+	good, _, err := c.encode()
 	if err != nil {
 		f.Fatal(err)
 	}

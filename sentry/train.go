@@ -411,17 +411,13 @@ func (r *trainRun) checkpoint(h *gate.Heads, completed int) *Checkpoint {
 func (r *trainRun) save(file string, completed int) error {
 	path := filepath.Join(r.opts.Dir, file)
 	c := r.checkpoint(r.net.heads(), completed)
-	b, err := c.encode()
+	b, sum, err := c.encode()
 	if err != nil {
 		return err
 	}
-	written, err := DecodeCheckpoint(b) // for the checksum the optimizer state is tied to
-	if err != nil {
-		return fmt.Errorf("re-read checkpoint: %w", err)
-	}
 	// The optimizer state goes first: a crash between the two writes leaves a new sidecar next
 	// to old weights, which resuming refuses (checksum mismatch) instead of mixing them.
-	if err := writeOptimizer(OptimizerPath(path), r.opt, r.net.dims, written.Meta.WeightsSHA256); err != nil {
+	if err := writeOptimizer(OptimizerPath(path), r.opt, r.net.dims, sum); err != nil {
 		return err
 	}
 	if err := atomicfile.Write(path, b); err != nil {
