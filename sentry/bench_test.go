@@ -1,7 +1,6 @@
 package sentry
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -26,48 +25,31 @@ func BenchmarkTrainStep(b *testing.B) {
 	for _, s := range benchSizes {
 		h := randomHeads(1, s.in, s.hidden, s.out)
 		batch := randomExamples(rand.New(rand.NewPCG(2, 2)), s.b, s.in)
-		for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
-			b.Run(fmt.Sprintf("%s/gorgonia-%v", s.name, dt), func(b *testing.B) {
-				n := newGraphT(b, h, s.b, 1, 1, dt)
-				var params [8]any
-				for i, p := range n.params {
-					params[i] = data(p)
-				}
-				opt := newAdamW(cfg, params[:], paramNames)
+		hp := h.Clone()
+		hp.Pair = gate.NewPairHead(s.out, DefaultPairHidden, rand.New(rand.NewPCG(5, 5)))
+		for _, c := range []struct {
+			name  string
+			heads *gate.Heads
+			dt    tensor.Dtype
+		}{{"gorgonia-float32", h, tensor.Float32}, {"gorgonia-float64", h, tensor.Float64}, {"gorgonia-pair-float32", hp, tensor.Float32}} {
+			b.Run(s.name+"/"+c.name, func(b *testing.B) {
+				n := newGraphT(b, c.heads, s.b, 1, 1, c.dt)
+				opt := newAdamW(cfg, n.paramData(), n.dims.Names())
 				for b.Loop() {
 					if _, _, err := n.run(batch); err != nil {
 						b.Fatal(err)
 					}
-					var grads [8]any
-					for i := range grads {
-						grads[i], _ = n.grad(i)
+					grads, err := n.grads()
+					if err != nil {
+						b.Fatal(err)
 					}
-					if err := opt.step(grads[:], 1e-3); err != nil {
+					if err := opt.step(grads, 1e-3); err != nil {
 						b.Fatal(err)
 					}
 				}
 				b.ReportMetric(float64(s.b)*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
 			})
 		}
-		b.Run(s.name+"/gorgonia-pair-float32", func(b *testing.B) {
-			hp := h.Clone()
-			hp.Pair = gate.NewPairHead(s.out, DefaultPairHidden, rand.New(rand.NewPCG(5, 5)))
-			n := newGraphT(b, hp, s.b, 1, 1, tensor.Float32)
-			opt := newAdamW(cfg, n.paramData(), n.dims.Names())
-			for b.Loop() {
-				if _, _, err := n.run(batch); err != nil {
-					b.Fatal(err)
-				}
-				grads := make([]any, len(n.params))
-				for i := range grads {
-					grads[i], _ = n.grad(i)
-				}
-				if err := opt.step(grads, 1e-3); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(s.b)*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
-		})
 		b.Run(s.name+"/gonum-float64", func(b *testing.B) {
 			ref := newRefNet(h, 1, 1)
 			ps := ref.params()

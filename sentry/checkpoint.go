@@ -85,19 +85,21 @@ type Checkpoint struct {
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// encode serialises the checkpoint as safetensors.
-func (c *Checkpoint) encode() ([]byte, error) {
+// encode serialises the checkpoint as safetensors and returns the weights' checksum too
+// (metadata "data_sha256", what DecodeCheckpoint reads as Meta.WeightsSHA256), which ties
+// optimizer state to them.
+func (c *Checkpoint) encode() ([]byte, string, error) {
 	h := c.Heads
 	if err := h.Validate(); err != nil {
-		return nil, fmt.Errorf("encode checkpoint: %w", err)
+		return nil, "", fmt.Errorf("encode checkpoint: %w", err)
 	}
 	m := c.Meta
 	if m.Backbone.Dim != h.Dim() || m.Hidden != h.Topic.Hidden || m.Out != h.Topic.Out {
-		return nil, fmt.Errorf("encode checkpoint: metadata sizes %d→%d→%d differ from the heads' %d→%d→%d",
+		return nil, "", fmt.Errorf("encode checkpoint: metadata sizes %d→%d→%d differ from the heads' %d→%d→%d",
 			m.Backbone.Dim, m.Hidden, m.Out, h.Dim(), h.Topic.Hidden, h.Topic.Out)
 	}
 	if got := h.LogicKind(); m.Config.Logic != "" && m.Config.Logic != got {
-		return nil, fmt.Errorf("encode checkpoint: hyper-parameters say logic head %q, the heads are %q", m.Config.Logic, got)
+		return nil, "", fmt.Errorf("encode checkpoint: hyper-parameters say logic head %q, the heads are %q", m.Config.Logic, got)
 	}
 	d := gate.LayoutOf(h)
 	in, hidden, out := d.In, d.Hidden, d.Out
@@ -106,13 +108,14 @@ func (c *Checkpoint) encode() ([]byte, error) {
 	for i, p := range gate.Params(h) {
 		tensors[names[i]] = safetensors.Tensor{DType: "F32", Shape: shapes[i], Data: safetensors.EncodeF32(d.ToTorch(i, *p))}
 	}
+	sum := gate.Checksum(tensors)
 	hyper, err := json.Marshal(m.Config)
 	if err != nil {
-		return nil, fmt.Errorf("encode checkpoint hyper-parameters: %w", err)
+		return nil, "", fmt.Errorf("encode checkpoint hyper-parameters: %w", err)
 	}
 	prog, err := json.Marshal(m.Progress)
 	if err != nil {
-		return nil, fmt.Errorf("encode checkpoint progress: %w", err)
+		return nil, "", fmt.Errorf("encode checkpoint progress: %w", err)
 	}
 	meta := map[string]string{
 		"format":           gate.CheckpointFormat,
@@ -140,17 +143,18 @@ func (c *Checkpoint) encode() ([]byte, error) {
 		"val_loss_top":     fmtFloat(m.ValLossTop),
 		"val_loss_log":     fmtFloat(m.ValLossLog),
 		"progress":         string(prog),
-		"data_sha256":      gate.Checksum(tensors),
+		"data_sha256":      sum,
 	}
 	if d.PairHidden > 0 {
 		meta["pair_hidden_dim"] = strconv.Itoa(d.PairHidden)
 	}
-	return safetensors.Encode(tensors, meta)
+	b, err := safetensors.Encode(tensors, meta)
+	return b, sum, err
 }
 
 // WriteCheckpoint writes c to path atomically (a temporary file, then a rename).
 func WriteCheckpoint(path string, c *Checkpoint) error {
-	b, err := c.encode()
+	b, _, err := c.encode()
 	if err != nil {
 		return err
 	}
@@ -267,14 +271,8 @@ func readOptimizer(path string, o *adamW, d gate.Layout, weightsSum string) erro
 		return fmt.Errorf("read optimizer state: %w", err)
 	}
 	fail := func(err error) error { return fmt.Errorf("read optimizer state %s: %w", path, err) }
-	tensors, meta, err := safetensors.Decode(b)
+	tensors, meta, err := gate.DecodeVerified(b, OptimizerFormat)
 	if err != nil {
-		return fail(fmt.Errorf("%w: %w", gate.ErrCorrupt, err))
-	}
-	if err := gate.CheckFormat(meta, OptimizerFormat); err != nil {
-		return fail(err)
-	}
-	if err := gate.VerifyChecksum(tensors, meta); err != nil {
 		return fail(err)
 	}
 	if meta["weights_sha256"] != weightsSum {

@@ -32,7 +32,7 @@ func testCheckpoint() *Checkpoint {
 
 func encodeT(t *testing.T, c *Checkpoint) []byte {
 	t.Helper()
-	b, err := c.encode()
+	b, _, err := c.encode()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,16 @@ func encodeT(t *testing.T, c *Checkpoint) []byte {
 }
 
 func TestCheckpointRoundTrip(t *testing.T) {
-	c := testCheckpoint()
+	for _, tc := range []struct {
+		name string
+		c    *Checkpoint
+	}{{gate.LogicCosine, testCheckpoint()}, {gate.LogicPair, testPairCheckpoint()}} {
+		t.Run(tc.name, func(t *testing.T) { checkRoundTrip(t, tc.c) })
+	}
+}
+
+// checkRoundTrip writes c, loads it back and compares heads and metadata.
+func checkRoundTrip(t *testing.T, c *Checkpoint) {
 	path := filepath.Join(t.TempDir(), "heads.safetensors")
 	if err := WriteCheckpoint(path, c); err != nil {
 		t.Fatal(err)
@@ -334,7 +343,7 @@ func TestOptimizerStateRoundTrip(t *testing.T) {
 
 func FuzzDecodeCheckpoint(f *testing.F) {
 	c := testCheckpoint()
-	good, err := c.encode()
+	good, _, err := c.encode()
 	if err != nil {
 		f.Fatal(err)
 	}

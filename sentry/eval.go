@@ -109,14 +109,14 @@ func Evaluate(h *gate.Heads, g gate.Gate, exs []Example) (Evaluation, error) {
 			slotGap, slotNotB, slotConflict = append(slotGap, gap[i]), append(slotNotB, notB[i]), append(slotConflict, conflict[i])
 		}
 	}
-	e.SameSlotAUC, e.SlotAUC, e.SlotAUCLogic = optAUC(a, same), optAUC(slotGap, slotConflict), optAUC(slotNotB, slotConflict)
+	e.SameSlotAUC, e.SlotAUC, e.SlotAUCLogic = ROCAUCOrNil(a, same), ROCAUCOrNil(slotGap, slotConflict), ROCAUCOrNil(slotNotB, slotConflict)
 	e.Precision, e.Recall, e.F1 = prf(e.TP, e.FP, e.FN)
 	e.RoutingRate = float64(routed) / n
 	return e, nil
 }
 
-// optAUC is ROCAUC, nil when a class is empty.
-func optAUC(scores []float64, labels []bool) *float64 {
+// ROCAUCOrNil is ROCAUC, nil when a class is empty: for reports whose pairs may lack one.
+func ROCAUCOrNil(scores []float64, labels []bool) *float64 {
 	v, err := ROCAUC(scores, labels)
 	if err != nil {
 		return nil
@@ -188,8 +188,8 @@ type CalibrationReport struct {
 	N            int             `json:"n"`
 	Candidates   int             `json:"candidates"` // threshold triples searched
 	// SetRecalls and SetConflicts are the recall and conflicts of each set CalibrateSets
-	// was given (nil for Calibrate; recall 0 for a set without conflicts); Recall is over
-	// all of them.
+	// was given, when it was given more than one (recall 0 for a set without conflicts);
+	// Recall is over all of them.
 	SetRecalls   []float64 `json:"set_recalls,omitempty"`
 	SetConflicts []int     `json:"set_conflicts,omitempty"`
 }
@@ -209,9 +209,7 @@ func grid(lo, hi, step float64) []float64 {
 // that route the fewest pairs; ties go to more routed conflicts, then to the first triple in
 // ascending (τ_top, τ_log, τ_gap) order. Zero fields of cfg mean defaults.
 func Calibrate(h *gate.Heads, exs []Example, cfg CalibrationConfig) (CalibrationReport, error) {
-	rep, err := CalibrateSets(h, [][]Example{exs}, cfg)
-	rep.SetRecalls, rep.SetConflicts = nil, nil
-	return rep, err
+	return CalibrateSets(h, [][]Example{exs}, cfg)
 }
 
 // CalibrateSets is Calibrate over several sets of examples at once: the thresholds must
@@ -357,13 +355,15 @@ func calibrateSets(a, b []float64, conflict []bool, set []int, nsets int, cfg Ca
 	tpAll := sum(bestTP)
 	best.Precision, best.Recall, best.F1 = prf(tpAll, bestRouted-tpAll, pos-tpAll)
 	best.RoutingRate = float64(bestRouted) / float64(len(a))
-	for s := range bestTP {
-		r := 0.0
-		if setPos[s] > 0 {
-			r = float64(bestTP[s]) / float64(setPos[s])
+	if nsets > 1 {
+		for s := range bestTP {
+			r := 0.0
+			if setPos[s] > 0 {
+				r = float64(bestTP[s]) / float64(setPos[s])
+			}
+			best.SetRecalls = append(best.SetRecalls, r)
 		}
-		best.SetRecalls = append(best.SetRecalls, r)
+		best.SetConflicts = setPos
 	}
-	best.SetConflicts = setPos
 	return best, nil
 }

@@ -67,33 +67,8 @@ func TestCalibrateMatchesBruteForce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pos := 0
-		for _, c := range conflict {
-			if c {
-				pos++
-			}
-		}
-		bestRouted, bestTP := len(a)+1, -1
-		var best gate.Thresholds
-		for _, tt := range grid(-1, 1, 0.1) {
-			for _, tl := range grid(-1, 1, 0.1) {
-				for _, tg := range grid(-2, 2, 0.1) {
-					g := gate.NewGate(gate.Thresholds{Top: tt, Log: tl, Gap: tg})
-					routed, tp := 0, 0
-					for i := range a {
-						if g.Decide(a[i], b[i]).Route {
-							routed++
-							if conflict[i] {
-								tp++
-							}
-						}
-					}
-					if float64(tp) >= target*float64(pos)-1e-9 && (routed < bestRouted || (routed == bestRouted && tp > bestTP)) {
-						bestRouted, bestTP, best = routed, tp, g.Thresholds
-					}
-				}
-			}
-		}
+		best, bestRouted, bestTP, positives := bruteCalibrate(a, b, conflict, make([]int, len(a)), 1, target)
+		pos := positives[0]
 		if got.Thresholds != best {
 			t.Errorf("target %v: thresholds %+v, brute force %+v", target, got.Thresholds, best)
 		}
@@ -107,6 +82,48 @@ func TestCalibrateMatchesBruteForce(t *testing.T) {
 			t.Errorf("searched %d triples", got.Candidates)
 		}
 	}
+}
+
+// bruteCalibrate is the search calibrateSets must agree with, by trying every grid triple
+// (step 0.1) through Gate.Decide: the thresholds that route at least target of the
+// conflicts of each set (pair i is in set[i] of nsets) and the fewest pairs, ties going to
+// more routed conflicts, then to the first triple. It returns them, the pairs and conflicts
+// they route, and each set's conflicts.
+func bruteCalibrate(a, b []float64, conflict []bool, set []int, nsets int, target float64) (best gate.Thresholds, bestRouted, bestTP int, pos []int) {
+	pos = make([]int, nsets)
+	for i, c := range conflict {
+		if c {
+			pos[set[i]]++
+		}
+	}
+	bestRouted, bestTP = len(a)+1, -1
+	tp := make([]int, nsets)
+	for _, tt := range grid(-1, 1, 0.1) {
+		for _, tl := range grid(-1, 1, 0.1) {
+			for _, tg := range grid(-2, 2, 0.1) {
+				g := gate.NewGate(gate.Thresholds{Top: tt, Log: tl, Gap: tg})
+				routed, all := 0, 0
+				clear(tp)
+				for i := range a {
+					if g.Decide(a[i], b[i]).Route {
+						routed++
+						if conflict[i] {
+							tp[set[i]]++
+							all++
+						}
+					}
+				}
+				ok := true
+				for s := range tp {
+					ok = ok && float64(tp[s]) >= target*float64(pos[s])-1e-9
+				}
+				if ok && (routed < bestRouted || (routed == bestRouted && all > bestTP)) {
+					bestRouted, bestTP, best = routed, all, g.Thresholds
+				}
+			}
+		}
+	}
+	return best, bestRouted, bestTP, pos
 }
 
 func TestCalibrateOnHeads(t *testing.T) {
@@ -241,35 +258,7 @@ func TestCalibrateSetsMatchesBruteForce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pos [2]int
-	for i, c := range cc {
-		if c {
-			pos[set[i]]++
-		}
-	}
-	bestRouted, bestTP := len(aa)+1, -1
-	var best gate.Thresholds
-	for _, tt := range grid(-1, 1, 0.1) {
-		for _, tl := range grid(-1, 1, 0.1) {
-			for _, tg := range grid(-2, 2, 0.1) {
-				g := gate.NewGate(gate.Thresholds{Top: tt, Log: tl, Gap: tg})
-				routed := 0
-				var tp [2]int
-				for i := range aa {
-					if g.Decide(aa[i], bb[i]).Route {
-						routed++
-						if cc[i] {
-							tp[set[i]]++
-						}
-					}
-				}
-				ok := float64(tp[0]) >= 0.9*float64(pos[0])-1e-9 && float64(tp[1]) >= 0.9*float64(pos[1])-1e-9
-				if ok && (routed < bestRouted || (routed == bestRouted && tp[0]+tp[1] > bestTP)) {
-					bestRouted, bestTP, best = routed, tp[0]+tp[1], g.Thresholds
-				}
-			}
-		}
-	}
+	best, _, _, pos := bruteCalibrate(aa, bb, cc, set, 2, cfg.TargetRecall)
 	if got.Thresholds != best {
 		t.Errorf("thresholds %+v, brute force %+v", got.Thresholds, best)
 	}
@@ -287,5 +276,8 @@ func TestCalibrateSetsMatchesBruteForce(t *testing.T) {
 	}
 	if one.Thresholds == got.Thresholds {
 		t.Errorf("pooled calibration picks the same thresholds %+v; the harder set does not constrain the search", one.Thresholds)
+	}
+	if one.SetRecalls != nil || one.SetConflicts != nil {
+		t.Errorf("one set: per-set recalls %v and conflicts %v, want none", one.SetRecalls, one.SetConflicts)
 	}
 }

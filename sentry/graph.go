@@ -18,13 +18,12 @@ type netGraph struct {
 	vm    G.VM
 	dt    tensor.Dtype
 	batch int
-	in    int
+	dims  gate.Layout // the heads' sizes; the input size is dims.In
 
 	u, p, yTop, yLog, w *G.Node   // inputs: [batch, in], [batch, in], [batch], [batch], [batch]
 	params              []*G.Node // in dims.Names order
-	dims                gate.Layout
-	lossTop, lossLog    G.Value // Σ w·(s − y)² per head (the batch's mean squared error)
-	loss                G.Value // α·lossTop + β·lossLog
+	lossTop, lossLog    G.Value   // Σ w·(s − y)² per head (the batch's mean squared error)
+	loss                G.Value   // α·lossTop + β·lossLog
 }
 
 // newNetGraph builds the graph with parameters copied from h, in float32 or float64.
@@ -35,7 +34,7 @@ func newNetGraph(h *gate.Heads, batch int, alpha, beta float64, dt tensor.Dtype)
 	if dt != tensor.Float32 && dt != tensor.Float64 {
 		return nil, fmt.Errorf("build training graph: unsupported dtype %v", dt)
 	}
-	n = &netGraph{g: G.NewGraph(), dt: dt, batch: batch, in: h.Dim(), dims: gate.LayoutOf(h)}
+	n = &netGraph{g: G.NewGraph(), dt: dt, batch: batch, dims: gate.LayoutOf(h)}
 	g := n.g
 	mat := func(name string, rows, cols int) *G.Node {
 		return G.NewMatrix(g, dt, G.WithShape(rows, cols), G.WithName(name),
@@ -45,8 +44,8 @@ func newNetGraph(h *gate.Heads, batch int, alpha, beta float64, dt tensor.Dtype)
 		return G.NewVector(g, dt, G.WithShape(size), G.WithName(name),
 			G.WithValue(tensor.New(tensor.Of(dt), tensor.WithShape(size))))
 	}
-	n.u = mat("u", batch, n.in)
-	n.p = mat("p", batch, n.in)
+	n.u = mat("u", batch, n.dims.In)
+	n.p = mat("p", batch, n.dims.In)
 	n.yTop = vec("y_top", batch)
 	n.yLog = vec("y_log", batch)
 	n.w = vec("w", batch)
@@ -165,6 +164,19 @@ func (n *netGraph) grad(i int) (any, error) {
 	return v.Data(), nil
 }
 
+// grads returns the backing slices of every parameter's gradient after a run, in params
+// order, for the optimizer.
+func (n *netGraph) grads() ([]any, error) {
+	gs := make([]any, len(n.params))
+	for i := range gs {
+		var err error
+		if gs[i], err = n.grad(i); err != nil {
+			return nil, err
+		}
+	}
+	return gs, nil
+}
+
 // run computes the loss and gradients of batch, which holds 1 to n.batch examples, and
 // returns the per-head mean squared errors.
 func (n *netGraph) run(batch []Example) (top, log float64, err error) {
@@ -198,7 +210,7 @@ func (n *netGraph) run(batch []Example) (top, log float64, err error) {
 }
 
 func fill[T float32 | float64](n *netGraph, batch []Example, wt T, u, p, yt, yl, w []T) {
-	d := n.in
+	d := n.dims.In
 	for i := range n.batch {
 		ex, weight := batch[0], T(0)
 		if i < len(batch) {
@@ -247,25 +259,18 @@ func (n *netGraph) paramData() []any {
 
 // heads returns the graph's parameters as Heads (rounded to float32 for a float64 graph).
 func (n *netGraph) heads() *gate.Heads {
-	d := n.dims
-	h := &gate.Heads{
-		Topic: gate.Head{In: d.In, Hidden: d.Hidden, Out: d.Out, Act: gate.ReLU},
-		Logic: gate.Head{In: d.In, Hidden: d.Hidden, Out: d.Out, Act: gate.Tanh},
-	}
-	if d.PairHidden > 0 {
-		h.Pair = &gate.PairHead{In: d.Out, Hidden: d.PairHidden}
-	}
-	for i, dst := range gate.Params(h) {
-		switch src := data(n.params[i]).(type) {
+	params := make([][]float32, len(n.params))
+	for i, p := range n.params {
+		switch src := data(p).(type) {
 		case []float32:
-			*dst = append([]float32(nil), src...)
+			params[i] = append([]float32(nil), src...)
 		case []float64:
 			s := make([]float32, len(src))
 			for k, v := range src {
 				s[k] = float32(v)
 			}
-			*dst = s
+			params[i] = s
 		}
 	}
-	return h
+	return n.dims.Heads(params)
 }

@@ -45,9 +45,10 @@ func newGraphT(t testing.TB, h *gate.Heads, batch int, alpha, beta float64, dt t
 	return n
 }
 
-func gradsOf(t testing.TB, n *netGraph) [8][]float64 {
+// gradsOf returns the graph's gradients in float64, one slice per parameter.
+func gradsOf(t testing.TB, n *netGraph) [][]float64 {
 	t.Helper()
-	var out [8][]float64
+	out := make([][]float64, len(n.params))
 	for i := range out {
 		g, err := n.grad(i)
 		if err != nil {
@@ -70,6 +71,16 @@ func TestGradientCheck(t *testing.T) {
 	h := randomHeads(1, 5, 4, 3)
 	exs := randomExamples(rand.New(rand.NewPCG(2, 2)), 3, 5)
 	n := newGraphT(t, h, 4, alpha, beta, tensor.Float64)
+	if checked := checkGradients(t, n, exs, alpha, beta); checked != 2*(5*4+4+4*3+3) {
+		t.Errorf("checked %d parameters", checked)
+	}
+}
+
+// checkGradients compares the gradients of the float64 graph n (built with loss weights
+// alpha and beta) on exs with central finite differences of its loss, checking on the way
+// that the loss is α·top + β·log, and returns how many parameter values it checked.
+func checkGradients(t *testing.T, n *netGraph, exs []Example, alpha, beta float64) int {
+	t.Helper()
 	if _, _, err := n.run(exs); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +97,7 @@ func TestGradientCheck(t *testing.T) {
 	}
 	const eps = 1e-6
 	checked := 0
-	for i, name := range paramNames {
+	for i, name := range n.dims.Names() {
 		p := data(n.params[i]).([]float64)
 		for j := range p {
 			orig := p[j]
@@ -102,9 +113,7 @@ func TestGradientCheck(t *testing.T) {
 			checked++
 		}
 	}
-	if checked != 2*(5*4+4+4*3+3) {
-		t.Errorf("checked %d parameters", checked)
-	}
+	return checked
 }
 
 // TestGraphMatchesReference checks the Gorgonia graph against the independent gonum

@@ -24,44 +24,7 @@ func TestPairGradientCheck(t *testing.T) {
 	h := randomPairHeads(1, 5, 4, 3, 6)
 	exs := randomExamples(rand.New(rand.NewPCG(2, 2)), 3, 5)
 	n := newGraphT(t, h, 4, alpha, beta, tensor.Float64)
-	if _, _, err := n.run(exs); err != nil {
-		t.Fatal(err)
-	}
-	names := n.dims.Names()
-	grads := make([][]float64, len(names))
-	for i := range grads {
-		g, err := n.grad(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		grads[i] = append([]float64(nil), g.([]float64)...)
-	}
-	lossAt := func() float64 {
-		top, log, err := n.run(exs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return alpha*top + beta*log
-	}
-	const eps = 1e-6
-	checked := 0
-	for i, name := range names {
-		p := data(n.params[i]).([]float64)
-		for j := range p {
-			orig := p[j]
-			p[j] = orig + eps
-			up := lossAt()
-			p[j] = orig - eps
-			down := lossAt()
-			p[j] = orig
-			fd := (up - down) / (2 * eps)
-			if d := math.Abs(fd - grads[i][j]); d > 1e-7+1e-5*math.Abs(fd) {
-				t.Errorf("%s[%d]: gradient %.10g, finite difference %.10g", name, j, grads[i][j], fd)
-			}
-			checked++
-		}
-	}
-	if want := 2*(5*4+4+4*3+3) + (2*3*6 + 6 + 6 + 1); checked != want {
+	if want, checked := 2*(5*4+4+4*3+3)+(2*3*6+6+6+1), checkGradients(t, n, exs, alpha, beta); checked != want {
 		t.Errorf("checked %d parameters, want %d", checked, want)
 	}
 }
@@ -152,21 +115,20 @@ func testPairCheckpoint() *Checkpoint {
 	return c
 }
 
-func TestPairCheckpointRoundTrip(t *testing.T) {
+// TestPairCheckpointLayout checks how a pair head is stored (its file round trip is
+// TestCheckpointRoundTrip's): the metadata, the PyTorch layout, and the same decisions after
+// decoding.
+func TestPairCheckpointLayout(t *testing.T) {
 	c := testPairCheckpoint()
-	path := filepath.Join(t.TempDir(), "pair.safetensors")
-	if err := WriteCheckpoint(path, c); err != nil {
-		t.Fatal(err)
-	}
-	got, err := LoadCheckpoint(path, c.Meta.Backbone)
+	b := encodeT(t, c)
+	got, err := DecodeCheckpoint(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	headsEqual(t, "round trip", got.Heads, c.Heads)
 	if got.Meta.Config != c.Meta.Config {
 		t.Errorf("config %+v, want %+v", got.Meta.Config, c.Meta.Config)
 	}
-	tensors, meta, err := safetensors.Decode(encodeT(t, c))
+	tensors, meta, err := safetensors.Decode(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,36 +179,33 @@ func TestCheckpointWithoutLogicHeadLoadsAsCosine(t *testing.T) {
 
 func TestCheckpointLogicHeadRefused(t *testing.T) {
 	cosine, pair := encodeT(t, testCheckpoint()), encodeT(t, testPairCheckpoint())
-	edit := func(b []byte, f func(map[string]safetensors.Tensor, map[string]string)) []byte {
-		return reencode(t, b, f)
-	}
 	tests := []struct {
 		name string
 		data []byte
 		want error
 		msg  string
 	}{
-		{"unknown logic head", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) { m["logic_head"] = "bilinear" }),
+		{"unknown logic head", reencode(t, pair, func(_ map[string]safetensors.Tensor, m map[string]string) { m["logic_head"] = "bilinear" }),
 			gate.ErrCorrupt, `"logic_head" = "bilinear"`},
-		{"pair without its size", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) { delete(m, "pair_hidden_dim") }),
+		{"pair without its size", reencode(t, pair, func(_ map[string]safetensors.Tensor, m map[string]string) { delete(m, "pair_hidden_dim") }),
 			gate.ErrCorrupt, `"pair_hidden_dim" is missing`},
-		{"pair size zero", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) { m["pair_hidden_dim"] = "0" }),
+		{"pair size zero", reencode(t, pair, func(_ map[string]safetensors.Tensor, m map[string]string) { m["pair_hidden_dim"] = "0" }),
 			gate.ErrCorrupt, `"pair_hidden_dim" is 0`},
-		{"pair size for a cosine head", edit(cosine, func(_ map[string]safetensors.Tensor, m map[string]string) { m["pair_hidden_dim"] = "3" }),
+		{"pair size for a cosine head", reencode(t, cosine, func(_ map[string]safetensors.Tensor, m map[string]string) { m["pair_hidden_dim"] = "3" }),
 			gate.ErrCorrupt, "is set for logic head"},
-		{"pair tensors in a cosine checkpoint", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) {
+		{"pair tensors in a cosine checkpoint", reencode(t, pair, func(_ map[string]safetensors.Tensor, m map[string]string) {
 			delete(m, "pair_hidden_dim")
 			m["logic_head"] = gate.LogicCosine
 			m["hyperparameters"] = strings.Replace(m["hyperparameters"], `"logic":"pair","pair_hidden":3`, `"logic":"cosine"`, 1)
 		}), gate.ErrShapeMismatch, "unexpected tensor pair_head.0.weight"},
-		{"pair metadata without pair tensors", edit(pair, func(ts map[string]safetensors.Tensor, _ map[string]string) {
+		{"pair metadata without pair tensors", reencode(t, pair, func(ts map[string]safetensors.Tensor, _ map[string]string) {
 			for _, n := range (gate.Layout{PairHidden: 1}).Names()[len(paramNames):] {
 				delete(ts, n)
 			}
 		}), gate.ErrShapeMismatch, "tensor pair_head.0.weight is missing"},
-		{"pair tensor of another size", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) { m["pair_hidden_dim"] = "4" }),
+		{"pair tensor of another size", reencode(t, pair, func(_ map[string]safetensors.Tensor, m map[string]string) { m["pair_hidden_dim"] = "4" }),
 			gate.ErrShapeMismatch, "pair_head.0.weight has shape [3 8], want [4 8]"},
-		{"hyper-parameters disagree", edit(pair, func(_ map[string]safetensors.Tensor, m map[string]string) {
+		{"hyper-parameters disagree", reencode(t, pair, func(_ map[string]safetensors.Tensor, m map[string]string) {
 			m["hyperparameters"] = strings.Replace(m["hyperparameters"], `"logic":"pair","pair_hidden":3`, `"logic":"cosine"`, 1)
 		}), gate.ErrCorrupt, `hyper-parameters say logic head "cosine"`},
 	}

@@ -284,11 +284,9 @@ func (r *trainRun) loop(ctx context.Context, metrics io.Writer, res *Result) err
 				return fmt.Errorf("epoch %d, batch %d (train examples %s): loss is not finite (topic %v, logic %v)",
 					r.epoch+1, bi+1, describeIndices(idx), top, log)
 			}
-			grads := make([]any, len(r.net.params))
-			for i := range grads {
-				if grads[i], err = r.net.grad(i); err != nil {
-					return err
-				}
+			grads, err := r.net.grads()
+			if err != nil {
+				return err
 			}
 			lr = learningRate(cfg, r.step+1, total)
 			if err := r.opt.step(grads, lr); err != nil {
@@ -413,17 +411,13 @@ func (r *trainRun) checkpoint(h *gate.Heads, completed int) *Checkpoint {
 func (r *trainRun) save(file string, completed int) error {
 	path := filepath.Join(r.opts.Dir, file)
 	c := r.checkpoint(r.net.heads(), completed)
-	b, err := c.encode()
+	b, sum, err := c.encode()
 	if err != nil {
 		return err
 	}
-	written, err := DecodeCheckpoint(b) // for the checksum the optimizer state is tied to
-	if err != nil {
-		return fmt.Errorf("re-read checkpoint: %w", err)
-	}
 	// The optimizer state goes first: a crash between the two writes leaves a new sidecar next
 	// to old weights, which resuming refuses (checksum mismatch) instead of mixing them.
-	if err := writeOptimizer(OptimizerPath(path), r.opt, r.net.dims, written.Meta.WeightsSHA256); err != nil {
+	if err := writeOptimizer(OptimizerPath(path), r.opt, r.net.dims, sum); err != nil {
 		return err
 	}
 	if err := atomicfile.Write(path, b); err != nil {
@@ -450,9 +444,6 @@ func (r *trainRun) finish(res *Result) error {
 			sets = [][]Example{r.val}
 		}
 		rep, err := CalibrateSets(r.best, sets, r.cfg.Calibration)
-		if len(sets) == 1 {
-			rep.SetRecalls, rep.SetConflicts = nil, nil
-		}
 		switch {
 		case errors.Is(err, ErrNoConflicts):
 			r.log.Warn("sentry calibration skipped: the validation split has no conflicting pairs; keeping thresholds", "tau_top", th.Top, "tau_log", th.Log, "tau_gap", th.Gap)

@@ -247,10 +247,10 @@ func sentryTrainRun(ctx context.Context, f *Factory, opts *sentryTrainOptions) e
 
 // calibrationSets are the validation pairs of the trained families and of the families
 // kept for validation, when there are any: the thresholds must reach the target recall on
-// each; nil means the whole validation split.
+// each; else the whole validation split.
 func calibrationSets(s *sentry.Splits) [][]sentry.Example {
 	if len(s.ValUnseen) == 0 {
-		return nil
+		return [][]sentry.Example{s.Val}
 	}
 	return [][]sentry.Example{s.ValSeen, s.ValUnseen}
 }
@@ -446,11 +446,7 @@ func sentryCalibrateRun(ctx context.Context, f *Factory, opts *sentryCalibrateOp
 	if err != nil {
 		return err
 	}
-	sets := calibrationSets(splits)
-	if sets == nil {
-		sets = [][]sentry.Example{splits.Val}
-	}
-	rep, err := sentry.CalibrateSets(c.Heads, sets, opts.Calibration)
+	rep, err := sentry.CalibrateSets(c.Heads, calibrationSets(splits), opts.Calibration)
 	if err != nil {
 		return err
 	}
@@ -486,18 +482,6 @@ type gateInput struct {
 	// state one slot) and conflict (they do and disagree; true implies same slot).
 	SameSlot, Conflict *bool
 	Fields             map[string]json.RawMessage
-}
-
-// gateOutput is one scored pair of `sentry gate --json`: the input's fields, the scores
-// and the thresholds they were decided with.
-type gateOutput struct {
-	Old        string          `json:"old"`
-	New        string          `json:"new"`
-	A          float64         `json:"a"`
-	B          float64         `json:"b"`
-	Gap        float64         `json:"gap"`
-	Route      bool            `json:"route"`
-	Thresholds gate.Thresholds `json:"thresholds"`
 }
 
 // gateMetrics is what `sentry gate` measures on labelled pairs: the same-slot AUC of a,
@@ -647,13 +631,6 @@ func measureGate(pairs []gateInput, ds []gate.Decision, th gate.Thresholds) gate
 			}
 		}
 	}
-	opt := func(scores []float64, labels []bool) *float64 {
-		v, err := sentry.ROCAUC(scores, labels)
-		if err != nil {
-			return nil
-		}
-		return &v
-	}
 	share := func(n, of int) *float64 {
 		if of == 0 {
 			return nil
@@ -661,7 +638,7 @@ func measureGate(pairs []gateInput, ds []gate.Decision, th gate.Thresholds) gate
 		v := float64(n) / float64(of)
 		return &v
 	}
-	m.SameSlotAUC, m.ConflictAUC = opt(a, same), opt(gap, conflict)
+	m.SameSlotAUC, m.ConflictAUC = sentry.ROCAUCOrNil(a, same), sentry.ROCAUCOrNil(gap, conflict)
 	m.ConflictRecall, m.OtherSlotRouted = share(caught, conflicts), share(otherRouted, others)
 	if len(pairs) > 0 {
 		m.Routed = float64(routed) / float64(len(pairs))
@@ -744,15 +721,15 @@ func sentryGateRun(ctx context.Context, f *Factory, opts *sentryGateOptions, fl 
 	return err
 }
 
-// gateLine is one pair of `sentry gate --json`: the input line's own fields, then the
-// scores, the decision and the thresholds (which replace input fields of those names).
+// gateLine is one pair of `sentry gate --json`: the input line's own fields, then "old",
+// "new", the scores "a", "b", "gap", the decision "route" and the "thresholds" it was
+// decided with (which replace input fields of those names).
 func gateLine(p gateInput, d gate.Decision, th gate.Thresholds) map[string]any {
 	out := make(map[string]any, len(p.Fields)+7)
 	for k, v := range p.Fields {
 		out[k] = v
 	}
-	g := gateOutput{Old: p.Old, New: p.New, A: d.A, B: d.B, Gap: d.Gap, Route: d.Route, Thresholds: th}
-	for k, v := range map[string]any{"old": g.Old, "new": g.New, "a": g.A, "b": g.B, "gap": g.Gap, "route": g.Route, "thresholds": g.Thresholds} {
+	for k, v := range map[string]any{"old": p.Old, "new": p.New, "a": d.A, "b": d.B, "gap": d.Gap, "route": d.Route, "thresholds": th} {
 		out[k] = v
 	}
 	return out

@@ -96,24 +96,58 @@ func TestMeasureGate(t *testing.T) {
 	}
 }
 
-// TestSentryEndToEnd trains on a small generated dataset with the test-tiny backbone, then
-// evaluates, calibrates, gates and exports through the command tree.
-func TestSentryEndToEnd(t *testing.T) {
-	cache := testTinyCache(t)
-	env := map[string]string{"ATMA_CACHE": cache}
-	dir := t.TempDir()
-	ds, out := filepath.Join(dir, "data"), filepath.Join(dir, "ck")
+// gateOutput is what the tests read of a `sentry gate --json` line (gateLine).
+type gateOutput struct {
+	Old        string          `json:"old"`
+	New        string          `json:"new"`
+	A          float64         `json:"a"`
+	B          float64         `json:"b"`
+	Gap        float64         `json:"gap"`
+	Route      bool            `json:"route"`
+	Thresholds gate.Thresholds `json:"thresholds"`
+}
+
+// tinyTraining is a checkpoint trainTinySentry trained: the environment and temporary
+// directory it used, the flags of the data commands, the output directory and what
+// `sentry train --json` printed.
+type tinyTraining struct {
+	env      map[string]string
+	dir, out string
+	common   []string
+	stdout   string
+	sum      sentrySummary
+}
+
+// trainTinySentry generates a small dataset and trains on it for two epochs with the
+// test-tiny backbone through the command tree, adding flags to `sentry train`.
+func trainTinySentry(t *testing.T, flags ...string) tinyTraining {
+	t.Helper()
+	tr := tinyTraining{env: map[string]string{"ATMA_CACHE": testTinyCache(t)}, dir: t.TempDir()}
+	ds := filepath.Join(tr.dir, "data")
+	tr.out = filepath.Join(tr.dir, "ck")
 	if code, _, stderr := run(t, "atma", nil, "", "data", "generate", "--out", ds, "--profiles", "10", "--interactions", "280"); code != 0 {
 		t.Fatal(stderr)
 	}
-	common := []string{"--backbone", "test-tiny", "--data", ds, "--no-cache"}
-	code, stdout, stderr := run(t, "sentry", env, "", append([]string{"train", "--out", out, "--epochs", "2", "--hidden", "32", "--out-dim", "16", "--json"}, common...)...)
+	tr.common = []string{"--backbone", "test-tiny", "--data", ds, "--no-cache"}
+	args := append(append([]string{"train", "--out", tr.out, "--epochs", "2", "--hidden", "32", "--out-dim", "16", "--json"}, flags...), tr.common...)
+	code, stdout, stderr := run(t, "sentry", tr.env, "", args...)
 	if code != 0 {
 		t.Fatalf("train: exit %d: %s", code, stderr)
 	}
-	var sum sentrySummary
-	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || sum.Backbone.ID != "test-tiny" || len(sum.Rows) != 2 || sum.Rows[0].Eval.N == 0 {
+	tr.stdout = stdout
+	if err := json.Unmarshal([]byte(stdout), &tr.sum); err != nil {
 		t.Fatalf("train summary %q: %v", stdout, err)
+	}
+	return tr
+}
+
+// TestSentryEndToEnd trains on a small generated dataset with the test-tiny backbone, then
+// evaluates, calibrates, gates and exports through the command tree.
+func TestSentryEndToEnd(t *testing.T) {
+	tr := trainTinySentry(t)
+	env, dir, out, common := tr.env, tr.dir, tr.out, tr.common
+	if sum := tr.sum; sum.Backbone.ID != "test-tiny" || len(sum.Rows) != 2 || sum.Rows[0].Eval.N == 0 {
+		t.Fatalf("train summary %q", tr.stdout)
 	}
 	for _, f := range []string{sentry.BestFile, sentry.LastFile, sentry.MetricsFile, sentry.LossPlotFile, "eval.json"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
@@ -127,7 +161,7 @@ func TestSentryEndToEnd(t *testing.T) {
 	if code, stdout, stderr := run(t, "sentry", env, "", append([]string{"calibrate", "-c", ck, "--target-recall", "0.9"}, common...)...); code != 0 || !strings.Contains(stdout, "written to") {
 		t.Errorf("calibrate: exit %d: %s %s", code, stdout, stderr)
 	}
-	code, stdout, stderr = run(t, "sentry", env, "I live in Berlin.\tI moved to Lisbon.\n", "gate", "-c", ck, "--backbone", "test-tiny", "--json", "--no-cache")
+	code, stdout, stderr := run(t, "sentry", env, "I live in Berlin.\tI moved to Lisbon.\n", "gate", "-c", ck, "--backbone", "test-tiny", "--json", "--no-cache")
 	var g gateOutput
 	if code != 0 || json.Unmarshal([]byte(stdout), &g) != nil || g.Old != "I live in Berlin." || g.A < -1.0001 || g.A > 1.0001 {
 		t.Errorf("gate: exit %d: %q %s", code, stdout, stderr)
@@ -152,28 +186,17 @@ func TestSentryEndToEnd(t *testing.T) {
 // TestSentryPairEndToEnd trains a pair logic head with the test-tiny backbone, gates with it
 // and checks that export refuses it with a clear error.
 func TestSentryPairEndToEnd(t *testing.T) {
-	cache := testTinyCache(t)
-	env := map[string]string{"ATMA_CACHE": cache}
-	dir := t.TempDir()
-	ds, out := filepath.Join(dir, "data"), filepath.Join(dir, "ck")
-	if code, _, stderr := run(t, "atma", nil, "", "data", "generate", "--out", ds, "--profiles", "10", "--interactions", "280"); code != 0 {
-		t.Fatal(stderr)
-	}
-	common := []string{"--backbone", "test-tiny", "--data", ds, "--no-cache"}
-	code, stdout, stderr := run(t, "sentry", env, "", append([]string{"train", "--out", out, "--epochs", "2", "--hidden", "32", "--out-dim", "16", "--logic", "pair", "--pair-hidden", "8", "--json"}, common...)...)
-	if code != 0 {
-		t.Fatalf("train: exit %d: %s", code, stderr)
-	}
-	var sum sentrySummary
-	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || sum.Logic != gate.LogicPair {
-		t.Fatalf("train summary %q: %v", stdout, err)
+	tr := trainTinySentry(t, "--logic", "pair", "--pair-hidden", "8")
+	env, dir, out := tr.env, tr.dir, tr.out
+	if tr.sum.Logic != gate.LogicPair {
+		t.Fatalf("train summary %q", tr.stdout)
 	}
 	ck := filepath.Join(out, sentry.BestFile)
 	c, err := sentry.ReadCheckpoint(ck)
 	if err != nil || c.Heads.LogicKind() != gate.LogicPair || c.Heads.Pair.Hidden != 8 {
 		t.Fatalf("checkpoint: %v", err)
 	}
-	code, stdout, stderr = run(t, "sentry", env, "I live in Berlin.\tI moved to Lisbon.\n", "gate", "-c", ck, "--backbone", "test-tiny", "--json", "--no-cache")
+	code, stdout, stderr := run(t, "sentry", env, "I live in Berlin.\tI moved to Lisbon.\n", "gate", "-c", ck, "--backbone", "test-tiny", "--json", "--no-cache")
 	var g gateOutput
 	if code != 0 || json.Unmarshal([]byte(stdout), &g) != nil || g.B <= -1 || g.B >= 1 {
 		t.Errorf("gate: exit %d: %q %s", code, stdout, stderr)

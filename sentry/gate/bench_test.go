@@ -63,32 +63,24 @@ func BenchmarkGate(b *testing.B) {
 			idx[i] = [2]int{rng.IntN(texts), rng.IntN(texts)}
 		}
 		g := gate.NewGate(gate.DefaultThresholds())
-		proj := h.ProjectAll(embs)
-		b.Run(s.name+"/scored", func(b *testing.B) {
-			i, routed := 0, 0
-			for b.Loop() {
-				p := idx[i%pairs]
-				if g.Score(proj[p[0]], proj[p[1]]).Route {
-					routed++
-				}
-				i++
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
-		})
 		hp := h.Clone()
 		hp.Pair = gate.NewPairHead(s.out, pairHidden, rand.New(rand.NewPCG(5, 5)))
-		projPair := hp.ProjectAll(embs)
-		b.Run(s.name+"/scored-pair", func(b *testing.B) {
-			i, routed := 0, 0
-			for b.Loop() {
-				p := idx[i%pairs]
-				if g.Score(projPair[p[0]], projPair[p[1]]).Route {
-					routed++
+		for _, sc := range []struct {
+			name string
+			proj []gate.Projection
+		}{{"scored", h.ProjectAll(embs)}, {"scored-pair", hp.ProjectAll(embs)}} {
+			b.Run(s.name+"/"+sc.name, func(b *testing.B) {
+				i, routed := 0, 0
+				for b.Loop() {
+					p := idx[i%pairs]
+					if g.Score(sc.proj[p[0]], sc.proj[p[1]]).Route {
+						routed++
+					}
+					i++
 				}
-				i++
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
-		})
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
+			})
+		}
 		b.Run(s.name+"/cached-embeddings", func(b *testing.B) {
 			routed := 0
 			for b.Loop() {

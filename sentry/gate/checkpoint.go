@@ -165,6 +165,27 @@ func Params(h *Heads) []*[]float32 {
 	return s
 }
 
+// Heads returns heads of layout d holding params, the parameter slices in Names order,
+// input-major (the slices are taken, not copied). It panics if len(params) does not match
+// Names (a programmer error); the slices' lengths are for Heads.Validate to check.
+func (d Layout) Heads(params [][]float32) *Heads {
+	h := &Heads{
+		Topic: Head{In: d.In, Hidden: d.Hidden, Out: d.Out, Act: ReLU},
+		Logic: Head{In: d.In, Hidden: d.Hidden, Out: d.Out, Act: Tanh},
+	}
+	if d.PairHidden > 0 {
+		h.Pair = &PairHead{In: d.Out, Hidden: d.PairHidden}
+	}
+	dst := Params(h)
+	if len(params) != len(dst) {
+		panic(fmt.Sprintf("gate: %d parameters for a layout of %d", len(params), len(dst)))
+	}
+	for i, p := range dst {
+		*p = params[i]
+	}
+	return h
+}
+
 // ToTorch converts parameter i (input-major, as Heads and the training graph store it) to
 // PyTorch layout, a fresh slice for a matrix; fromTorch undoes it. Biases are returned as
 // they are.
@@ -294,9 +315,26 @@ func (r *MetaReader) JSON(key string, into any) {
 	}
 }
 
-// CheckFormat verifies the format name and version (CheckpointVersion) of a file's metadata:
-// another format wraps ErrCorrupt, another version ErrVersion.
-func CheckFormat(meta map[string]string, format string) error {
+// DecodeVerified parses a safetensors file of format (CheckpointFormat, or package sentry's
+// optimizer state) and verifies its format name, version (CheckpointVersion) and the
+// tensors' checksum (data_sha256): a malformed file, another format or a checksum mismatch
+// wraps ErrCorrupt, another version ErrVersion.
+func DecodeVerified(b []byte, format string) (map[string]safetensors.Tensor, map[string]string, error) {
+	tensors, meta, err := safetensors.Decode(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	if err := checkFormat(meta, format); err != nil {
+		return nil, nil, err
+	}
+	if err := verifyChecksum(tensors, meta); err != nil {
+		return nil, nil, err
+	}
+	return tensors, meta, nil
+}
+
+// checkFormat verifies the format name and version of a file's metadata.
+func checkFormat(meta map[string]string, format string) error {
 	if got := meta["format"]; got != format {
 		return fmt.Errorf("%w: format %q, want %q", ErrCorrupt, got, format)
 	}
@@ -306,22 +344,13 @@ func CheckFormat(meta map[string]string, format string) error {
 	return nil
 }
 
-// VerifyChecksum checks the data_sha256 metadata against the tensors (wrapping ErrCorrupt).
-func VerifyChecksum(tensors map[string]safetensors.Tensor, meta map[string]string) error {
+// verifyChecksum checks the data_sha256 metadata against the tensors.
+func verifyChecksum(tensors map[string]safetensors.Tensor, meta map[string]string) error {
 	sum := Checksum(tensors)
 	if want, ok := meta["data_sha256"]; !ok || want != sum {
 		return fmt.Errorf("%w: tensor checksum %s does not match the recorded %q", ErrCorrupt, sum, want)
 	}
 	return nil
-}
-
-// decodeSafetensors is safetensors.Decode with its errors wrapping ErrCorrupt.
-func decodeSafetensors(b []byte) (map[string]safetensors.Tensor, map[string]string, error) {
-	tensors, meta, err := safetensors.Decode(b)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
-	}
-	return tensors, meta, nil
 }
 
 // DecodeCheckpoint parses a checkpoint from its bytes; see ReadCheckpoint.
@@ -333,14 +362,8 @@ func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
 // training state): fields, if not nil, reads them with the same MetaReader before its
 // problems are checked, so a file's every metadata problem is reported at once.
 func DecodeCheckpointWith(b []byte, fields func(*MetaReader)) (*Checkpoint, error) {
-	tensors, meta, err := decodeSafetensors(b)
+	tensors, meta, err := DecodeVerified(b, CheckpointFormat)
 	if err != nil {
-		return nil, err
-	}
-	if err := CheckFormat(meta, CheckpointFormat); err != nil {
-		return nil, err
-	}
-	if err := VerifyChecksum(tensors, meta); err != nil {
 		return nil, err
 	}
 	r := NewMetaReader(meta)
@@ -395,21 +418,12 @@ func DecodeCheckpointWith(b []byte, fields func(*MetaReader)) (*Checkpoint, erro
 	if err != nil {
 		return nil, err
 	}
-	h := &Heads{
-		Topic: Head{In: m.Backbone.Dim, Hidden: m.Hidden, Out: m.Out, Act: ReLU},
-		Logic: Head{In: m.Backbone.Dim, Hidden: m.Hidden, Out: m.Out, Act: Tanh},
-	}
-	if pairHidden > 0 {
-		h.Pair = &PairHead{In: m.Out, Hidden: pairHidden}
-	}
-	names := d.Names()
-	for i, p := range Params(h) {
-		*p = params[i]
+	for i, name := range d.Names() {
 		if j, bad := FirstNonFinite(params[i]); bad {
-			return nil, fmt.Errorf("%w: %s[%d] is not finite", ErrCorrupt, names[i], j)
+			return nil, fmt.Errorf("%w: %s[%d] is not finite", ErrCorrupt, name, j)
 		}
 	}
-	return &Checkpoint{Heads: h, Meta: m}, nil
+	return &Checkpoint{Heads: d.Heads(params), Meta: m}, nil
 }
 
 // ReadParams checks that tensors holds exactly the parameters of heads of layout d (Names)

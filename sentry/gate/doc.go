@@ -50,7 +50,7 @@
 // package sentry's: its ReadCheckpoint reads the same file through DecodeCheckpointWith, so
 // there is one reader of the format.
 //
-// Layout, Params, Checksum, CheckFormat, VerifyChecksum and MetaReader are exported for
+// Layout, Params, Checksum, DecodeVerified and MetaReader are exported for
 // package sentry, which writes checkpoints and optimizer state in the same layout.
 //
 // Package gatetest makes small seeded heads for tests.

@@ -169,24 +169,25 @@ func (h *Heads) Project(emb []float32) (top, log []float32) {
 	if len(emb) != h.Dim() {
 		panic(fmt.Sprintf("gate: embedding has %d values, heads take %d", len(emb), h.Dim()))
 	}
-	hidden := make([]float32, max(h.Topic.Hidden, h.Logic.Hidden))
-	top = h.Topic.forward1(emb, hidden)
-	log = h.Logic.forward1(emb, hidden)
+	// One allocation: both outputs, then the hidden layer's scratch space.
+	nt, nl := h.Topic.Out, h.Logic.Out
+	buf := make([]float32, nt+nl+max(h.Topic.Hidden, h.Logic.Hidden))
+	top, log, hidden := buf[:nt:nt], buf[nt:nt+nl:nt+nl], buf[nt+nl:]
+	h.Topic.forward1(emb, hidden, top)
+	h.Logic.forward1(emb, hidden, log)
 	return top, log
 }
 
-// forward1 runs one embedding through the head; hidden is scratch space.
-func (h *Head) forward1(x, hidden []float32) []float32 {
+// forward1 runs one embedding through the head into z (Out values); hidden is scratch space.
+func (h *Head) forward1(x, hidden, z []float32) {
 	hid := hidden[:h.Hidden]
 	copy(hid, h.B1)
 	// hid += W1ᵀ·x with W1 stored In×Hidden row-major.
 	blas32.Sgemv(blas.Trans, h.In, h.Hidden, 1, h.W1, h.Hidden, x, 1, 1, hid, 1)
 	activate(h.Act, hid)
-	z := make([]float32, h.Out)
 	copy(z, h.B2)
 	blas32.Sgemv(blas.Trans, h.Hidden, h.Out, 1, h.W2, h.Out, hid, 1, 1, z, 1)
 	normalize(z)
-	return z
 }
 
 func activate(act Activation, v []float32) {

@@ -78,12 +78,14 @@ func (p *PairHead) Score(x, y []float32) float64 {
 	if len(x) != p.In || len(y) != p.In {
 		panic(fmt.Sprintf("gate: pair head takes %d-d vectors, got %d and %d", p.In, len(x), len(y)))
 	}
-	feat := make([]float32, 2*p.In)
+	// One allocation for the features and the hidden layer.
+	buf := make([]float32, 2*p.In+p.Hidden)
+	feat, hid := buf[:2*p.In], buf[2*p.In:]
 	for i := range x {
 		feat[i] = float32(math.Abs(float64(x[i] - y[i])))
 		feat[p.In+i] = x[i] * y[i]
 	}
-	hid := append([]float32(nil), p.B1...)
+	copy(hid, p.B1)
 	blas32.Sgemv(blas.Trans, 2*p.In, p.Hidden, 1, p.W1, p.Hidden, feat, 1, 1, hid, 1)
 	var s float64
 	for j, h := range hid {

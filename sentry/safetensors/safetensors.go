@@ -89,32 +89,29 @@ func Encode(tensors map[string]Tensor, meta map[string]string) ([]byte, error) {
 // Decode parses and validates a whole file: every error says why b is not a well-formed
 // safetensors file. The returned tensors' Data alias b.
 func Decode(b []byte) (map[string]Tensor, map[string]string, error) {
-	corrupt := func(format string, args ...any) error {
-		return fmt.Errorf(format, args...)
-	}
 	if len(b) < 8 {
-		return nil, nil, corrupt("file of %d bytes is truncated (no 8-byte header length)", len(b))
+		return nil, nil, fmt.Errorf("file of %d bytes is truncated (no 8-byte header length)", len(b))
 	}
 	n := binary.LittleEndian.Uint64(b)
 	if n > maxHeaderLen {
-		return nil, nil, corrupt("header length %d exceeds %d bytes", n, maxHeaderLen)
+		return nil, nil, fmt.Errorf("header length %d exceeds %d bytes", n, maxHeaderLen)
 	}
 	if n > uint64(len(b)-8) {
-		return nil, nil, corrupt("file of %d bytes is truncated (header of %d bytes)", len(b), n)
+		return nil, nil, fmt.Errorf("file of %d bytes is truncated (header of %d bytes)", len(b), n)
 	}
 	hdr := b[8 : 8+n]
 	buf := b[8+n:]
 	if len(bytes.TrimSpace(hdr)) == 0 || bytes.TrimLeft(hdr, " ")[0] != '{' {
-		return nil, nil, corrupt("header is not a JSON object")
+		return nil, nil, fmt.Errorf("header is not a JSON object")
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(hdr, &raw); err != nil {
-		return nil, nil, corrupt("header: %v", err)
+		return nil, nil, fmt.Errorf("header: %v", err)
 	}
 	var meta map[string]string
 	if m, ok := raw["__metadata__"]; ok {
 		if err := json.Unmarshal(m, &meta); err != nil {
-			return nil, nil, corrupt("metadata is not a string→string map: %v", err)
+			return nil, nil, fmt.Errorf("metadata is not a string→string map: %v", err)
 		}
 		delete(raw, "__metadata__")
 	}
@@ -129,18 +126,18 @@ func Decode(b []byte) (map[string]Tensor, map[string]string, error) {
 		dec := json.NewDecoder(bytes.NewReader(r))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&e); err != nil {
-			return nil, nil, corrupt("tensor %s: %v", name, err)
+			return nil, nil, fmt.Errorf("tensor %s: %v", name, err)
 		}
 		size, ok := dtypeSizes[e.DType]
 		if !ok {
-			return nil, nil, corrupt("tensor %s: unknown dtype %q", name, e.DType)
+			return nil, nil, fmt.Errorf("tensor %s: unknown dtype %q", name, e.DType)
 		}
 		if len(e.DataOffsets) != 2 || e.DataOffsets[0] < 0 || e.DataOffsets[1] < e.DataOffsets[0] {
-			return nil, nil, corrupt("tensor %s: bad data_offsets %v", name, e.DataOffsets)
+			return nil, nil, fmt.Errorf("tensor %s: bad data_offsets %v", name, e.DataOffsets)
 		}
 		count, ok := Numel(e.Shape)
 		if !ok || count > math.MaxInt64/size || count*size != e.DataOffsets[1]-e.DataOffsets[0] {
-			return nil, nil, corrupt("tensor %s: shape %v of %s does not match data_offsets %v", name, e.Shape, e.DType, e.DataOffsets)
+			return nil, nil, fmt.Errorf("tensor %s: shape %v of %s does not match data_offsets %v", name, e.Shape, e.DType, e.DataOffsets)
 		}
 		spans = append(spans, span{name, e.DataOffsets[0], e.DataOffsets[1]})
 		tensors[name] = Tensor{DType: e.DType, Shape: e.Shape}
@@ -151,15 +148,15 @@ func Decode(b []byte) (map[string]Tensor, map[string]string, error) {
 	var pos int64
 	for _, s := range spans {
 		if s.begin != pos {
-			return nil, nil, corrupt("tensor %s: data starts at %d, want %d (gap or overlap)", s.name, s.begin, pos)
+			return nil, nil, fmt.Errorf("tensor %s: data starts at %d, want %d (gap or overlap)", s.name, s.begin, pos)
 		}
 		pos = s.end
 	}
 	switch {
 	case pos > int64(len(buf)):
-		return nil, nil, corrupt("file is truncated: tensor data needs %d bytes after the header, %d present", pos, len(buf))
+		return nil, nil, fmt.Errorf("file is truncated: tensor data needs %d bytes after the header, %d present", pos, len(buf))
 	case pos < int64(len(buf)):
-		return nil, nil, corrupt("%d trailing bytes after the tensor data", int64(len(buf))-pos)
+		return nil, nil, fmt.Errorf("%d trailing bytes after the tensor data", int64(len(buf))-pos)
 	}
 	for _, s := range spans {
 		t := tensors[s.name]
