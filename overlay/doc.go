@@ -93,7 +93,9 @@
 //
 // Add embeds its memories in chunks of Config.EmbedChunk (4) and commits a chunk while
 // the next one is embedded, so the backbone and the commit path (SQLite, the gate, the
-// Judge) run on different cores. The overlay brings the parallelism, across the chunks
+// Judge) run on different cores. With Config.Facts, a chunk's facts are read once the
+// chunk before it is committed: the extractor is then shown every slot committed before
+// the chunk however the two are timed, and the same memories always give the same bank. The overlay brings the parallelism, across the chunks
 // of an Add and across the requests of a server, so the backbone should not bring its
 // own: `atma overlay` runs ONNX Runtime with one intra-op thread a run that does not
 // spin between runs (onnx.SessionConfig{IntraOpThreads: 1, NoSpin: true}). With a thread

@@ -491,3 +491,36 @@ func TestRecentSlotsValues(t *testing.T) {
 		t.Errorf("keys %v", keys)
 	}
 }
+
+// slowStore commits late: the next chunk is embedded well before this one is stored.
+type slowStore struct{ store.Store }
+
+func (s slowStore) Tx(ctx context.Context, user string, fn func(store.Tx) error) error {
+	time.Sleep(20 * time.Millisecond)
+	return s.Store.Tx(ctx, user, fn)
+}
+
+// Each chunk's facts are read after the chunk before it is committed, so the extractor
+// is shown every slot committed before, however late the commits are: the same
+// memories give the same bank.
+func TestExtractorSeesCommittedSlots(t *testing.T) {
+	x := &mapExtractor{facts: map[string][]facts.Fact{}}
+	var in []Input
+	for i := range 6 {
+		text := fmt.Sprintf("memory %d", i)
+		x.facts[text] = []facts.Fact{fact("user", fmt.Sprintf("attr-%d", i), "x")}
+		in = append(in, Input{Content: text})
+	}
+	o := newTestOverlay(t, func(c *Config) {
+		c.Facts, c.EmbedChunk = x, 1
+		c.Store = slowStore{c.Store}
+	})
+	if _, err := o.Add(t.Context(), "ana", in); err != nil {
+		t.Fatal(err)
+	}
+	for i, seen := range x.seen {
+		if len(seen) != i {
+			t.Errorf("memory %d was shown slots %q, want the %d committed before it", i, seen, i)
+		}
+	}
+}

@@ -371,10 +371,12 @@ type embedded struct {
 // embedAhead embeds inputs in chunks of cfg.EmbedChunk and calls fn with each input's
 // embedding, in order, from one goroutine. The next chunk is embedded while fn commits
 // this one's: the embedder and the commit path (SQLite, the gate, the Judge) then keep
-// different cores busy. When fn fails, embedding stops; when embedding fails, fn still
-// gets the inputs embedded before, so exactly those before the failing chunk are
-// committed. After each chunk, fn's goroutine calls chunkDone. It returns the first
-// error once both goroutines have ended.
+// different cores busy. A chunk's facts are read only once the chunk before it is
+// committed, so the extractor is shown every slot committed before the chunk, however
+// the two goroutines are timed: the same memories give the same bank. When fn fails,
+// embedding stops; when embedding fails, fn still gets the inputs embedded before, so
+// exactly those before the failing chunk are committed. After each chunk, fn's goroutine
+// calls chunkDone. It returns the first error once both goroutines have ended.
 func (o *Overlay) embedAhead(ctx context.Context, user string, inputs []Input, fn func(int, embedded) error, chunkDone func()) error {
 	type chunk struct {
 		start int
@@ -382,13 +384,27 @@ func (o *Overlay) embedAhead(ctx context.Context, user string, inputs []Input, f
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	ready := make(chan chunk, 1) // one chunk ahead of fn
+	// committed receives the start of each chunk after fn has committed it.
+	committed := make(chan int, 1)
 	g.Go(func() error {
 		defer close(ready)
 		for start := 0; start < len(inputs); start += o.cfg.EmbedChunk {
 			end := min(start+o.cfg.EmbedChunk, len(inputs))
-			c, err := o.embed(gctx, user, inputs[start:end])
+			c, err := o.embed(gctx, inputs[start:end])
 			if err != nil {
 				return fmt.Errorf("memories %d to %d: %w", start, end-1, err)
+			}
+			if o.cfg.Facts != nil {
+				if start > 0 {
+					select {
+					case <-committed:
+					case <-gctx.Done():
+						return nil // as below
+					}
+				}
+				if err := o.readFacts(gctx, user, inputs[start:end], c); err != nil {
+					return fmt.Errorf("memories %d to %d: %w", start, end-1, err)
+				}
 			}
 			select {
 			case ready <- chunk{start, c}:
@@ -409,6 +425,12 @@ func (o *Overlay) embedAhead(ctx context.Context, user string, inputs []Input, f
 				}
 				next = c.start + j + 1
 			}
+			if o.cfg.Facts != nil {
+				select {
+				case committed <- c.start:
+				default: // never: the embedder takes each start before it sends the next chunk
+				}
+			}
 			chunkDone()
 		}
 		return nil
@@ -420,9 +442,8 @@ func (o *Overlay) embedAhead(ctx context.Context, user string, inputs []Input, f
 	return err
 }
 
-// embed embeds and projects inputs, the projections in one matrix product, and with
-// Config.Facts reads their facts, in one call for the chunk.
-func (o *Overlay) embed(ctx context.Context, user string, inputs []Input) ([]embedded, error) {
+// embed embeds and projects inputs, the projections in one matrix product.
+func (o *Overlay) embed(ctx context.Context, inputs []Input) ([]embedded, error) {
 	texts := make([]string, len(inputs))
 	for i, in := range inputs {
 		texts[i] = in.Content
@@ -440,17 +461,6 @@ func (o *Overlay) embed(ctx context.Context, user string, inputs []Input) ([]emb
 	for i, v := range vecs {
 		out[i] = embedded{vec: v, took: took}
 	}
-	if o.cfg.Facts != nil {
-		start := time.Now()
-		res, err := o.extract(ctx, user, inputs, vecs)
-		if err != nil {
-			return nil, err
-		}
-		took := time.Since(start) / time.Duration(len(inputs))
-		for i := range out {
-			out[i].facts, out[i].factsTook = res[i], took
-		}
-	}
 	if o.cfg.Heads == nil {
 		return out, nil
 	}
@@ -463,6 +473,24 @@ func (o *Overlay) embed(ctx context.Context, user string, inputs []Input) ([]emb
 		out[i].proj = p
 	}
 	return out, nil
+}
+
+// readFacts reads the facts of embedded inputs (es) with Config.Facts, in one call.
+func (o *Overlay) readFacts(ctx context.Context, user string, inputs []Input, es []embedded) error {
+	vecs := make([][]float32, len(es))
+	for i, e := range es {
+		vecs[i] = e.vec
+	}
+	start := time.Now()
+	res, err := o.extract(ctx, user, inputs, vecs)
+	if err != nil {
+		return err
+	}
+	took := time.Since(start) / time.Duration(len(inputs))
+	for i := range es {
+		es[i].facts, es[i].factsTook = res[i], took
+	}
+	return nil
 }
 
 // keepTraces stores ingest traces; a failure is logged, since the memories are committed.
