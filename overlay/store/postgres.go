@@ -7,16 +7,12 @@ import (
 	"fmt"
 
 	"github.com/atma-dev/atma/overlay/store/pgdb"
-	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
 //go:embed pgmigrations/*.sql
 var pgMigrationFiles embed.FS
 
 var pgSchema = pgdb.Schema{Component: Component, FS: pgMigrationFiles, Dir: "pgmigrations"}
-
-// PostgresMigrations returns the bank's schema migrations on PostgreSQL.
-func PostgresMigrations() ([]sqlitedb.Migration, error) { return pgSchema.Migrations() }
 
 var postgresDialect = func() *dialect {
 	d := &dialect{

@@ -17,9 +17,6 @@ var migrationFiles embed.FS
 
 var schema = sqlitedb.Schema{Component: Component, FS: migrationFiles, Dir: "migrations"}
 
-// Migrations returns the bank's schema migrations (SQLite's).
-func Migrations() ([]sqlitedb.Migration, error) { return schema.Migrations() }
-
 var sqliteDialect = func() *dialect {
 	d := &dialect{
 		// A point lookup for each id; CROSS JOIN keeps SQLite from scanning the records.
