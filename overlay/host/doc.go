@@ -28,7 +28,7 @@
 //
 // and fuses them with RRF: score = Σ 1/(Config.RRFK + rank), RRFK = 60 by default. A
 // Hit carries the fused score and each list's rank and raw score. An empty query or a
-// nil qvec skips that list. RRF is exported for fusing other lists (bank and host).
+// nil qvec skips that list. RRF is exported for fusing other lists.
 //
 // # ANN
 //
