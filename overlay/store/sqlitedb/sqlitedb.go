@@ -76,8 +76,8 @@ func Open(ctx context.Context, path string, cfg Config) (*sql.DB, error) {
 	q.Add("_pragma", fmt.Sprintf("page_size(%d)", PageSize))
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
-	// 64 MiB of page cache (the default is 2 MiB): search reads vectors and FTS pages of a
-	// user's whole bank.
+	// 64 MiB of page cache (the default is 2 MiB): loading a user's host index reads the
+	// user's every memory, vectors included.
 	q.Add("_pragma", "cache_size(-65536)")
 	q.Set("_txlock", "immediate")
 	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
