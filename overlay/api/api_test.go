@@ -175,8 +175,8 @@ func TestRoutes(t *testing.T) {
 		if w.Code != http.StatusNotFound || errorOf(t, w).Code != CodeNotFound {
 			t.Errorf("deleted record: %d %s", w.Code, w.Body)
 		}
-		// Gone from every index: full text and the host memory's search.
-		if hits, err := e.ov.Store().Search(t.Context(), "alice", "dog Rex park", 10); err != nil || len(hits) != 0 {
+		// Gone from both searches: the lexical one (SearchText) and the semantic one.
+		if hits, err := e.ov.SearchText(t.Context(), "alice", "dog Rex park", 10); err != nil || len(hits) != 0 {
 			t.Errorf("full-text hits after delete: %v %v", hits, err)
 		}
 		res := e.tool("alice", "memory_search_semantic", map[string]any{"query": "my dog Rex in the park", "k": 10})
@@ -228,7 +228,7 @@ func TestRoutes(t *testing.T) {
 				t.Errorf("GET %s after deleting the user: %d %s", p, w.Code, w.Body)
 			}
 		}
-		if hits, _ := e.ov.Store().Search(t.Context(), "alice", "Lisbon", 10); len(hits) != 0 {
+		if hits, _ := e.ov.SearchText(t.Context(), "alice", "Lisbon", 10); len(hits) != 0 {
 			t.Errorf("full-text hits after deleting the user: %v", hits)
 		}
 		var bob ListResponse

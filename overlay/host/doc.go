@@ -24,11 +24,11 @@
 //     (FTS5's bm25() formula, k1 = 1.2, b = 0.75), over the user's memories only: the
 //     document count, lengths and frequencies are the user's own, so no user's
 //     memories move another's scores. Terms in at least half of a large collection are
-//     left out (fts.Prune).
+//     left out (fts.Prunable).
 //
 // and fuses them with RRF: score = Σ 1/(Config.RRFK + rank), RRFK = 60 by default. A
 // Hit carries the fused score and each list's rank and raw score. An empty query or a
-// nil qvec skips that list. RRF is exported for fusing other lists (bank and host).
+// nil qvec skips that list. RRF is exported for fusing other lists.
 //
 // # ANN
 //
@@ -107,6 +107,6 @@
 // and the machine, are in docs/benchmarks.md ("Host memory"). BM25 is the larger cost
 // at scale: an OR query scores every memory sharing a term, so it grows with the number
 // of matches, not of memories, which leaving out terms in half the collection
-// (fts.Prune) keeps in check. A row fills most of one of the database's pages
+// (fts.Prunable) keeps in check. A row fills most of one of the database's pages
 // (sqlitedb.PageSize).
 package host

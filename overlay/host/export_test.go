@@ -1,5 +1,11 @@
 package host
 
+import "github.com/atma-dev/atma/overlay/store/sqlitedb"
+
+// Migrations returns the host's schema migrations (SQLite's), for tests that build a
+// database at an older version.
+func Migrations() ([]sqlitedb.Migration, error) { return schema.Migrations() }
+
 // IndexReads returns how many times h read a user's index whole and how many times it
 // read only what changed since (refresh).
 func (h *SQL) IndexReads() (whole, incremental int64) { return h.loads.Load(), h.refreshes.Load() }

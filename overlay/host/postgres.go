@@ -16,9 +16,6 @@ var pgMigrationFiles embed.FS
 
 var pgSchema = pgdb.Schema{Component: Component, FS: pgMigrationFiles, Dir: "pgmigrations"}
 
-// PostgresMigrations returns the host's schema migrations on PostgreSQL.
-func PostgresMigrations() ([]sqlitedb.Migration, error) { return pgSchema.Migrations() }
-
 var postgresDialect = &dialect{
 	claim: pgdb.LockUser,
 	// Read committed would let a write land between reading the generation and the

@@ -17,9 +17,6 @@ var migrationFiles embed.FS
 
 var schema = sqlitedb.Schema{Component: Component, FS: migrationFiles, Dir: "migrations"}
 
-// Migrations returns the host's schema migrations (SQLite's).
-func Migrations() ([]sqlitedb.Migration, error) { return schema.Migrations() }
-
 var sqliteDialect = &dialect{
 	snapshot: sql.TxOptions{ReadOnly: true},
 	classify: func(err error) error { return err },

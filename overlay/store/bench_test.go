@@ -109,25 +109,6 @@ func BenchmarkPut(b *testing.B) {
 	}
 }
 
-// BenchmarkSearch measures BM25 search over banks of 1k and 10k records.
-func BenchmarkSearch(b *testing.B) {
-	for _, impl := range benchImpls {
-		for _, n := range []int{1000, 10000} {
-			b.Run(fmt.Sprintf("%s/%dk", impl.name, n/1000), func(b *testing.B) {
-				s := impl.open(b)
-				defer s.Close()
-				fill(b, s, n)
-				ctx := context.Background()
-				for b.Loop() {
-					if _, err := s.Search(ctx, "bench", "where does my sister live now", 10); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
-	}
-}
-
 // BenchmarkVersionGroup reads one slot's group (1/50 of a 10k bank).
 func BenchmarkVersionGroup(b *testing.B) {
 	for _, impl := range benchImpls {

@@ -69,38 +69,36 @@
 // the embedded default) or on PostgreSQL (OpenPostgres, NewPostgres: a bank that several
 // processes share). One implementation serves both: the SQL is written once, and a
 // dialect holds what differs (the JSON of a record's links, GetMany's id list, how a
-// transaction claims its user, error kinds, integrity checks, text search). Memory
-// (NewMemory) keeps everything in maps, for tests. All three pass one conformance suite
+// transaction claims its user, error kinds, integrity checks). Memory (NewMemory) keeps
+// everything in maps, for tests. All three pass one conformance suite
 // (package storetest; PostgreSQL's run in `make test` on a throw-away server). The store
 // takes a file path or a URL; the data directory (~/.local/share/atma by default) or
 // the URL (--store, $ATMA_DATABASE_URL) is the CLI's decision.
 //
-// On PostgreSQL (package pgdb) the tables are those of SQLite without the FTS5 index,
-// text keys in the "C" collation (ids sort by their bytes, as in SQLite and Go), vectors
-// as bytea. Errors of the connection (refused, lost mid-transaction, the server shutting
-// down) are ErrUnavailable, a serialisation failure or deadlock ErrBusy (PostgresError,
-// which the host memory, the traces and the API keys on the same database map theirs
-// with too); a transaction they interrupt committed nothing. Integrity has nothing to check there (PostgreSQL
-// checks its own pages; run amcheck or pg_checksums for more), and Damaged is always nil.
+// On PostgreSQL (package pgdb) the tables are those of SQLite, text keys in the "C"
+// collation (ids sort by their bytes, as in SQLite and Go), vectors as bytea. Errors of
+// the connection (refused, lost mid-transaction, the server shutting down) are
+// ErrUnavailable, a serialisation failure or deadlock ErrBusy (PostgresError, which the
+// host memory, the traces and the API keys on the same database map theirs with too); a
+// transaction they interrupt committed nothing. Integrity has nothing to check there
+// (PostgreSQL checks its own pages; run amcheck or pg_checksums for more), and Damaged
+// is always nil.
 //
 // The SQLite driver is modernc.org/sqlite, a pure-Go translation of SQLite: no cgo, so
 // the overlay's packages build and cross-compile without a C toolchain (CGO_ENABLED=0,
-// which make lint checks; the Sentry gate they use, package sentry/gate, is pure Go too),
-// and FTS5 is compiled in. mattn/go-sqlite3 would need cgo and an fts5 build tag. The atma
+// which make lint checks; the Sentry gate they use, package sentry/gate, is pure Go
+// too), and FTS5 is compiled in (the first migrations create an FTS5 index, which
+// migration 3 drops). mattn/go-sqlite3 would need cgo and an fts5 build tag. The atma
 // binary itself needs cgo for ONNX Runtime and NVML (packages onnx and gpu), which embed
-// texts and probe GPUs. Package sqlitedb opens the
-// database (WAL, foreign keys, busy timeout, immediate transactions) and runs the
-// numbered migrations embedded from migrations/*.sql, recorded in schema_migrations.
+// texts and probe GPUs. Package sqlitedb opens the database (WAL, foreign keys, busy
+// timeout, immediate transactions) and runs the numbered migrations embedded from
+// migrations/*.sql, recorded in schema_migrations.
 //
 // # Text search
 //
-// Search ranks a user's records by BM25. SQLite keeps an FTS5 index over the content,
-// updated by triggers inside the writing transaction, and queries it with bm25(); the
-// statistics (document count, average length) span all users of the file. Memory keeps
-// a per-user fts.Index with the same formula, and PostgreSQL builds one from the user's
-// records on each call (in the serving process: linear in the user's records, the
-// statistics the user's own; PostgreSQL's own ts_rank is not BM25). The overlay's own
-// lexical search runs on the host memory's cached index, not on Search. User text reaches MATCH only as quoted
-// terms (fts.Terms, fts.MatchTerms), and terms in at least half of a large bank are left
-// out (fts.Prune), so common words neither match nor score every record.
+// The store does not search text. Records are found through the host memory (package
+// overlay/host), which ranks its memories by dense similarity and BM25 over each user's
+// own index; the overlay then reads the hits' records from the store (the seeds of the
+// commit and query paths, Overlay.SearchText). The bank's FTS5 index over the records'
+// content, which nothing queried, is gone since migration 3 (0003_drop_records_fts.sql).
 package store

@@ -8,13 +8,10 @@ import (
 	"sort"
 	"sync"
 	"time"
-
-	"github.com/atma-dev/atma/overlay/store/fts"
 )
 
 // Memory is the in-memory Store, for tests and ephemeral runs. It behaves as SQLite
-// does (the same test suite runs against both), except that BM25 statistics are per
-// user. Safe for concurrent use.
+// does (the same test suite runs against both). Safe for concurrent use.
 type Memory struct {
 	cfg   Config
 	mu    sync.Mutex // guards users
@@ -22,12 +19,11 @@ type Memory struct {
 }
 
 // memUser is one namespace. txMu serialises its transactions for their whole length;
-// dataMu guards recs and text, which change only at commit.
+// dataMu guards recs, which change only at commit.
 type memUser struct {
 	txMu   sync.Mutex
 	dataMu sync.RWMutex
 	recs   map[string]Record
-	text   *fts.Index
 }
 
 var _ Store = (*Memory)(nil)
@@ -51,7 +47,7 @@ func (m *Memory) space(user string, create bool) *memUser {
 	defer m.mu.Unlock()
 	u := m.users[user]
 	if u == nil && create {
-		u = &memUser{recs: map[string]Record{}, text: fts.NewIndex()}
+		u = &memUser{recs: map[string]Record{}}
 		m.users[user] = u
 	}
 	return u
@@ -174,37 +170,13 @@ func groupOf(base map[string]Record, staged map[string]*Record, slot string) []R
 	return g
 }
 
-// Search implements Searcher.
-func (m *Memory) Search(ctx context.Context, user, query string, k int) ([]TextHit, error) {
-	if err := ValidateUser(user); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	if k <= 0 {
-		k = DefaultSearchK
-	}
-	u := m.space(user, false)
-	if u == nil {
-		return nil, nil
-	}
-	u.dataMu.RLock()
-	defer u.dataMu.RUnlock()
-	var hits []TextHit
-	for _, s := range u.text.Search(query, k) {
-		hits = append(hits, TextHit{Record: u.recs[s.ID].Clone(), Score: s.Score})
-	}
-	return hits, nil
-}
-
-// Users implements Admin.
 // Integrity implements Admin: memory has no storage to damage.
 func (m *Memory) Integrity(ctx context.Context, _ bool) ([]string, error) { return nil, ctx.Err() }
 
 // Damaged implements Admin: never.
 func (m *Memory) Damaged() error { return nil }
 
+// Users implements Admin.
 func (m *Memory) Users(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("users: %w", err)
@@ -245,7 +217,6 @@ func (m *Memory) DeleteUser(ctx context.Context, user string) error {
 	u.dataMu.Lock()
 	defer u.dataMu.Unlock()
 	u.recs = map[string]Record{}
-	u.text = fts.NewIndex()
 	return nil
 }
 
@@ -280,14 +251,9 @@ func (m *Memory) Tx(ctx context.Context, user string, fn func(Tx) error) error {
 	for id, r := range tx.staged {
 		if r == nil {
 			delete(u.recs, id)
-			u.text.Remove(id)
 			continue
 		}
-		old, existed := u.recs[id]
 		u.recs[id] = *r
-		if !existed || old.Content != r.Content {
-			u.text.Add(id, r.Content)
-		}
 	}
 	return nil
 }

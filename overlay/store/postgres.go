@@ -6,18 +6,13 @@ import (
 	"embed"
 	"fmt"
 
-	"github.com/atma-dev/atma/overlay/store/fts"
 	"github.com/atma-dev/atma/overlay/store/pgdb"
-	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
 //go:embed pgmigrations/*.sql
 var pgMigrationFiles embed.FS
 
 var pgSchema = pgdb.Schema{Component: Component, FS: pgMigrationFiles, Dir: "pgmigrations"}
-
-// PostgresMigrations returns the bank's schema migrations on PostgreSQL.
-func PostgresMigrations() ([]sqlitedb.Migration, error) { return pgSchema.Migrations() }
 
 var postgresDialect = func() *dialect {
 	d := &dialect{
@@ -26,7 +21,6 @@ var postgresDialect = func() *dialect {
 		claim:       pgdb.LockUser,
 		classify:    func(err error) (error, bool) { return PostgresError(err), false },
 		integrity:   func(context.Context, *sql.DB, bool) ([]string, error) { return nil, nil },
-		search:      searchInProcess,
 	}
 	d.recordCols, d.stateCols = recordColumns(`
 	(SELECT coalesce(json_agg(json_build_array(l.type, l.dst) ORDER BY l.type, l.dst), '[]'::json)
@@ -82,51 +76,4 @@ func NewPostgres(ctx context.Context, db *sql.DB, cfg Config) (*SQL, error) {
 
 func newPostgres(ctx context.Context, h pgdb.Handle, cfg Config) (*SQL, error) {
 	return newSQL(ctx, h.DB(), func(tx *sql.Tx) querier { return h.Q(tx) }, h.Close, postgresDialect, cfg)
-}
-
-// searchInProcess is PostgreSQL's Search: BM25 over the user's own records, scored in
-// this process by package fts (FTS5's formula, k1 = 1.2, b = 0.75, the statistics the
-// user's own), as the Memory store and the host memory do. It reads the user's
-// contents on every call (linear in their records): the overlay's own lexical search
-// runs on the host's cached per-user index, not here.
-func searchInProcess(ctx context.Context, s *SQL, user, query string, k int) ([]TextHit, error) {
-	if len(fts.Terms(query, fts.MaxQueryTerms)) == 0 {
-		return nil, nil
-	}
-	type doc struct{ id, content string }
-	docs, err := sqlitedb.Collect(ctx, s.q(nil), func(rows *sql.Rows) (d doc, err error) {
-		err = rows.Scan(&d.id, &d.content)
-		return d, err
-	}, `SELECT id, content FROM records WHERE "user" = ?`, user)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	idx := fts.NewIndex()
-	for _, d := range docs {
-		idx.Add(d.id, d.content)
-	}
-	scored := idx.Search(query, k)
-	if len(scored) == 0 {
-		return nil, nil
-	}
-	ids := make([]string, len(scored))
-	for i, sc := range scored {
-		ids[i] = sc.ID
-	}
-	recs, err := s.GetMany(ctx, user, ids)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	byID := make(map[string]Record, len(recs))
-	for _, r := range recs {
-		byID[r.ID] = r
-	}
-	hits := make([]TextHit, 0, len(scored))
-	for _, sc := range scored {
-		// A record deleted between the two reads is left out.
-		if r, ok := byID[sc.ID]; ok {
-			hits = append(hits, TextHit{Record: r, Score: sc.Score})
-		}
-	}
-	return hits, nil
 }

@@ -18,7 +18,8 @@ import (
 // SQL is the Store on an SQL database: SQLite (OpenSQLite, NewSQLite) or PostgreSQL
 // (OpenPostgres, NewPostgres). One implementation serves both; a dialect holds the few
 // statements that differ, how a transaction claims its user, how errors read and how
-// text is searched. Safe for concurrent use; other processes may share the database.
+// the storage is checked. Safe for concurrent use; other processes may share the
+// database.
 type SQL struct {
 	db    *sql.DB
 	q     func(*sql.Tx) querier // the component's statements, on db or in a transaction
@@ -58,8 +59,6 @@ type dialect struct {
 	classify func(err error) (mapped error, damaged bool)
 	// integrity checks the storage (Admin.Integrity).
 	integrity func(ctx context.Context, db *sql.DB, full bool) ([]string, error)
-	// search is Searcher.Search after the arguments are checked.
-	search func(ctx context.Context, s *SQL, user, query string, k int) ([]TextHit, error)
 }
 
 // recordColumns returns recordCols and stateCols with links, the expression over the
@@ -318,8 +317,7 @@ func (s *SQL) DeleteUser(ctx context.Context, user string) error {
 	if err := ValidateUser(user); err != nil {
 		return fmt.Errorf("delete user: %w", err)
 	}
-	// Links go with their records (ON DELETE CASCADE), SQLite's index entries with the
-	// triggers.
+	// Links go with their records (ON DELETE CASCADE).
 	err := s.write(ctx, user, func(stx *sql.Tx) error {
 		_, err := s.q(stx).ExecContext(ctx, `DELETE FROM records WHERE "user" = ?`, user)
 		return err
@@ -617,8 +615,7 @@ func (t *sqlTx) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
-	// Links in both directions go with the record (ON DELETE CASCADE), the FTS entry
-	// with the trigger.
+	// Links in both directions go with the record (ON DELETE CASCADE).
 	if _, err := t.q.ExecContext(ctx, `DELETE FROM records WHERE "user" = ? AND id = ?`, t.user, id); err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
@@ -633,17 +630,4 @@ func (t *sqlTx) Delete(ctx context.Context, id string) error {
 
 func (t *sqlTx) VersionGroup(ctx context.Context, slot string) ([]Record, error) {
 	return versionGroup(ctx, t.q, t.cols(), t.user, slot)
-}
-
-// Search implements Searcher (see searchFTS5 and searchInProcess for how each database
-// ranks).
-func (s *SQL) Search(ctx context.Context, user, query string, k int) ([]TextHit, error) {
-	if err := ValidateUser(user); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	if k <= 0 {
-		k = DefaultSearchK
-	}
-	hits, err := s.d.search(ctx, s, user, query, k)
-	return hits, s.noteDamage(err)
 }

@@ -6,7 +6,6 @@ import (
 	"embed"
 	"fmt"
 
-	"github.com/atma-dev/atma/overlay/store/fts"
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
@@ -18,9 +17,6 @@ var migrationFiles embed.FS
 
 var schema = sqlitedb.Schema{Component: Component, FS: migrationFiles, Dir: "migrations"}
 
-// Migrations returns the bank's schema migrations (SQLite's).
-func Migrations() ([]sqlitedb.Migration, error) { return schema.Migrations() }
-
 var sqliteDialect = func() *dialect {
 	d := &dialect{
 		// A point lookup for each id; CROSS JOIN keeps SQLite from scanning the records.
@@ -31,7 +27,6 @@ var sqliteDialect = func() *dialect {
 		oneWriter: true,
 		classify:  classifySQLite,
 		integrity: sqlitedb.Integrity,
-		search:    searchFTS5,
 	}
 	d.recordCols, d.stateCols = recordColumns(`
 	(SELECT json_group_array(json_array(type, dst)) FROM
@@ -79,30 +74,4 @@ func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*SQL, error) {
 
 func newSQLite(ctx context.Context, h sqlitedb.Handle, cfg Config) (*SQL, error) {
 	return newSQL(ctx, h.DB(), func(tx *sql.Tx) querier { return h.Q(tx) }, h.Close, sqliteDialect, cfg)
-}
-
-// searchFTS5 is SQLite's Search: FTS5's bm25(). Its statistics (document count, average
-// length) span every user of the database, since all share one FTS5 table; hits are
-// the user's only. Whatever a user sees goes through the host's per-user index instead
-// (Overlay.SearchText, the agent tools' lexical search).
-func searchFTS5(ctx context.Context, s *SQL, user, query string, k int) ([]TextHit, error) {
-	terms, err := sqlitedb.PruneTerms(ctx, s.q(nil), "records_fts_vocab", "SELECT count(*) FROM records", fts.Terms(query, fts.MaxQueryTerms))
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	match := fts.MatchTerms(terms)
-	if match == "" {
-		return nil, nil
-	}
-	hits, err := sqlitedb.Collect(ctx, s.q(nil), func(rows *sql.Rows) (h TextHit, err error) {
-		h.Record, err = scanRecord(rows, &h.Score)
-		return h, err
-	}, `SELECT `+s.d.recordCols+`, -bm25(records_fts)
-		FROM records_fts JOIN records r ON r.rid = records_fts.rowid
-		WHERE records_fts MATCH ? AND r."user" = ?
-		ORDER BY bm25(records_fts), r.id LIMIT ?`, match, user, k)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	return hits, nil
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -45,6 +46,99 @@ func TestSQLiteSchema(t *testing.T) {
 	defer s.Close()
 	if r, err := s.Get(t.Context(), "alice", "a"); err != nil || r.Content != "persisted" {
 		t.Errorf("after reopen: %+v %v", r, err)
+	}
+}
+
+// TestSQLiteMigratesOlderBanks builds a bank at each earlier schema version (the
+// previous one included), writes records and links through that version's schema, and
+// opens it: the store migrates it to the current version, keeps every record, leaves
+// no trace of the records' FTS5 index (dropped by migration 3), and writes, rewrites
+// and deletes records afterwards (no trigger left that writes into a dropped table).
+func TestSQLiteMigratesOlderBanks(t *testing.T) {
+	ms, err := store.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := 1; v < len(ms); v++ {
+		t.Run(fmt.Sprintf("from_%d_%s", v, ms[v-1].Name), func(t *testing.T) {
+			ctx := t.Context()
+			path := filepath.Join(t.TempDir(), "bank.db")
+			db, err := sqlitedb.Open(ctx, path, sqlitedb.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := sqlitedb.Migrate(ctx, db, store.Component, ms[:v]); err != nil || got != v {
+				t.Fatalf("migrate to %d: %d, %v", v, got, err)
+			}
+			for _, q := range []string{
+				`INSERT INTO records (user, id, content, ingest_ns, status) VALUES
+					('alice', 'a', 'I live in Paris', 1, 'active'),
+					('alice', 'b', 'I have a cat', 2, 'active'),
+					('bob', 'c', 'bob plays chess', 3, 'active')`,
+				`INSERT INTO links (user, src, type, dst) VALUES
+					('alice', 'a', 'coexists_with', 'b'), ('alice', 'b', 'coexists_with', 'a')`,
+				`UPDATE records SET content = 'I have two cats' WHERE id = 'b'`,
+			} {
+				if _, err := db.ExecContext(ctx, q); err != nil {
+					t.Fatalf("write at version %d: %v", v, err)
+				}
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			s, err := store.OpenSQLite(ctx, path, store.Config{})
+			if err != nil {
+				t.Fatalf("open a bank at version %d: %v", v, err)
+			}
+			defer s.Close()
+			if got, err := sqlitedb.Version(ctx, s.DB(), store.Component); err != nil || got != len(ms) {
+				t.Errorf("version after open: %d (%v), want %d", got, err, len(ms))
+			}
+			if err := s.Damaged(); err != nil {
+				t.Errorf("migrated bank: %v", err)
+			}
+			want := map[string]string{"alice/a": "I live in Paris", "alice/b": "I have two cats", "bob/c": "bob plays chess"}
+			for key, content := range want {
+				user, id, _ := strings.Cut(key, "/")
+				r, err := s.Get(ctx, user, id)
+				if err != nil || r.Content != content {
+					t.Errorf("%s after migration: %q, %v; want %q", key, r.Content, err, content)
+				}
+			}
+			if r, err := s.Get(ctx, "alice", "a"); err != nil || !r.HasLink(store.LinkCoexistsWith, "b") {
+				t.Errorf("a's links after migration: %v, %v", r.Links, err)
+			}
+			fts, err := sqlitedb.Strings(ctx, s.DB(), `SELECT type || ' ' || name FROM sqlite_master WHERE name LIKE 'records_fts%'`)
+			if err != nil || len(fts) != 0 {
+				t.Errorf("the records' FTS5 index after migration: %v, %v", fts, err)
+			}
+			if err := s.Tx(ctx, "alice", func(tx store.Tx) error {
+				return errors.Join(
+					tx.Put(ctx, store.Record{ID: "d", Content: "a new record"}),
+					tx.Put(ctx, store.Record{ID: "a", Content: "I live in Rome"}),
+				)
+			}); err != nil {
+				t.Errorf("write after migration: %v", err)
+			}
+			if err := s.Delete(ctx, "alice", "b"); err != nil {
+				t.Errorf("delete after migration: %v", err)
+			}
+			page, _, err := s.List(ctx, "alice", store.Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range page {
+				got = append(got, r.ID+": "+r.Content)
+			}
+			if w := []string{"a: I live in Rome", "d: a new record"}; !slices.Equal(got, w) {
+				t.Errorf("alice's records after writes: %q, want %q", got, w)
+			}
+			if p, err := s.Integrity(ctx, true); err != nil || p != nil {
+				t.Errorf("integrity after migration and writes: %v, %v", p, err)
+			}
+		})
 	}
 }
 

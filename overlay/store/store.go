@@ -60,18 +60,11 @@ type Writer interface {
 	Tx(ctx context.Context, user string, fn func(Tx) error) error
 }
 
-// Searcher finds one user's records by text.
-type Searcher interface {
-	// Search ranks user's records by BM25 over their content; k ≤ 0 means 10. Text
-	// without terms gives no hits.
-	Search(ctx context.Context, user, query string, k int) ([]TextHit, error)
-}
-
 // Admin removes data and lists namespaces.
 type Admin interface {
-	// Delete removes a record, its links (both directions) and its index entries, then
-	// reconciles the statuses of its version group and linked records (deleting the
-	// newest version makes the one before it current again).
+	// Delete removes a record and its links (both directions), then reconciles the
+	// statuses of its version group and linked records (deleting the newest version
+	// makes the one before it current again).
 	Delete(ctx context.Context, user, id string) error
 	// DeleteUser removes every record of user; deleting an unknown user does nothing.
 	DeleteUser(ctx context.Context, user string) error
@@ -92,7 +85,6 @@ type Admin interface {
 type Store interface {
 	Reader
 	Writer
-	Searcher
 	Admin
 	Close() error
 }
@@ -153,14 +145,12 @@ func (f Filter) validate() error {
 	return err
 }
 
-// TextHit is a record found by text and its BM25 score (higher is better).
+// TextHit is a record found by text and its BM25 score (higher is better). The store
+// does not search text: the host memory does (overlay.Overlay.SearchText returns these).
 type TextHit struct {
 	Record Record
 	Score  float64
 }
-
-// DefaultSearchK is the number of hits Search returns when asked for k ≤ 0.
-const DefaultSearchK = 10
 
 // Config tunes a store. The zero value means defaults.
 type Config struct {

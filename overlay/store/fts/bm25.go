@@ -78,7 +78,7 @@ func (ix *Index) Remove(id string) {
 }
 
 // Search returns the k best documents sharing at least one term with query (all matches
-// when k ≤ 0), best first, ties by id. Query terms are those MatchQuery would keep, less
+// when k ≤ 0), best first, ties by id. Query terms are Terms(query, MaxQueryTerms), less
 // the Prunable ones.
 func (ix *Index) Search(query string, k int) []Scored {
 	n := float64(len(ix.docs))

@@ -7,11 +7,9 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Tokenizer is the FTS5 tokenizer declaration the overlay's tables use; Tokenize mirrors it.
-const Tokenizer = "unicode61 remove_diacritics 2"
-
-// MaxQueryTerms bounds the distinct terms MatchQuery keeps, so a pasted document cannot
-// turn into a query that scores every row against thousands of terms.
+// MaxQueryTerms bounds the distinct terms Index.Search keeps of a query, so a pasted
+// document cannot turn into a query that scores every document against thousands of
+// terms.
 const MaxQueryTerms = 64
 
 // Tokenize splits text into lower-case tokens without diacritics (see the package doc).
@@ -88,34 +86,7 @@ var stopWords = func() map[string]bool {
 	return m
 }()
 
-// MatchQuery turns user text into an FTS5 MATCH expression that is always valid: each
-// distinct token quoted, joined by OR. It returns "" when text has no tokens.
-func MatchQuery(text string) string {
-	return MatchTerms(Terms(text, MaxQueryTerms))
-}
-
-// MatchTerms joins terms (tokens from Terms) into a MATCH expression, each quoted; ""
-// for none.
-func MatchTerms(terms []string) string {
-	if len(terms) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	for i, t := range terms {
-		if i > 0 {
-			b.WriteString(" OR ")
-		}
-		b.WriteString(Quote(t))
-	}
-	return b.String()
-}
-
-// Quote writes s as an FTS5 string: wrapped in double quotes, inner quotes doubled.
-func Quote(s string) string {
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
-
-// PruneMinDF is the document frequency from which Prune may drop a term.
+// PruneMinDF is the document frequency from which a term may be Prunable.
 const PruneMinDF = 1000
 
 // Prunable reports whether a term in df of n documents is left out of queries: it is in
@@ -124,16 +95,4 @@ const PruneMinDF = 1000
 // PruneMinDF, so small collections are searched with every term.
 func Prunable(df, n int) bool {
 	return df >= PruneMinDF && 2*df >= n
-}
-
-// Prune returns the terms that are not Prunable, given their document frequencies
-// (a term missing from df counts as 0) among n documents.
-func Prune(terms []string, df map[string]int, n int) []string {
-	var out []string
-	for _, t := range terms {
-		if !Prunable(df[t], n) {
-			out = append(out, t)
-		}
-	}
-	return out
 }

@@ -15,8 +15,9 @@
 //
 // The driver is modernc.org/sqlite: SQLite translated to pure Go. It needs no cgo, so the
 // atma binary cross-compiles and builds in CI without a C toolchain, and it ships FTS5
-// compiled in, which the bank's text search uses. mattn/go-sqlite3 is faster on some
-// workloads but needs cgo (and a build tag for FTS5).
+// compiled in, which the first migrations of the bank and the host memory still create
+// (later ones drop those indexes) and against which package fts checks its BM25.
+// mattn/go-sqlite3 is faster on some workloads but needs cgo (and a build tag for FTS5).
 //
 // The driver compiles a statement on every call that is not prepared, which was about a
 // quarter of an overlay ingest's SQLite time; each component's Handle therefore runs its

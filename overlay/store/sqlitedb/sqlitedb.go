@@ -17,8 +17,6 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
-
-	"github.com/atma-dev/atma/overlay/store/fts"
 )
 
 // Config tunes Open. The zero value means defaults.
@@ -78,8 +76,8 @@ func Open(ctx context.Context, path string, cfg Config) (*sql.DB, error) {
 	q.Add("_pragma", fmt.Sprintf("page_size(%d)", PageSize))
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
-	// 64 MiB of page cache (the default is 2 MiB): search reads vectors and FTS pages of a
-	// user's whole bank.
+	// 64 MiB of page cache (the default is 2 MiB): loading a user's host index reads the
+	// user's every memory, vectors included.
 	q.Add("_pragma", "cache_size(-65536)")
 	q.Set("_txlock", "immediate")
 	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
@@ -326,48 +324,6 @@ func Strings(ctx context.Context, q Querier, query string, args ...any) ([]strin
 		err = rows.Scan(&v)
 		return v, err
 	}, query, args...)
-}
-
-// PruneTerms returns the terms that are not fts.Prunable in an FTS5 index: document
-// frequencies come from vocab, an fts5vocab table of type 'row' over the index, and the
-// document count from countSQL, which runs only when some term is frequent enough to be
-// pruned. vocab and countSQL are the caller's constants, never user input.
-func PruneTerms(ctx context.Context, q Querier, vocab, countSQL string, terms []string) ([]string, error) {
-	if len(terms) == 0 {
-		return nil, nil
-	}
-	args := make([]any, len(terms))
-	for i, t := range terms {
-		args[i] = t
-	}
-	rows, err := q.QueryContext(ctx, `SELECT term, doc FROM `+vocab+` WHERE term IN (`+
-		strings.TrimSuffix(strings.Repeat("?,", len(terms)), ",")+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read document frequencies: %w", err)
-	}
-	defer rows.Close()
-	df := make(map[string]int, len(terms))
-	most := 0
-	for rows.Next() {
-		var t string
-		var n int
-		if err := rows.Scan(&t, &n); err != nil {
-			return nil, fmt.Errorf("read document frequencies: %w", err)
-		}
-		df[t] = n
-		most = max(most, n)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read document frequencies: %w", err)
-	}
-	if most < fts.PruneMinDF {
-		return terms, nil
-	}
-	var n int
-	if err := q.QueryRowContext(ctx, countSQL).Scan(&n); err != nil {
-		return nil, fmt.Errorf("count documents: %w", err)
-	}
-	return fts.Prune(terms, df, n), nil
 }
 
 // DiskSize checkpoints the WAL of db (open on path) into the main file and returns the

@@ -1,6 +1,6 @@
 // Package storetest is the conformance suite every store.Store implementation passes:
 // records and links, version groups and invariants, transactions that roll back on
-// errors and panics, serialised concurrent writers, user isolation and text search.
+// errors and panics, serialised concurrent writers and user isolation.
 //
 //	func TestSQLite(t *testing.T) {
 //		storetest.Run(t, func(t *testing.T, cfg store.Config) store.Store {

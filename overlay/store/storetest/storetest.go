@@ -14,7 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/atma-dev/atma/overlay/store"
-	"github.com/atma-dev/atma/overlay/store/fts"
 )
 
 // Opener returns a new, empty store with cfg; the suite closes it.
@@ -89,8 +88,6 @@ func Run(t *testing.T, open Opener) {
 		{"RollbackOnCancel", testRollbackOnCancel},
 		{"TxUseAfterEnd", testTxUseAfterEnd},
 		{"ConcurrentWriters", testConcurrentWriters},
-		{"Search", testSearch},
-		{"SearchPrunesCommonTerms", testSearchPrunes},
 		{"CheckClean", testCheckClean},
 	}
 	for _, tt := range tests {
@@ -196,6 +193,15 @@ func testRoundTrip(t *testing.T, e env) {
 	got = get(t, e.s, "alice", "r1")
 	if got.Content != "I live in Lyon" || got.Meta != nil || got.Embeddings.Backbone != nil {
 		t.Errorf("replace: %+v", got)
+	}
+	// A status change keeps the rest.
+	if err := e.s.Tx(t.Context(), "alice", func(tx store.Tx) error { return tx.SetStatus(t.Context(), "r1", store.StatusUnknown) }); err != nil {
+		t.Fatal(err)
+	}
+	want, got = got, get(t, e.s, "alice", "r1")
+	want.Status = store.StatusUnknown
+	if d := cmp.Diff(want, got, cmpRecord); d != "" {
+		t.Errorf("after SetStatus (-want +got):\n%s", d)
 	}
 }
 
@@ -712,8 +718,8 @@ func testDelete(t *testing.T, e env) {
 	if len(v1.Links) != 0 || v1.Status != store.StatusActive || !v1.ValidUntil.IsZero() {
 		t.Errorf("after deleting the newest version, v1: %s %v until %v", v1.Status, v1.Links, v1.ValidUntil)
 	}
-	if hits, err := e.s.Search(ctx, "alice", "Rome", 5); err != nil || len(hits) != 0 {
-		t.Errorf("deleted record still searchable: %v %v", hits, err)
+	if page, _, err := e.s.List(ctx, "alice", store.Filter{}); err != nil || len(page) != 1 || page[0].ID != "v1" {
+		t.Errorf("deleted record still listed: %v %v", page, err)
 	}
 	if g, _ := e.s.VersionGroup(ctx, "alice", "user.city"); len(g) != 1 {
 		t.Errorf("deleted record still in its version group: %v", g)
@@ -747,11 +753,11 @@ func testDeleteUser(t *testing.T, e env) {
 	if page, _, _ := e.s.List(ctx, "alice", store.Filter{}); len(page) != 0 {
 		t.Errorf("alice still has %d records", len(page))
 	}
-	if hits, _ := e.s.Search(ctx, "alice", "cat", 5); len(hits) != 0 {
-		t.Errorf("alice still searchable: %v", hits)
+	if _, err := e.s.Get(ctx, "alice", "a1"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("alice's record after DeleteUser: %v", err)
 	}
-	if hits, _ := e.s.Search(ctx, "bob", "cat", 5); len(hits) != 1 {
-		t.Errorf("bob's record: %v", hits)
+	if page, _, err := e.s.List(ctx, "bob", store.Filter{}); err != nil || len(page) != 1 || page[0].Content != "bob's cat" {
+		t.Errorf("bob's records after deleting alice: %v %v", page, err)
 	}
 	// The namespace is usable again, with the same ids.
 	put(t, e.s, "alice", store.Record{ID: "a1", Content: "fresh"})
@@ -852,15 +858,13 @@ func testIsolation(t *testing.T, e env) {
 			}
 			return nil
 		}},
-		{"search", func() error {
-			hits, err := e.s.Search(ctx, "alice", "blue car bob owns", 10)
+		{"get many", func() error {
+			rs, err := e.s.GetMany(ctx, "alice", []string{"b-only", "same"})
 			if err != nil {
 				return err
 			}
-			for _, h := range hits {
-				if h.Record.User != "alice" {
-					return fmt.Errorf("search returned %s/%s", h.Record.User, h.Record.ID)
-				}
+			if len(rs) != 1 || rs[0].User != "alice" || rs[0].Content != "alice owns a red bicycle" {
+				return fmt.Errorf("alice's GetMany: %v", rs)
 			}
 			return nil
 		}},
@@ -927,11 +931,6 @@ func assertUntouched(t *testing.T, e env, before []store.Record) {
 	t.Helper()
 	if d := cmp.Diff(before, snapshot(t, e.s, "alice"), cmpRecord); d != "" {
 		t.Errorf("failed transaction changed the bank (-before +after):\n%s", d)
-	}
-	for q, n := range map[string]int{"Oslo": 0, "techno": 0, "jazz": 1, "extra": 0} {
-		if hits, err := e.s.Search(t.Context(), "alice", q, 5); err != nil || len(hits) != n {
-			t.Errorf("search %q after rollback: %d hits (%v), want %d", q, len(hits), err, n)
-		}
 	}
 	mustCheck(t, e.s, "alice")
 }
@@ -1043,98 +1042,6 @@ func testConcurrentWriters(t *testing.T, e env) {
 		if n != workers*rounds+1 {
 			t.Errorf("%s: %d records, want %d", u, n, workers*rounds+1)
 		}
-	}
-}
-
-func testSearch(t *testing.T, e env) {
-	ctx := t.Context()
-	put(t, e.s, "alice",
-		store.Record{ID: "cat", Content: "My cat Mochi sleeps on the sofa"},
-		store.Record{ID: "cats", Content: "cat cat cat: the cat owner"},
-		store.Record{ID: "city", Content: "I live in Zürich"},
-		store.Record{ID: "dog", Content: "The dog barks"},
-	)
-	tests := []struct {
-		name  string
-		query string
-		k     int
-		want  []string
-	}{
-		{"ranked by term frequency", "cat", 10, []string{"cats", "cat"}},
-		{"k limits", "cat", 1, []string{"cats"}},
-		{"diacritics folded", "zurich", 10, []string{"city"}},
-		{"case folded", "MOCHI", 10, []string{"cat"}},
-		{"any term matches", "dog sofa", 10, nil}, // order checked below
-		{"no terms", `"*()`, 10, nil},
-		{"fts syntax is text", `cat" OR dog NEAR(`, 10, nil},
-		{"no match", "elephant", 10, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			hits, err := e.s.Search(ctx, "alice", tt.query, tt.k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for i, h := range hits {
-				got = append(got, h.Record.ID)
-				if h.Score <= 0 || (i > 0 && h.Score > hits[i-1].Score) {
-					t.Errorf("scores not positive and descending: %v", hits)
-				}
-			}
-			switch tt.name {
-			case "any term matches":
-				slices.Sort(got)
-				if !slices.Equal(got, []string{"cat", "dog"}) {
-					t.Errorf("hits %v, want cat and dog", got)
-				}
-			case "fts syntax is text":
-				if len(got) != 3 {
-					t.Errorf("hits %v, want cat, cats and dog", got)
-				}
-			default:
-				if !slices.Equal(got, tt.want) {
-					t.Errorf("hits %v, want %v", got, tt.want)
-				}
-			}
-		})
-	}
-	// The index follows content changes in the same transaction.
-	put(t, e.s, "alice", store.Record{ID: "dog", Content: "The parrot talks"})
-	if hits, _ := e.s.Search(ctx, "alice", "barks", 10); len(hits) != 0 {
-		t.Errorf("old content still indexed: %v", hits)
-	}
-	if hits, _ := e.s.Search(ctx, "alice", "parrot", 10); len(hits) != 1 || hits[0].Record.Content != "The parrot talks" {
-		t.Errorf("new content not indexed: %v", hits)
-	}
-	// Changing other fields keeps the entry.
-	err := e.s.Tx(ctx, "alice", func(tx store.Tx) error { return tx.SetStatus(ctx, "dog", store.StatusUnknown) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if hits, _ := e.s.Search(ctx, "alice", "parrot", 10); len(hits) != 1 || hits[0].Record.Status != store.StatusUnknown {
-		t.Errorf("after status change: %v", hits)
-	}
-}
-
-// testSearchPrunesCommonTerms checks that a term in most records of a large bank is
-// left out of the query (fts.Prune), so it neither matches everything nor costs a scan.
-func testSearchPrunes(t *testing.T, e env) {
-	n := 2*fts.PruneMinDF + 100
-	rs := make([]store.Record, n)
-	for i := range rs {
-		rs[i] = store.Record{ID: fmt.Sprintf("r%05d", i), Content: "weather report for today"}
-		if i%300 == 0 {
-			rs[i].Content += " about zebras"
-		}
-	}
-	put(t, e.s, "alice", rs...)
-	hits, err := e.s.Search(t.Context(), "alice", "weather about zebras", 50)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := (n + 299) / 300; len(hits) != want {
-		t.Errorf("%d hits, want the %d records about zebras", len(hits), want)
 	}
 }
 
