@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
+	"github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/overlay/store"
 )
@@ -164,6 +166,21 @@ func (p *planner) verdict(oldID string, v *judge.Verdict) {
 			// An earlier verdict of this ingest (or the time line) already replaced it.
 			return
 		}
+		// Facts of different subjects never share a version group. "lotte's back on
+		// cheese. vegetarian now, she says" states facts of two subjects and is in
+		// lotte's group: a conflict with the speaker's diet must not join the two. An old
+		// record that states a fact of the new one's group joins it alone, without the
+		// rest of its own group ("my cousin Nadia likes tacos, every weekend" was put in
+		// the speaker's office days by its first fact).
+		alone := false
+		if a, b := slotSubject(old.Slot), slotSubject(nw.Slot); p.in.Facts && a != "" && b != "" && a != b {
+			if !slices.ContainsFunc(RecordFacts(old), func(f facts.Fact) bool { return f.Group() == nw.Slot }) {
+				p.plan.Commits = append(p.plan.Commits, CommitTrace{Action: judge.ActionKeep, Old: oldID, New: newID, Slot: nw.Slot,
+					Note: fmt.Sprintf("%s not applied: %s and %s are groups of different subjects", v.Action, old.Slot, nw.Slot)})
+				return
+			}
+			alone = true
+		}
 		// Both become versions of one slot: the new record's (when its facts or an
 		// earlier verdict gave it one), else the old record's, else a new one. A second
 		// slot met on the way is merged into it: they hold the same state.
@@ -177,8 +194,8 @@ func (p *planner) verdict(oldID string, v *judge.Verdict) {
 		// Without facts every slot a supersession makes is single-valued; with them the
 		// new memory's attribute says (a pet given away leaves the other pets current).
 		single := !p.in.Facts || nw.SingleValued
-		p.merge(old, slot, single)
-		p.merge(nw, slot, single)
+		p.merge(old, slot, single, alone)
+		p.merge(nw, slot, single, false)
 		older, newer := p.view[oldID], p.view[newID]
 		note := ""
 		if store.CompareVersions(newer, older) < 0 {
@@ -209,11 +226,11 @@ func (p *planner) verdict(oldID string, v *judge.Verdict) {
 	}
 }
 
-// merge puts r, and every record of r's version group when r has another slot, into
-// slot, single-valued or not.
-func (p *planner) merge(r store.Record, slot string, single bool) {
+// merge puts r, and every record of r's version group when r has another slot (unless
+// alone), into slot, single-valued or not.
+func (p *planner) merge(r store.Record, slot string, single, alone bool) {
 	members := []string{r.ID}
-	if r.Slot != "" && r.Slot != slot {
+	if r.Slot != "" && r.Slot != slot && !alone {
 		members = p.group(r.Slot)
 	}
 	for _, id := range members {
@@ -323,4 +340,14 @@ func applyPlan(ctx context.Context, tx store.Tx, pl commitPlan) error {
 		}
 	}
 	return nil
+}
+
+// slotSubject is the subject of a fact's slot key ("lotte" of "lotte/diet", "user" of
+// "user/pet/rex"), or "" for a slot that no fact named ("slot:<id>") or none.
+func slotSubject(slot string) string {
+	subj, _, ok := strings.Cut(slot, "/")
+	if !ok || strings.HasPrefix(slot, "slot:") {
+		return ""
+	}
+	return subj
 }

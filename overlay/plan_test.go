@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/overlay/store"
 )
@@ -28,6 +29,9 @@ func counter() func() string {
 
 func TestPlanCommit(t *testing.T) {
 	home1 := planRecord("home1", "user/home", 1, store.StatusActive)
+	tacos1 := planRecord("tacos1", "user/office-days", 3, store.StatusActive)
+	tacos1.Meta, _ = withFacts(nil, []facts.Fact{{Subject: "user", Attribute: "office-days", Value: "weekend"},
+		{Subject: "nadia", Attribute: "food", Value: "tacos"}})
 	tests := []struct {
 		name string
 		in   planInput
@@ -85,6 +89,34 @@ func TestPlanCommit(t *testing.T) {
 				Links:     []plannedLink{{From: "new", Type: store.LinkSupersedes, To: "flat2"}},
 				Reconcile: []string{"user/home"},
 				Commits:   []CommitTrace{{Action: judge.ActionSupersede, Old: "flat2", New: "new", Slot: "user/home"}},
+			},
+		},
+		{
+			name: "groups of different subjects are not merged",
+			in: planInput{Record: planRecord("new", "lotte/diet", 5, store.StatusActive),
+				Candidates: []store.Record{planRecord("mine", "user/diet", 3, store.StatusActive)},
+				Verdicts:   []*judge.Verdict{conflict(judge.ActionSupersede)},
+				Groups:     map[string][]store.Record{"user/diet": {planRecord("mine", "user/diet", 3, store.StatusActive)}, "lotte/diet": nil}, Facts: true},
+			want: commitPlan{
+				Record:    planRecord("new", "lotte/diet", 5, store.StatusActive),
+				Reconcile: []string{"lotte/diet"},
+				Commits: []CommitTrace{{Action: judge.ActionKeep, Old: "mine", New: "new", Slot: "lotte/diet",
+					Note: "supersede not applied: user/diet and lotte/diet are groups of different subjects"}},
+			},
+		},
+		{
+			name: "an old record that states a fact of the group joins it alone",
+			in: planInput{Record: planRecord("new", "nadia/food/tacos", 5, store.StatusActive),
+				Candidates: []store.Record{tacos1},
+				Verdicts:   []*judge.Verdict{conflict(judge.ActionSupersede)},
+				Groups: map[string][]store.Record{"user/office-days": {planRecord("days", "user/office-days", 2, store.StatusActive), tacos1},
+					"nadia/food/tacos": nil}, Facts: true},
+			want: commitPlan{
+				Record:    planRecord("new", "nadia/food/tacos", 5, store.StatusActive),
+				Moves:     []slotMove{{ID: "tacos1", Slot: "nadia/food/tacos", Single: true}},
+				Links:     []plannedLink{{From: "new", Type: store.LinkSupersedes, To: "tacos1"}},
+				Reconcile: []string{"nadia/food/tacos"},
+				Commits:   []CommitTrace{{Action: judge.ActionSupersede, Old: "tacos1", New: "new", Slot: "nadia/food/tacos"}},
 			},
 		},
 		{
