@@ -419,7 +419,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			continue
 		}
 		knownPet := petTalk || slices.ContainsFunc(known, func(s slotSeen) bool { return s.subject == subj && s.attribute == "pet" })
-		if rf := ruleFacts(c, in, p.cased, knownPet); len(rf) > 0 {
+		if rf := ruleFacts(c, in, p.self, p.cased, knownPet); len(rf) > 0 {
 			for _, f := range rf {
 				if !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() && strings.EqualFold(g.Value, f.Value) }) {
 					facts = append(facts, f)
@@ -695,7 +695,7 @@ func Activity(attr string) bool { return activityAttrs[Kebab(attr)] }
 // title, a home (in lower case only where the text is not cased), a partner, named pets
 // — and, when the subject is known to have pets or the memory talks about pets
 // (knownPet), a name given up ("no longer has Maple").
-func ruleFacts(c clause, in Input, cased, knownPet bool) []Fact {
+func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 	base := Fact{Subject: c.subj, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time)}
 	if c.label != "" {
 		if v := labelValue(c.label, c.toks[c.valueAt:]); v != "" && !strings.EqualFold(v, c.subj) {
@@ -705,7 +705,20 @@ func ruleFacts(c clause, in Input, cased, knownPet bool) []Fact {
 		}
 	}
 	if c.role != "" {
+		if _, known := attributeByName(c.role); !known {
+			// A role outside the table ("study buddy"): its holder's name.
+			if v := strings.Trim(value(attribute{name: c.role, kind: kindPerson}, c.rest, c.toks, c.role), " ,.'\""); v != "" {
+				f := base
+				f.Attribute, f.Value, f.Negated = c.role, v, false
+				return []Fact{f}
+			}
+		}
 		return nil
+	}
+	if a, v := ownedAs(c); a != "" && self != "" {
+		f := base
+		f.Subject, f.Attribute, f.Value, f.Negated = self, a, v, false
+		return []Fact{f}
 	}
 	if v := jobTitle(c.toks); v != "" {
 		f := base

@@ -417,16 +417,7 @@ func asLabel(ts []token) (attr, value string) {
 		for j < len(ts) && labelLeads[ts[j].low] {
 			j++
 		}
-		// The longest label of up to three words: "next of kin", "emergency contact".
-		a := ""
-		for end := min(len(ts), j+3); end > j && a == ""; end-- {
-			name := strings.Join(lows(ts[j:end]), " ")
-			if a = labelNames[name]; a == "" {
-				if _, ok := attributeByName(Kebab(name)); ok {
-					a = Kebab(name)
-				}
-			}
-		}
+		a, _ := labelAt(ts, j)
 		if a == "" {
 			continue
 		}
@@ -445,6 +436,114 @@ func asLabel(ts []token) (attr, value string) {
 	}
 	return "", ""
 }
+
+// labelAt returns the attribute named by the longest label of up to three words at
+// ts[j:] ("next of kin", "emergency contact", "manager"), and where it ends; "" when none.
+func labelAt(ts []token, j int) (string, int) {
+	for end := min(len(ts), j+3); end > j; end-- {
+		name := strings.Join(lows(ts[j:end]), " ")
+		if a := labelNames[name]; a != "" {
+			return a, end
+		}
+		if _, ok := attributeByName(Kebab(name)); ok {
+			return Kebab(name), end
+		}
+	}
+	return "", j
+}
+
+// ownedAs reads "<name> is (still, now, …) my <label>": the speaker's attribute the
+// label names, with the name as its value ("dana is my new manager", "Greenway Dental is
+// my dentist now", "lando's still my fave"). A label outside the table is an attribute
+// of its own when it names a person ("carol is my study buddy this term": study-buddy);
+// "my favourite <thing>" is the favourite. Not read: "was my …" (a past
+// state), "oat milk is my enemy" (no name), "tom is my brother" (a relation, no state)
+// and "spurs are my team" (a side supported or a team worked in).
+func ownedAs(c clause) (attr, value string) {
+	ft := skipFillers(c.toks)
+	n := len(ft) - len(c.rest)
+	if n < 1 || n > 3 || len(c.rest) < 2 {
+		return "", ""
+	}
+	// A lower-case name of two words: the subject is its first ("lando norris is my guy").
+	for k := 0; k < 2 && len(c.rest) > 2 && c.rest[0].low != "is" && c.rest[0].low != "are" && isWord(c.rest[0].low) &&
+		!verbish(c.rest[0].low) && !stopValue[c.rest[0].low] && !ownedAdverbs[c.rest[0].low] && !strings.HasSuffix(ft[n-1].low, "'s"); k++ {
+		c.rest = c.rest[1:]
+		n++
+	}
+	lead, rest := ft[:n], c.rest
+	i := 0
+	switch {
+	case rest[0].low == "is" || rest[0].low == "are":
+		i = 1
+	case !strings.HasSuffix(lead[n-1].low, "'s"): // "lando's still my …": "'s" is "is"
+		return "", ""
+	}
+	for i < len(rest) && ownedAdverbs[rest[i].low] {
+		i++
+	}
+	if i >= len(rest) || rest[i].low != "my" {
+		return "", ""
+	}
+	j := i + 1
+	for j < len(rest) && labelLeads[rest[j].low] {
+		j++
+	}
+	name := make([]token, n)
+	copy(name, lead)
+	if last := &name[n-1]; strings.HasSuffix(last.low, "'s") {
+		last.orig, last.low = last.orig[:len(last.orig)-2], last.low[:len(last.low)-2]
+	}
+	if !isNameToken(ft, 0) {
+		return "", ""
+	}
+	if relations[name[0].low] != "" {
+		return "", ""
+	}
+	for _, t := range name {
+		if !isWord(t.low) || pronouns[t.low] || firstPerson[t.low] {
+			return "", ""
+		}
+	}
+	value = join(name)
+	if a, _ := labelAt(rest, j); a == "team" {
+		return "", "" // "spurs are my team": a side supported, or the team worked in?
+	} else if a != "" {
+		return a, value
+	}
+	if j < len(rest) && (rest[j].low == "favourite" || rest[j].low == "favorite" || rest[j].low == "fave") {
+		return "favourite", value
+	}
+	if j < len(rest) && roles[rest[j].low] != "" {
+		return roles[rest[j].low], value // "Greenway Dental is my dentist"
+	}
+	if j < len(rest) && relations[rest[j].low] != "" {
+		return "", "" // "tom is my brother": who he is, no state
+	}
+	// An attribute of its own: one or two plain words, then the clause ends or goes on
+	// with when it holds.
+	end := j
+	ends := func(w string) bool { return labelTails[w] || stopValue[w] || fillers[w] }
+	for end < len(rest) && end-j < 2 && isWord(rest[end].low) && !ends(rest[end].low) {
+		end++
+	}
+	if end == j || end < len(rest) && !ends(rest[end].low) && !rest[end-1].end {
+		return "", ""
+	}
+	// Only a person's place in the speaker's life: "study buddy", "running partner",
+	// "guy". "Dance is my passion", "Games are my go-to" name no one, and such slots
+	// gather whatever later turns say of passions.
+	if head := rest[end-1].low; !(end-j == 2 && relations[head] != "" || personNouns[head]) {
+		return "", ""
+	}
+	return Kebab(join(rest[j:end])), value
+}
+
+// personNouns end a label of ownedAs that names a person outside the relations.
+var personNouns = wordSet(`guy girl person bloke`)
+
+// ownedAdverbs may stand between "is" and "my" in ownedAs.
+var ownedAdverbs = wordSet(`still now officially definitely basically also again always forever`)
 
 // labelLeads open a label without naming the attribute: "my current job:", "new city:".
 var labelLeads = wordSet(`my our his her their current new usual latest present main daily everyday morning actual real official`)

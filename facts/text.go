@@ -205,6 +205,11 @@ func skipFillers(ts []token) []token {
 			// "these days my dad only dances salsa": the time frame is no subject.
 			ts = ts[2:]
 			continue
+		case timeLead(ts) > 0:
+			// "back in march mum and dad moved …", "last week my boss said …": the time
+			// of the event is no subject (eventTime reads it from the clause).
+			ts = ts[timeLead(ts):]
+			continue
 		}
 		break
 	}
@@ -212,6 +217,47 @@ func skipFillers(ts []token) []token {
 		return skipFillers(ts[2:])
 	}
 	return ts
+}
+
+// timeLead returns how many words of ts are a time phrase that opens the clause before
+// more words ("back in march", "last week", "on saturday", "since april", "two weeks
+// ago", "yesterday"), else 0.
+func timeLead(ts []token) int {
+	when := func(w string) bool { return isMonthOrDay(w) || timeNouns[w] || isYear(w) }
+	n := 0
+	w := func(i int) string {
+		if i < len(ts) {
+			return strings.TrimSuffix(ts[i].low, ",")
+		}
+		return ""
+	}
+	switch {
+	case w(0) == "yesterday" || w(0) == "today" || w(0) == "tonight":
+		n = 1
+	case w(0) == "back" && (w(1) == "in" || w(1) == "on") && when(w(2)):
+		n = 3
+	case (w(0) == "in" || w(0) == "on" || w(0) == "since" || w(0) == "last" || w(0) == "this") && when(w(1)):
+		n = 2
+	case (w(0) == "over" || w(0) == "at") && w(1) == "the" && w(2) == "weekend":
+		n = 3
+	case (w(0) == "a" || w(0) == "two" || w(0) == "three" || w(0) == "few" || isDigitStart(w(0))) && timeNouns[strings.TrimSuffix(w(1), "s")] && w(2) == "ago":
+		n = 3
+	}
+	if n > 0 && n < len(ts) && isMonthOrDay(w(n-1)) && isDigitStart(w(n)) {
+		n++ // "on march 3rd"
+	}
+	if n >= len(ts) {
+		return 0
+	}
+	return n
+}
+
+// timeNouns name spans of time in timeLead.
+var timeNouns = wordSet(`week weekend month year night morning evening afternoon spring summer autumn fall winter term semester day`)
+
+// isYear reports whether w is a year such as 2019.
+func isYear(w string) bool {
+	return len(w) == 4 && (strings.HasPrefix(w, "19") || strings.HasPrefix(w, "20")) && strings.Trim(w, "0123456789") == ""
 }
 
 // firstPerson words make the speaker the subject.
@@ -417,6 +463,11 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 			}
 		}
 	}
+	if i := placedSelf(ts); i > 0 {
+		// "gp switched me to rosuvastatin", "marek's got me on the exercise bike": someone
+		// else acts, the state is the user's.
+		return self, ts[i:], ""
+	}
 	if len(ts) == 0 {
 		return self, ts, ""
 	}
@@ -505,6 +556,27 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 	return self, ts, ""
 }
 
+// placedSelf returns the index after "me" or "us" when the clause's actor places the
+// speaker somewhere ("switched me to", "put us on", "got me into", "promoted me to"), else
+// 0. The actor comes first: at most four words before the verb.
+func placedSelf(ts []token) int {
+	for i := 1; i+2 < len(ts) && i <= 5; i++ {
+		if w := ts[i].low; (w == "me" || w == "us") && placingVerbs[ts[i-1].low] && placingPreps[ts[i+1].low] {
+			if firstPerson[ts[0].low] || ts[0].low == "my" && i == 2 {
+				return 0 // "I got me …", not another's act
+			}
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// placingVerbs and placingPreps make "<someone> <verb> me <prep> …" (placedSelf).
+var (
+	placingVerbs = map[string]bool{"switched": true, "switch": true, "put": true, "puts": true, "moved": true, "moves": true, "got": true, "gets": true, "started": true, "starts": true, "signed": true, "promoted": true, "transferred": true, "assigned": true, "enrolled": true, "registered": true, "upgraded": true, "bumped": true, "added": true, "referred": true, "changed": true, "booked": true}
+	placingPreps = map[string]bool{"to": true, "on": true, "onto": true, "into": true, "in": true, "up": true, "over": true, "as": true, "off": true, "from": true}
+)
+
 // objectPronouns refer to a third person named before, wherever they stand.
 var objectPronouns = map[string]bool{"him": true, "her": true, "his": true, "he": true, "she": true, "he's": true, "she's": true}
 
@@ -566,6 +638,11 @@ func (p *people) possessed(ts []token, self string) (string, []token, string) {
 		// handled by the caller.
 		p.last = name
 		return name, ts[k+2:], ""
+	}
+	if k > i && (ts[0].low == "my" || ts[0].low == "our") && (roles[w] == "" || roles[w] == "partner") && isWord(ts[i].low) && roleNamed(ts[k:]) {
+		// "my study buddy is carol", "my running partner is Ana", "my work wife is Jo": a
+		// role of the user's own, named by both words (the holder's name is the value).
+		return self, ts[k+1:], Kebab(ts[i].low + " " + w)
 	}
 	// "my manager is Dana", "my manager's a woman called Sabine": the user's fact, unless
 	// what follows says something about the relation itself ("my dad's a ferrari fan").

@@ -28,6 +28,17 @@ func TestSubject(t *testing.T) {
 		{"me and my partner", "me and my wife Ulla rent a cottage in cork", "user", "", "user", ""},
 		{"parents", "mum and dad live in a bungalow now", "user", "", "parents", ""},
 		{"typo and shouting", "ALSO i finaly got a bike lol", "user", "", "user", ""},
+		{"a role of two words", "my squash partner is a guy called Idris", "user", "", "user", "squash-partner"},
+		{"a two-word role that is a relation", "my desk buddy moved to the london office", "user", "", "friend", ""},
+		{"a time opens the clause", "back in june my cousin moved to the coast", "user", "", "cousin", ""},
+		{"a day opens the clause", "on friday Mirela quit the bakery", "user", "", "mirela", ""},
+		{"weeks ago", "three weeks ago my aunt got a new job", "user", "", "aunt", ""},
+		{"a year opens the clause", "in 2021 we bought the flat", "user", "", "user", ""},
+		{"someone places the speaker", "the consultant has moved me onto a lower dose", "user", "", "user", ""},
+		{"someone places the speaker, possessive", "priya's signed us up for the tuesday quiz league", "user", "", "user", ""},
+		{"placed by a pronoun", "he's put me in charge of the rota", "user", "kofi", "user", ""},
+		{"a gift is not a placing", "my uncle got me a bike for christmas", "user", "", "uncle", ""},
+		{"the speaker placing another", "i moved him to the back row", "user", "nils", "user", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,6 +125,8 @@ func TestNegatedScopeEventTime(t *testing.T) {
 		{"i walk to work except on rainy days", false, "except on rainy days", ""},
 		{"i only drink wine when i travel", false, "when i travel", ""},
 		{"gym on tuesdays", false, "on tuesdays", ""},
+		{"my uncle moved into the bungalow on sunday", false, "", ""},
+		{"the pool's shut on sunday", false, "on sunday", ""},
 		{"back in february i started at the library", false, "", "2026-02"},
 		{"since october i've been in leeds", false, "", "2025-10"},
 		{"the fee goes up from july", false, "", "2026-07"},
@@ -162,6 +175,8 @@ func TestValue(t *testing.T) {
 		{"past the verb and particle", "job", "finally got bumped up to lead sound engineer yesterday", "lead sound engineer"},
 		{"past a light verb", "course", "she's off to do architecture in the autumn", "architecture"},
 		{"a verb with nothing after it", "course", "signing up", ""},
+		{"the side supported", "sports-team", "has decided she supports hibs totally to annoy me", "hibs"},
+		{"the side supported, capitalised", "sports-team", "we support Crystal Palace, obviously", "Crystal Palace"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -252,6 +267,9 @@ func TestShapeless(t *testing.T) {
 		{Fact{Attribute: "home", Value: "Tromsø", Confidence: 0.6}, true, false},
 		{Fact{Attribute: "home", Value: "tromsø", Confidence: 0.6}, false, false},
 		{Fact{Attribute: "car", Value: "estate car", Confidence: 0.6}, true, false},
+		// A name whose last word ends in -ed is still a name; a clause is not.
+		{Fact{Attribute: "sports-team", Value: "Leeds United", Confidence: 0.6}, true, false},
+		{Fact{Attribute: "employer", Value: "laptop crashed", Confidence: 0.6}, false, true},
 	} {
 		if got := shapeless(tt.f, tt.cased); got != tt.want {
 			t.Errorf("shapeless(%s = %q, cased %t) = %v, want %v", tt.f.Attribute, tt.f.Value, tt.cased, got, tt.want)
@@ -289,6 +307,39 @@ func TestVerbOpensNoSubject(t *testing.T) {
 	} {
 		if subj, _, _ := p.subject(tokenize(tt.text), "user"); subj != tt.want {
 			t.Errorf("%q: subject %q, want %q", tt.text, subj, tt.want)
+		}
+	}
+}
+
+// "<name> is my <label>" states the speaker's attribute, with the name as its value.
+func TestOwnedAs(t *testing.T) {
+	tests := []struct{ text, attr, value string }{
+		{"dana is my new manager", "manager", "dana"},
+		{"Helga is my GP now", "doctor", "Helga"},
+		{"jess is my emergency contact while tom's away", "contact", "jess"},
+		{"Greenway Dental is my dentist now", "doctor", "Greenway Dental"},
+		{"Marisol is my running partner", "running-partner", "Marisol"},
+		{"carol is my study buddy this term", "study-buddy", "carol"},
+		{"kombucha is my new favourite", "favourite", "kombucha"},
+		{"lando's still my fave", "favourite", "lando"},
+		{"valtteri bottas is my guy", "guy", "valtteri bottas"},
+		{"ines really is my rock", "", ""},
+		{"ella was my manager at the bank", "", ""},
+		{"tom is my brother", "", ""},
+		{"spurs are my team, always have been", "", ""},
+		{"oat milk is my enemy", "", ""},
+		{"Dance is my passion", "", ""},
+		{"Games are my go-to when I'm stressed", "", ""},
+		{"this is my life now", "", ""},
+		{"she is my rock", "", ""},
+	}
+	for _, tt := range tests {
+		ts := tokenize(tt.text)
+		p := &people{last: "ines"}
+		subj, rest, role := p.subject(ts, "user")
+		a, v := ownedAs(clause{toks: ts, subj: subj, rest: rest, role: role})
+		if a != tt.attr || v != tt.value {
+			t.Errorf("ownedAs(%q) = %q, %q; want %q, %q", tt.text, a, v, tt.attr, tt.value)
 		}
 	}
 }

@@ -110,6 +110,19 @@ func value(attr attribute, ts, all []token, role string) string {
 			return v
 		}
 	case kindOrg:
+		if attr.name == "sports-team" {
+			// "she supports spurs purely to wind me up": the side follows the verb.
+			if v := after(ts, []string{"supports", "support", "supporting", "supported"}, true); v != "" {
+				vt := tokenize(v)
+				for i, t := range vt {
+					if len(t.low) >= 6 && strings.HasSuffix(t.low, "ly") && t.low == t.orig {
+						vt = vt[:i] // "spurs purely to …"
+						break
+					}
+				}
+				return nameRun(vt)
+			}
+		}
 		if v := named(ts); v != "" {
 			return v
 		}
@@ -369,8 +382,16 @@ func scope(clause string) string {
 		return s
 	}
 	m := scopeRe.FindString(clause)
+	if oneDayRe.MatchString(m) && stateChangeRe.MatchString(clause) {
+		// "mum moved into a care home on saturday": the day of the change, no condition.
+		return ""
+	}
 	return strings.TrimSpace(trailingNow.ReplaceAllString(strings.TrimSpace(m), ""))
 }
+
+// oneDayRe is a scope that is one day: "on saturday" (not "on saturdays", "except on
+// saturday").
+var oneDayRe = regexp.MustCompile(`(?i)^on ` + oneDay + `\b`)
 
 var months = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
 
@@ -611,6 +632,9 @@ func shapeless(f Fact, cased bool) bool {
 		if r, _ := utf8.DecodeRuneInString(f.Value); cased && unicode.IsLower(r) {
 			return true
 		}
+		if properName(f.Value) {
+			return false // "Leeds United", "Crowded House": a name, not "laptop crashed"
+		}
 	case kindThing:
 		if abstractValue(f.Value) || mentionsAttribute(f) {
 			return true
@@ -619,6 +643,17 @@ func shapeless(f Fact, cased bool) bool {
 		return false
 	}
 	return verbal(f.Value)
+}
+
+// properName reports a value of two or more words that all start with a capital.
+func properName(v string) bool {
+	ws := strings.Fields(v)
+	for _, w := range ws {
+		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return len(ws) >= 2
 }
 
 // abstractWords name no state of their own: a job, a project or a device is never "work",
