@@ -22,17 +22,8 @@ import (
 
 // The hand-written corpus, embedded so that `atma bench cases` runs from anywhere.
 //
-//go:embed testdata/cases/*.jsonl testdata/cases/case.schema.json
+//go:embed testdata/cases/*.jsonl
 var casesFS embed.FS
-
-// CasesSchema returns the JSON Schema (draft 2020-12) of one corpus record.
-func CasesSchema() []byte {
-	b, err := casesFS.ReadFile("testdata/cases/case.schema.json")
-	if err != nil {
-		panic(err) // embedded at build time
-	}
-	return slices.Clone(b)
-}
 
 // Corpus domains, in table order.
 var caseDomains = []string{"personal", "health", "money", "work", "travel", "preferences", "education", "household"}

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/atma-dev/atma/data"
+	"github.com/atma-dev/atma/internal/words"
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store"
@@ -81,7 +82,7 @@ func TestDefaultCorpus(t *testing.T) {
 	seen := map[string]string{}
 	for _, s := range c.Scenarios {
 		for _, m := range s.Memories {
-			k := strings.Join(words(m.Text), " ")
+			k := strings.Join(words.Split(m.Text), " ")
 			if prev, dup := seen[k]; dup {
 				t.Errorf("%s/%s repeats %s: %q", s.ID, m.ID, prev, m.Text)
 			}
@@ -391,7 +392,11 @@ func TestCasesSchema(t *testing.T) {
 			Properties map[string]json.RawMessage `json:"properties"`
 		} `json:"$defs"`
 	}
-	if err := json.Unmarshal(CasesSchema(), &doc); err != nil {
+	b, err := os.ReadFile("testdata/cases/case.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
 	for name, v := range map[string]any{"scenario": scenarioLine{}, "memory": memoryLine{}, "probe": probeLine{}, "fact": CaseFact{}, "relation": CaseRelation{}} {

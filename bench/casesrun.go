@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/atma-dev/atma/facts"
+	"github.com/atma-dev/atma/internal/words"
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/judge/eval"
 	judgerule "github.com/atma-dev/atma/judge/rule"
@@ -683,10 +684,10 @@ func cosine(a, b []float32) float64 {
 // wordJaccard is the Jaccard overlap of two texts' lower-cased words.
 func wordJaccard(a, b string) float64 {
 	wa, wb := map[string]bool{}, map[string]bool{}
-	for _, w := range words(a) {
+	for _, w := range words.Split(a) {
 		wa[w] = true
 	}
-	for _, w := range words(b) {
+	for _, w := range words.Split(b) {
 		wb[w] = true
 	}
 	inter := 0

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atma-dev/atma/internal/words"
 	"github.com/atma-dev/atma/llm"
 	"github.com/atma-dev/atma/overlay/retrieval"
 )
@@ -25,7 +26,7 @@ func (h *hashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, er
 	for i, t := range texts {
 		v := make([]float32, hashDim)
 		v[0] = 0.5 // no text is without direction
-		for _, w := range words(t) {
+		for _, w := range words.Split(t) {
 			f := fnv.New32a()
 			f.Write([]byte(w))
 			s := f.Sum32()

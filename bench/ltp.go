@@ -102,9 +102,6 @@ type Event struct {
 	Caption string `json:"caption,omitempty"`
 }
 
-// Content is the event as a memory: "Speaker: text".
-func (e Event) Content() string { return e.turn().Content() }
-
 func (e Event) turn() Turn { return Turn{Speaker: e.Speaker, Text: e.Text, Caption: e.Caption} }
 
 // State is which state of a unit a probe asks about.
@@ -174,18 +171,6 @@ type LTP struct {
 	Profiles []Profile `json:"profiles"`
 	Units    []Unit    `json:"units"`
 	Probes   []Probe   `json:"probes"`
-}
-
-// Event returns the event with id.
-func (l *LTP) Event(id string) (Event, bool) {
-	for _, p := range l.Profiles {
-		for _, e := range p.Events {
-			if e.ID == id {
-				return e, true
-			}
-		}
-	}
-	return Event{}, false
 }
 
 // ltpStream separates the builder's random stream from others drawn from the same seed.

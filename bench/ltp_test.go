@@ -41,8 +41,8 @@ func TestBuildLTPFixture(t *testing.T) {
 		t.Errorf("profile %s: user %s, %d turns, %d events", p.ID, p.User, p.Turns, len(p.Events))
 	}
 	for _, e := range p.Events {
-		if e.Kind != EventTurn && (e.Speaker != "Ada" || !strings.HasPrefix(e.Content(), "Ada: ")) {
-			t.Fatalf("cue %s is not the user's turn: %q", e.ID, e.Content())
+		if e.Kind != EventTurn && (e.Speaker != "Ada" || !strings.HasPrefix(e.turn().Content(), "Ada: ")) {
+			t.Fatalf("cue %s is not the user's turn: %q", e.ID, e.turn().Content())
 		}
 	}
 }

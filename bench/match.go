@@ -2,23 +2,17 @@ package bench
 
 import (
 	"slices"
-	"strings"
-	"unicode"
-)
 
-// words splits s into lower-case runs of letters and digits: "$62,000 a year" → [62 000
-// a year].
-func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-}
+	"github.com/atma-dev/atma/internal/words"
+)
 
 // containsPhrase reports whether phrase's words occur in s, in order and adjacent.
 func containsPhrase(s, phrase string) bool {
-	p := words(phrase)
+	p := words.Split(phrase)
 	if len(p) == 0 {
 		return false
 	}
-	w := words(s)
+	w := words.Split(s)
 	for i := 0; i+len(p) <= len(w); i++ {
 		if slices.Equal(w[i:i+len(p)], p) {
 			return true
@@ -34,7 +28,7 @@ var functionWords = map[string]bool{"a": true, "an": true, "the": true, "of": tr
 // function words, unless it has nothing else.
 func keyWords(key string) []string {
 	var out []string
-	all := words(key)
+	all := words.Split(key)
 	for _, w := range all {
 		if !functionWords[w] {
 			out = append(out, w)
@@ -53,7 +47,7 @@ func holdsKey(s, key string) bool {
 		return false
 	}
 	have := map[string]bool{}
-	for _, w := range words(s) {
+	for _, w := range words.Split(s) {
 		have[w] = true
 	}
 	for _, w := range k {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/atma-dev/atma/data"
+	"github.com/atma-dev/atma/internal/words"
 )
 
 // Check is the outcome of one validator.
@@ -194,7 +195,7 @@ func (l *LTP) Validate() ValidationReport {
 
 	c = &checker{name: "gold_consistency"}
 	for _, u := range l.Units {
-		if words(u.Old) == nil || words(u.New) == nil || strings.EqualFold(u.Old, u.New) {
+		if len(words.Split(u.Old)) == 0 || len(words.Split(u.New)) == 0 || strings.EqualFold(u.Old, u.New) {
 			c.fail("%s: old %q and new %q must be two different values", u.ID, u.Old, u.New)
 		}
 		if e := events[u.Cue1]; !containsPhrase(e.Text, u.Old) {

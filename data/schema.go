@@ -58,12 +58,6 @@ var (
 // Categories lists the seven categories in schema order.
 func Categories() []Category { return slices.Clone(categories) }
 
-// UpdateTypes lists the update types in schema order.
-func UpdateTypes() []UpdateType { return slices.Clone(updateTypes) }
-
-// Relations lists the relations in schema order.
-func Relations() []Relation { return slices.Clone(relations) }
-
 // UpdateType is the category's own update type: temporal update for job and location,
 // explicit negation for relationship and pets, value discrepancy for numerical facts, scope
 // mismatch for hobbies and likes/dislikes. It is empty for an unknown category.

@@ -611,15 +611,6 @@ func cmpDesc(a, b float64) int {
 	return 0
 }
 
-func indexOf(name string) int {
-	for i, a := range attributes {
-		if a.name == name {
-			return i
-		}
-	}
-	return -1
-}
-
 // hasCue reports whether the padded lower-case clause holds cue as a word or word stem.
 func hasCue(low, cue string) bool {
 	i := strings.Index(low, cue)

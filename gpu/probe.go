@@ -44,11 +44,6 @@ func WithLibraryPath(path string) Option {
 	return func(o *options) { o.libraryPath = path }
 }
 
-// withNVML makes Probe use lib instead of the real NVML.
-func withNVML(lib nvmlLib) Option {
-	return func(o *options) { o.lib = lib }
-}
-
 // probeSlot serialises the use of NVML, whose state is process-wide. A channel rather than a
 // mutex so that a waiting Probe gives up when its context ends.
 var probeSlot = make(chan struct{}, 1)

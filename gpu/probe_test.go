@@ -16,6 +16,11 @@ import (
 
 const gib = 1 << 30
 
+// withNVML makes Probe use lib instead of the real NVML.
+func withNVML(lib nvmlLib) Option {
+	return func(o *options) { o.lib = lib }
+}
+
 // fakeNVML is an NVML whose answers are set field by field; it records the calls it gets.
 type fakeNVML struct {
 	initRet     nvml.Return

@@ -96,9 +96,6 @@ func ConflictTypes() []ConflictType { return slices.Clone(conflictTypes) }
 // Actions lists the fusion actions in schema order.
 func Actions() []Action { return slices.Clone(actions) }
 
-// LinkTypes lists the link types in schema order.
-func LinkTypes() []LinkType { return slices.Clone(linkTypes) }
-
 // Valid reports whether s is a known status.
 func (s Status) Valid() bool { return slices.Contains(statuses, s) }
 

@@ -237,16 +237,12 @@ func CalibrateSets(h *gate.Heads, sets [][]Example, cfg CalibrationConfig) (Cali
 	return calibrateSets(a, b, conflict, set, len(sets), cfg)
 }
 
-// calibrate runs the search on precomputed similarities. For each τ_top it bins the pairs
-// with a > τ_top by where b and gap fall on the τ_log and τ_gap grids; a pair is not routed
-// exactly when b ≥ τ_log and gap ≤ τ_gap, so 2-D cumulative sums of the bins give the
-// routed and truly-routed counts of every (τ_log, τ_gap) at once: O(G·(n + G²)) overall.
-func calibrate(a, b []float64, conflict []bool, cfg CalibrationConfig) (CalibrationReport, error) {
-	return calibrateSets(a, b, conflict, make([]int, len(a)), 1, cfg)
-}
-
-// calibrateSets is calibrate with each pair in one of nsets sets (set[e]), and the target
-// recall required of each set with conflicts: the routed conflicts are counted per set.
+// calibrateSets runs the search on precomputed similarities, each pair in one of nsets
+// sets (set[e]), with the target recall required of each set with conflicts: the routed
+// conflicts are counted per set. For each τ_top it bins the pairs with a > τ_top by where
+// b and gap fall on the τ_log and τ_gap grids; a pair is not routed exactly when
+// b ≥ τ_log and gap ≤ τ_gap, so 2-D cumulative sums of the bins give the routed and
+// truly-routed counts of every (τ_log, τ_gap) at once: O(G·(n + G²)) overall.
 func calibrateSets(a, b []float64, conflict []bool, set []int, nsets int, cfg CalibrationConfig) (CalibrationReport, error) {
 	pos := 0
 	setPos := make([]int, nsets)

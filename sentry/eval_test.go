@@ -57,6 +57,11 @@ func scoredSet(seed uint64, n int) (a, b []float64, conflict []bool) {
 	return a, b, conflict
 }
 
+// calibrate is calibrateSets over one set.
+func calibrate(a, b []float64, conflict []bool, cfg CalibrationConfig) (CalibrationReport, error) {
+	return calibrateSets(a, b, conflict, make([]int, len(a)), 1, cfg)
+}
+
 // TestCalibrateMatchesBruteForce compares the cumulative-count search with trying every
 // grid triple through Gate.Decide.
 func TestCalibrateMatchesBruteForce(t *testing.T) {

@@ -48,3 +48,24 @@ func BenchmarkChangeCue(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkQuantities measures the number reader on texts with a number in every
+// sentence: its time grows linearly with the text (it grew with the square before the
+// before* patterns were matched on a window).
+func BenchmarkQuantities(b *testing.B) {
+	sentence := "Work was busy; I'm 34, I earn  about 3,000 euros and we walked 5 km for 2 years. "
+	for _, s := range []struct {
+		name      string
+		sentences int
+	}{{"Small", 1}, {"Med", 8}, {"Large", 64}, {"Huge", 512}} {
+		t := newText(strings.Repeat(sentence, s.sentences))
+		b.Run(s.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if len(quantities(t)) == 0 {
+					b.Fatal("no quantities")
+				}
+			}
+		})
+	}
+}

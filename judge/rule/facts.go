@@ -79,7 +79,7 @@ func decideFacts(old, new fx.Fact, newText string) (judge.Steps, judge.Verdict) 
 	default:
 		st, ct, act, why = judge.StatusConflict, judge.TypeTemporalUpdate, judge.ActionTransition, "the value changed"
 	}
-	v := judge.Verdict{Status: st, ConflictType: ct, Action: act, Links: []judge.Link{}, Confidence: 0.7}
+	v := judge.Verdict{Status: st, ConflictType: ct, Action: act, Links: []judge.Link{}, Confidence: confFacts}
 	if l, ok := judge.DefaultLink(act); ok {
 		v.Links = append(v.Links, l)
 	}

@@ -295,7 +295,9 @@ var (
 		"sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
 		"forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
 	}
-	afterAge      = re(`^[\s-]*(years?|yrs?)[\s-]*old\b|^-year-old\b`)
+	// One ^ for both branches: RE2 stops an anchored search at the first byte only when the
+	// whole pattern starts with the anchor (with ^ in each branch it scans all of after).
+	afterAge      = re(`^(?:[\s-]*(years?|yrs?)[\s-]*old\b|-year-old\b)`)
 	afterYears    = re(`^\s*(years?|yrs?)\b`)
 	afterAgo      = re(`^\s*(years?|yrs?)\s+(ago|later|from now)\b`)
 	afterCM       = re(`^\s*(cm|centimet(er|re)s?)\b`)
@@ -306,14 +308,43 @@ var (
 	afterSiblings = re(`^\s*(siblings?|brothers? (and|or) sisters?|brothers?|sisters?)\b`)
 	afterMinutes  = re(`^\s*(minutes?|mins?)\b`)
 	afterKM       = re(`^\s*(km|kilomet(er|re)s?)\b`)
-	beforeAge     = re(`\b(i'm|i am|im|aged|turned|age|age is|turn|turning)\s*$`)
-	beforeKids    = re(`\bparent of\s*$`)
-	beforeFor     = re(`\b(for|in|over|of|the last|past)\s*$`)
-	beforeMoney   = re(`\b(earn|earns|make|makes|salary is|paid|income is)\s+(about\s+|around\s+)?$`)
+	// The before* patterns match the end of the text before a number: a keyword of at most
+	// maxBeforeKeyword bytes, white space, and for money an optional "about" or "around"
+	// (at most maxBeforeFiller bytes) and white space again. beforeWindow relies on that.
+	beforeAge   = re(`\b(i'm|i am|im|aged|turned|age|age is|turn|turning)\s*$`)
+	beforeKids  = re(`\bparent of\s*$`)
+	beforeFor   = re(`\b(for|in|over|of|the last|past)\s*$`)
+	beforeMoney = re(`\b(earn|earns|make|makes|salary is|paid|income is)\s+(about\s+|around\s+)?$`)
 )
 
+// The longest keyword ("salary is", "income is", "parent of") and filler ("around") of
+// the before* patterns.
+const (
+	maxBeforeKeyword = len("salary is")
+	maxBeforeFiller  = len("around")
+)
+
+// beforeWindow returns the end of low[:end] that holds every match of the before*
+// patterns ending at end, with the byte before it, which their leading \b reads. The
+// patterns are anchored at the end, and RE2 searches from the start, so matching them on
+// all of low[:end] for every number made quantities quadratic in the length of the text.
+func beforeWindow(low string, end int) string {
+	i := skipSpaceBack(low, end)
+	i = skipSpaceBack(low, max(i-maxBeforeFiller, 0))
+	i = max(i-maxBeforeKeyword-1, 0)
+	return low[i:end]
+}
+
+// skipSpaceBack moves i back over the white space (RE2's \s) that ends s[:i].
+func skipSpaceBack(s string, i int) int {
+	for i > 0 && strings.IndexByte(" \t\n\f\r", s[i-1]) >= 0 {
+		i--
+	}
+	return i
+}
+
 // quantities finds the numbers in t with the kind each measures; numbers of no known kind
-// (dates, durations) are left out.
+// (dates, durations) are left out. It takes time linear in the length of the text.
 func quantities(t *text) []quantity {
 	var out []quantity
 	low := t.low
@@ -339,7 +370,7 @@ func quantities(t *text) []quantity {
 			continue
 		}
 		kAfter := m[6] >= 0
-		before, after := low[:m[0]], low[m[1]:]
+		before, after := beforeWindow(low, m[0]), low[m[1]:]
 		q := quantity{value: v, text: strings.TrimSpace(low[m[0]:m[1]])}
 		switch {
 		case currency || kAfter || afterThousand.MatchString(after) || afterMoney.MatchString(after) || beforeMoney.MatchString(before):

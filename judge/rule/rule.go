@@ -127,10 +127,10 @@ func (r *Auditor) decideSentences(p judge.Pair) (judge.Steps, judge.Verdict) {
 		// the gate's heads. (Where the rules know the slot and find the input silent on it,
 		// they overrule the gate, whose topic score is high for every pair it routes.)
 		if p.Scores.B < cfg.TauLog {
-			d = decision{status: judge.StatusConflict, ctype: judge.TypeImplicitViolation, conf: 0.4,
+			d = decision{status: judge.StatusConflict, ctype: judge.TypeImplicitViolation, conf: confScores,
 				reason: fmt.Sprintf("no lexical cue, but Sentry sees the same topic (a = %.2f) in disagreement (b = %.2f)", p.Scores.A, p.Scores.B)}
 		} else {
-			d = decision{status: judge.StatusConsistent, ctype: judge.TypeNone, conf: 0.4,
+			d = decision{status: judge.StatusConsistent, ctype: judge.TypeNone, conf: confScores,
 				reason: fmt.Sprintf("no lexical cue, but Sentry sees the same topic (a = %.2f) in agreement (b = %.2f)", p.Scores.A, p.Scores.B)}
 		}
 	}
@@ -419,6 +419,48 @@ func polarity(t *text) int {
 	return 0
 }
 
+// The confidence of a rule verdict (Verdict.Confidence) says how directly the texts state
+// what the verdict claims, from two stated values compared down to no lexical evidence at
+// all. The levels rank the rules; they are not calibrated probabilities.
+const (
+	// confStated: both texts state a number of the same kind, and the numbers are
+	// compared (value discrepancy, or the same value).
+	confStated = 0.9
+	// confExplicit: the new input speaks of the slot (a value of it, or for a partner or
+	// pet the topic itself) and says outright what became of it: a change word (temporal
+	// update), a denial (explicit negation), or the same value named and neither.
+	confExplicit = 0.85
+	// confScope: a hobby or like compared by the words the two texts share: a scope cue
+	// narrows it (scope mismatch), or none does.
+	confScope = 0.8
+	// confNegated: the old value denied or narrowed without a word of change: a negation
+	// in a sentence naming the old job or home, a scope cue on a diet.
+	confNegated = 0.75
+	// confCue: one cue of the lexicon decides about a slot whose value the rules cannot
+	// compare: the opposite preference, a hobby given up, a diet ended, broken or kept.
+	confCue = 0.7
+	// confSilent: the rules know the old record's slot and the new input says nothing of
+	// it (unrelated).
+	confSilent = 0.7
+	// confFacts: the facts of package facts decide (decideFacts); the extractor read the
+	// values, so the auditor is as sure as one cue makes it.
+	confFacts = 0.7
+	// confImplied: an implication, not a statement: another job or home named without a
+	// change word, an implicit cue (a date for someone in a relationship). Also a job or
+	// home input in which the rules find no value (unrelated): the employer and place
+	// patterns miss more values than the other slots' cues, so that silence counts for less
+	// than confSilent.
+	confImplied = 0.6
+	// confWeak: a weak cue: talk of a change that names no value, or the slot's topic
+	// touched without a denial.
+	confWeak = 0.55
+	// confOverlap: the old record's slot is unknown; the verdict rests on shared content
+	// words and on negation or scope in only one of the texts.
+	confOverlap = 0.5
+	// confScores: no lexical evidence at all; Sentry's scores decide.
+	confScores = 0.4
+)
+
 // decision is the rule auditor's reading of a pair.
 type decision struct {
 	status judge.Status
@@ -515,9 +557,9 @@ func (f *facts) judgeTemporal(n *text) decision {
 	if mentioned == "" && newVal == "" {
 		// Nothing names the slot's value: only a plain statement of change counts.
 		if s := changeIn(n, strongChange); s != "" {
-			return conflict(judge.TypeTemporalUpdate, 0.55, "", fmt.Sprintf("the new input talks about a change of %s (%q)", f.slotName(), s), s)
+			return conflict(judge.TypeTemporalUpdate, confWeak, "", fmt.Sprintf("the new input talks about a change of %s (%q)", f.slotName(), s), s)
 		}
-		return unrelated(0.6, fmt.Sprintf("the new input names no %s", f.slotName()))
+		return unrelated(confImplied, fmt.Sprintf("the new input names no %s", f.slotName()))
 	}
 	var about []string // the sentences that name the old value
 	neg := ""
@@ -527,13 +569,13 @@ func (f *facts) judgeTemporal(n *text) decision {
 	}
 	switch {
 	case change != "":
-		return conflict(judge.TypeTemporalUpdate, 0.85, newVal, fmt.Sprintf("the new input says the %s changed (%q)", f.slotName(), change), change)
+		return conflict(judge.TypeTemporalUpdate, confExplicit, newVal, fmt.Sprintf("the new input says the %s changed (%q)", f.slotName(), change), change)
 	case neg != "" && findIn(about, cueNotChanged) == "":
-		return conflict(judge.TypeTemporalUpdate, 0.75, newVal, fmt.Sprintf("the new input says the old %s no longer holds (%q)", f.slotName(), neg), neg)
+		return conflict(judge.TypeTemporalUpdate, confNegated, newVal, fmt.Sprintf("the new input says the old %s no longer holds (%q)", f.slotName(), neg), neg)
 	case newVal != "" && mentioned == "":
-		return conflict(judge.TypeImplicitViolation, 0.6, newVal, fmt.Sprintf("the new input implies another %s (%s) without saying it changed", f.slotName(), newVal))
+		return conflict(judge.TypeImplicitViolation, confImplied, newVal, fmt.Sprintf("the new input implies another %s (%s) without saying it changed", f.slotName(), newVal))
 	}
-	return consistent(0.85, fmt.Sprintf("the new input mentions the same %s (%s) and no change", f.slotName(), mentioned))
+	return consistent(confExplicit, fmt.Sprintf("the new input mentions the same %s (%s) and no change", f.slotName(), mentioned))
 }
 
 func (f *facts) judgeNegation(n *text) decision {
@@ -556,7 +598,7 @@ func (f *facts) judgeNegation(n *text) decision {
 	}
 	chunks := n.chunksWhere(about)
 	if len(chunks) == 0 {
-		return unrelated(0.7, fmt.Sprintf("the new input says nothing about the user's %s", f.slotName()))
+		return unrelated(confSilent, fmt.Sprintf("the new input says nothing about the user's %s", f.slotName()))
 	}
 	mentioned := f.mentions(n, keys)
 	// Negation inside an implicit cue ("pets are not allowed") is part of the implication.
@@ -573,15 +615,15 @@ func (f *facts) judgeNegation(n *text) decision {
 		if f.kind == slotPets {
 			nv = "no " + joinNonEmpty(first(f.species), "", "pet")
 		}
-		return conflict(judge.TypeExplicitNegation, 0.85, nv, fmt.Sprintf("the new input denies the old %s (%q)", f.slotName(), neg), neg)
+		return conflict(judge.TypeExplicitNegation, confExplicit, nv, fmt.Sprintf("the new input denies the old %s (%q)", f.slotName(), neg), neg)
 	}
 	if imp := findIn(chunks, implicit); imp != "" {
-		return conflict(judge.TypeImplicitViolation, 0.6, "", fmt.Sprintf("the new input implies the old %s no longer holds (%q)", f.slotName(), imp), imp)
+		return conflict(judge.TypeImplicitViolation, confImplied, "", fmt.Sprintf("the new input implies the old %s no longer holds (%q)", f.slotName(), imp), imp)
 	}
 	if mentioned != "" {
-		return consistent(0.85, fmt.Sprintf("the new input mentions the same %s (%s) and denies nothing", f.slotName(), mentioned))
+		return consistent(confExplicit, fmt.Sprintf("the new input mentions the same %s (%s) and denies nothing", f.slotName(), mentioned))
 	}
-	return consistent(0.55, fmt.Sprintf("the new input touches the user's %s and denies nothing", f.slotName()))
+	return consistent(confWeak, fmt.Sprintf("the new input touches the user's %s and denies nothing", f.slotName()))
 }
 
 // hobbyStops are verbs hobbies share, which say nothing about which hobby it is.
@@ -602,7 +644,7 @@ func (f *facts) overlap(n *text) string {
 func (f *facts) judgeScope(n *text) decision {
 	shared := f.overlap(n)
 	if shared == "" {
-		return unrelated(0.7, fmt.Sprintf("the new input is not about the same %s", f.slotName()))
+		return unrelated(confSilent, fmt.Sprintf("the new input is not about the same %s", f.slotName()))
 	}
 	chunks := n.chunksWhere(func(c string) bool {
 		for _, w := range strings.Fields(shared) {
@@ -616,19 +658,19 @@ func (f *facts) judgeScope(n *text) decision {
 		chunks = n.chunks
 	}
 	if s := findScope(chunks); s != "" {
-		return conflict(judge.TypeScopeMismatch, 0.8, "", fmt.Sprintf("the new input narrows the %s (%q)", f.slotName(), s), s)
+		return conflict(judge.TypeScopeMismatch, confScope, "", fmt.Sprintf("the new input narrows the %s (%q)", f.slotName(), s), s)
 	}
 	if f.kind == slotLike {
 		if p := polarity(&text{low: strings.Join(chunks, ". ")}); p != 0 && f.polarity != 0 && p != f.polarity {
-			return conflict(judge.TypeExplicitNegation, 0.7, "", "the new input states the opposite preference")
+			return conflict(judge.TypeExplicitNegation, confCue, "", "the new input states the opposite preference")
 		}
 	}
 	if f.kind == slotHobby {
 		if q := findIn(chunks, cueQuitHob); q != "" {
-			return conflict(judge.TypeExplicitNegation, 0.7, "", fmt.Sprintf("the new input says the hobby stopped (%q)", q), q)
+			return conflict(judge.TypeExplicitNegation, confCue, "", fmt.Sprintf("the new input says the hobby stopped (%q)", q), q)
 		}
 	}
-	return consistent(0.8, fmt.Sprintf("the new input is about the same %s (%s) and keeps its scope", f.slotName(), shared))
+	return consistent(confScope, fmt.Sprintf("the new input is about the same %s (%s) and keeps its scope", f.slotName(), shared))
 }
 
 func (f *facts) judgeDiet(n *text) decision {
@@ -637,7 +679,7 @@ func (f *facts) judgeDiet(n *text) decision {
 	// Any food or drink counts as the diet's topic, even one that fits it ("oat milk").
 	foodTalk := n.has(cueEating) || n.has(meatWords) || n.has(alcoholWords) || n.has(animalWords)
 	if !mentionsDiet && food == "" && !foodTalk {
-		return unrelated(0.7, "the new input says nothing about food or drink")
+		return unrelated(confSilent, "the new input says nothing about food or drink")
 	}
 	scope := ""
 	if mentionsDiet {
@@ -645,14 +687,14 @@ func (f *facts) judgeDiet(n *text) decision {
 	}
 	switch {
 	case scope != "":
-		return conflict(judge.TypeScopeMismatch, 0.75, "", fmt.Sprintf("the new input narrows the diet (%q)", scope), scope)
+		return conflict(judge.TypeScopeMismatch, confNegated, "", fmt.Sprintf("the new input narrows the diet (%q)", scope), scope)
 	case mentionsDiet && food == "" && !n.has(cueNotChanged) && n.has(dietEnds) && !n.has(dietKept):
 		s := n.find(cueNegation)
-		return conflict(judge.TypeExplicitNegation, 0.7, "", fmt.Sprintf("the new input says the diet no longer holds (%q)", s), s)
+		return conflict(judge.TypeExplicitNegation, confCue, "", fmt.Sprintf("the new input says the diet no longer holds (%q)", s), s)
 	case food != "":
-		return conflict(judge.TypeImplicitViolation, 0.7, "", fmt.Sprintf("%q does not fit a %s diet", food, f.diet), food)
+		return conflict(judge.TypeImplicitViolation, confCue, "", fmt.Sprintf("%q does not fit a %s diet", food, f.diet), food)
 	}
-	return consistent(0.7, fmt.Sprintf("nothing in the new input breaks a %s diet", f.diet))
+	return consistent(confCue, fmt.Sprintf("nothing in the new input breaks a %s diet", f.diet))
 }
 
 func (f *facts) judgeNumber(n *text) decision {
@@ -666,14 +708,14 @@ func (f *facts) judgeNumber(n *text) decision {
 		}
 	}
 	if len(same) == 0 {
-		return unrelated(0.7, fmt.Sprintf("the new input states no %s", f.qty.kind))
+		return unrelated(confSilent, fmt.Sprintf("the new input states no %s", f.qty.kind))
 	}
 	for _, q := range same {
 		if math.Abs(q.value-f.qty.value) > 0.5 {
-			return conflict(judge.TypeValueDiscrepancy, 0.9, q.text, fmt.Sprintf("the new input states another %s (%s, not %s)", f.qty.kind, q.text, f.qty.text))
+			return conflict(judge.TypeValueDiscrepancy, confStated, q.text, fmt.Sprintf("the new input states another %s (%s, not %s)", f.qty.kind, q.text, f.qty.text))
 		}
 	}
-	return consistent(0.9, fmt.Sprintf("the new input states the same %s (%s)", f.qty.kind, same[0].text))
+	return consistent(confStated, fmt.Sprintf("the new input states the same %s (%s)", f.qty.kind, same[0].text))
 }
 
 // judgeGeneric handles an old record whose slot the rules cannot tell: shared content words
@@ -681,16 +723,16 @@ func (f *facts) judgeNumber(n *text) decision {
 func (f *facts) judgeGeneric(n *text) decision {
 	shared := f.overlap(n)
 	if shared == "" {
-		return decision{status: judge.StatusUnrelated, ctype: judge.TypeNone, conf: 0.5, reason: "the two texts share no content words"}
+		return decision{status: judge.StatusUnrelated, ctype: judge.TypeNone, conf: confOverlap, reason: "the two texts share no content words"}
 	}
 	oldNeg, newNeg := f.t.has(cueNegation), n.has(cueNegation)
 	if oldNeg != newNeg {
-		return conflict(judge.TypeExplicitNegation, 0.5, "", fmt.Sprintf("they share %q but only one of them is negated", shared))
+		return conflict(judge.TypeExplicitNegation, confOverlap, "", fmt.Sprintf("they share %q but only one of them is negated", shared))
 	}
 	if s := findScope(n.chunks); s != "" && findScope(f.t.chunks) == "" {
-		return conflict(judge.TypeScopeMismatch, 0.5, "", fmt.Sprintf("they share %q and the new input narrows it (%q)", shared, s), s)
+		return conflict(judge.TypeScopeMismatch, confOverlap, "", fmt.Sprintf("they share %q and the new input narrows it (%q)", shared, s), s)
 	}
-	return consistent(0.5, fmt.Sprintf("they share %q and nothing contradicts", shared))
+	return consistent(confOverlap, fmt.Sprintf("they share %q and nothing contradicts", shared))
 }
 
 // changeIn returns the first match of re in a sentence that does not deny a change

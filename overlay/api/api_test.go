@@ -209,7 +209,7 @@ func TestRoutes(t *testing.T) {
 			t.Errorf("metrics content type %q", ct)
 		}
 		w = e.do(req{method: "GET", path: "/openapi.json", token: "-"})
-		if w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), OpenAPI()) {
+		if w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), openAPIDoc) {
 			t.Errorf("openapi: %d", w.Code)
 		}
 		var tools []Tool

@@ -25,11 +25,25 @@ memory" is related but carries no state. Follow the state the question asks for:
 unless it asks about the past. memory_add stores one self-contained statement; the bank
 decides what it replaces. Slot keys look like "user/home" or "sister/job".`
 
-// mcpFor is a Model Context Protocol server whose tools are the agent tools (Tools),
-// every one acting for user alone: the user comes from the path or the configuration,
-// never from a tool argument. A principal without the write scope cannot call the
-// tools that write.
-func (s *server) mcpFor(user string, p principal) *mcp.Server {
+// mcpCaller is whom an MCP request acts for: the bank's user and the principal that
+// authenticated the request.
+type mcpCaller struct {
+	user string
+	p    principal
+}
+
+type mcpCallerKey struct{}
+
+// errNoMCPCaller is the answer of the HTTP endpoint's MCP server to a request that did
+// not come through mcp, which names its caller: nothing is done for nobody.
+var errNoMCPCaller = errors.New("mcp: the request names no user")
+
+// newMCP is a Model Context Protocol server whose tools are the agent tools (Tools),
+// every one acting for the caller of its request alone: the user comes from the path,
+// the API key or the configuration, never from a tool argument. A principal without the
+// write scope cannot call the tools that write. The server is built once and serves
+// every request; it is safe for concurrent use.
+func (s *server) newMCP(callerOf func(context.Context) (mcpCaller, error)) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "atma", Version: "1"}, &mcp.ServerOptions{Instructions: mcpInstructions, Logger: s.log})
 	for _, spec := range toolSpecs {
 		name := spec.name
@@ -37,12 +51,16 @@ func (s *server) mcpFor(user string, p principal) *mcp.Server {
 			text := func(s string, isErr bool) *mcp.CallToolResult {
 				return &mcp.CallToolResult{IsError: isErr, Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 			}
+			c, err := callerOf(ctx)
+			if err != nil {
+				return nil, err
+			}
 			if writeTools[name] {
-				if err := p.allow(apikey.ScopeWrite); err != nil {
+				if err := c.p.allow(apikey.ScopeWrite); err != nil {
 					return text(err.Error(), true), nil
 				}
 			}
-			out, err := s.runTool(ctx, user, name, req.Params.Arguments)
+			out, err := s.runTool(ctx, c.user, name, req.Params.Arguments)
 			if err != nil {
 				return nil, err
 			}
@@ -59,7 +77,11 @@ func (s *server) mcpFor(user string, p principal) *mcp.Server {
 			if !ok || slot == "" {
 				return nil, mcp.ResourceNotFoundError(req.Params.URI)
 			}
-			recs, err := s.currentOf(ctx, user, slot)
+			c, err := callerOf(ctx)
+			if err != nil {
+				return nil, err
+			}
+			recs, err := s.currentOf(ctx, c.user, slot)
 			if err != nil {
 				return nil, err
 			}
@@ -81,15 +103,19 @@ func (s *server) mcpFor(user string, p principal) *mcp.Server {
 
 // mcpHandler serves MCP's streamable HTTP transport at POST /v1/users/{user}/mcp,
 // stateless, answering in JSON: each request is one exchange, so nothing of a session
-// outlives it and the route's authentication covers it whole.
+// outlives it and the route's authentication covers it whole. One MCP server serves
+// every request; mcp puts each request's caller in its context, which the SDK hands on
+// to the tool and resource handlers.
 func (s *server) mcpHandler() http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		user, err := userOf(r)
-		if err != nil {
-			return nil // 400
+	srv := s.newMCP(func(ctx context.Context) (mcpCaller, error) {
+		c, ok := ctx.Value(mcpCallerKey{}).(mcpCaller)
+		if !ok {
+			return mcpCaller{}, errNoMCPCaller
 		}
-		return s.mcpFor(user, principalOf(r))
-	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+		return c, nil
+	})
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 }
 
 // mcpOwnUser serves POST /mcp, the endpoint MCP clients are usually pointed at: its user
@@ -106,10 +132,12 @@ func (s *server) mcpOwnUser(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) mcp(w http.ResponseWriter, r *http.Request) error {
-	if _, err := userOf(r); err != nil {
+	user, err := userOf(r)
+	if err != nil {
 		return err
 	}
-	s.mcpHTTP.ServeHTTP(w, r)
+	c := mcpCaller{user: user, p: principalOf(r)}
+	s.mcpHTTP.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), mcpCallerKey{}, c)))
 	return nil
 }
 
@@ -123,5 +151,6 @@ func NewMCP(ov *overlay.Overlay, user string, logger *slog.Logger) (*mcp.Server,
 	if err != nil {
 		return nil, err
 	}
-	return h.(*server).mcpFor(user, principal{}), nil
+	c := mcpCaller{user: user}
+	return h.(*server).newMCP(func(context.Context) (mcpCaller, error) { return c, nil }), nil
 }

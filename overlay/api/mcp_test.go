@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
@@ -169,4 +170,96 @@ func TestMCPOwnUser(t *testing.T) {
 	if w.Code != 400 || !strings.Contains(w.Body.String(), "/v1/users/{user}/mcp") {
 		t.Errorf("/mcp with the token: %d %s", w.Code, w.Body)
 	}
+}
+
+// One MCP server serves every HTTP request, so each call must act for its own request's
+// user and key however the requests interleave: alice and bob, with a read-write key
+// each, add and search at the same time and see only their own memories, while a
+// read-only key's writes for carol are refused. A request that did not come through the
+// route names no caller and is refused too.
+func TestMCPCallerPerRequest(t *testing.T) {
+	e := newEnv(t, nil, func(c *Config) { c.Token = "" })
+	key := func(name string, scopes ...apikey.Scope) string {
+		_, tok, err := e.bank.Keys.Create(t.Context(), name, "acme", nil, scopes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	rw, ro := key("rw", apikey.ScopeRead, apikey.ScopeWrite), key("ro", apikey.ScopeRead)
+	srv := httptest.NewServer(e.h)
+	defer srv.Close()
+	connect := func(t *testing.T, url, token string) *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(),
+			&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{token}}, DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	call := func(cs *mcp.ClientSession, name string, args map[string]any) (string, bool, error) {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			return "", false, err
+		}
+		return res.Content[0].(*mcp.TextContent).Text, res.IsError, nil
+	}
+	users := []struct{ user, token, city, other string }{
+		{"alice", rw, "Lisbon", "Porto"},
+		{"bob", rw, "Porto", "Lisbon"},
+		{"carol", ro, "Braga", "Lisbon"},
+	}
+	t.Run("concurrent callers", func(t *testing.T) {
+		for _, u := range users {
+			t.Run(u.user, func(t *testing.T) {
+				t.Parallel()
+				cs := connect(t, srv.URL+"/v1/users/"+u.user+"/mcp", u.token)
+				for i := range 10 {
+					text, isErr, err := call(cs, "memory_add", map[string]any{"content": fmt.Sprintf("Note %d: I met a friend in %s.", i, u.city)})
+					switch {
+					case err != nil:
+						t.Fatal(err)
+					case u.token == ro && (!isErr || !strings.Contains(text, "write")):
+						t.Fatalf("a read-only key wrote for %s: %s", u.user, text)
+					case u.token == rw && isErr:
+						t.Fatalf("add for %s: %s", u.user, text)
+					}
+					text, isErr, err = call(cs, "memory_search_lexical", map[string]any{"query": u.other})
+					if err != nil || isErr {
+						t.Fatalf("search for %s: %v %s", u.user, err, text)
+					}
+					if strings.Contains(text, u.other) {
+						t.Fatalf("%s's search found another user's memory: %s", u.user, text)
+					}
+				}
+			})
+		}
+	})
+	for _, u := range users {
+		want := 10
+		if u.token == ro {
+			want = 0
+		}
+		recs, _, err := e.ov.List(t.Context(), "acme/"+u.user, store.Filter{})
+		if err != nil || len(recs) != want {
+			t.Errorf("acme/%s has %d records (%v), want %d", u.user, len(recs), err, want)
+		}
+		for _, r := range recs {
+			if !strings.Contains(r.Content, u.city) {
+				t.Errorf("acme/%s holds %q", u.user, r.Content)
+			}
+		}
+	}
+	t.Run("no caller", func(t *testing.T) {
+		bare := httptest.NewServer(e.h.(*server).mcpHTTP)
+		defer bare.Close()
+		cs := connect(t, bare.URL, rw)
+		if _, _, err := call(cs, "memory_add", map[string]any{"content": "I live in Faro."}); err == nil || !strings.Contains(err.Error(), "names no user") {
+			t.Errorf("a tool call without a caller: %v", err)
+		}
+		if _, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "atma://state/user/home"}); err == nil || !strings.Contains(err.Error(), "names no user") {
+			t.Errorf("a resource read without a caller: %v", err)
+		}
+	})
 }

@@ -11,9 +11,6 @@ import (
 //go:embed openapi.json
 var openAPIDoc []byte
 
-// OpenAPI returns the API's OpenAPI 3.1 document.
-func OpenAPI() []byte { return append([]byte(nil), openAPIDoc...) }
-
 func (s *server) openAPI(w http.ResponseWriter, _ *http.Request) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
+
+	"github.com/atma-dev/atma/internal/words"
 )
 
 // FailureClass is where a wrong answer went wrong.
@@ -212,12 +213,8 @@ func slotHolders(bank []Candidate, gold []string) []string {
 
 var functionWords = set("a", "an", "the", "of", "in", "on", "at", "to", "from", "and", "or", "is", "was", "are", "were", "my", "i", "he", "she", "they", "it", "for", "with", "by", "as")
 
-func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-}
-
 func goldWords(s string) []string {
-	all := words(s)
+	all := words.Split(s)
 	var content []string
 	for _, w := range all {
 		if !functionWords[w] {
@@ -231,7 +228,7 @@ func goldWords(s string) []string {
 }
 
 func holds(text string, gold []string) bool {
-	have := set(words(text)...)
+	have := set(words.Split(text)...)
 	for _, w := range gold {
 		if !have[w] {
 			return false
@@ -241,6 +238,6 @@ func holds(text string, gold []string) bool {
 }
 
 func holdsAny(text string, gold []string) bool {
-	have := set(words(text)...)
+	have := set(words.Split(text)...)
 	return slices.ContainsFunc(gold, func(w string) bool { return have[w] })
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/atma-dev/atma/internal/words"
 )
 
 // Order within a slot: which of a slot's states a historical query asks for. A query
@@ -26,7 +28,7 @@ var anchorEnds = set("and", "or", "then", "what", "where", "who", "which", "when
 // up to the end of the "before …" clause, at most six; nil when there are none.
 func anchorWords(c clause, offset int) []string {
 	var out []string
-	for _, wd := range words(c.text[offset:]) {
+	for _, wd := range words.Split(c.text[offset:]) {
 		if anchorEnds[wd] {
 			break
 		}
@@ -142,7 +144,7 @@ func wanted(states []Candidate, p Profile) (Candidate, bool) {
 }
 
 func countWords(text string, ws []string) int {
-	have := set(words(text)...)
+	have := set(words.Split(text)...)
 	n := 0
 	for _, w := range ws {
 		if have[w] {

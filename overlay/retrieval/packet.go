@@ -55,9 +55,6 @@ func (r LabelRule) Valid() bool {
 	return r == "" || r == LabelsState || r == LabelsPaper || r == LabelsSlot
 }
 
-// LabelOf labels a candidate by the default rule, LabelsState.
-func LabelOf(c Candidate) Label { return LabelsState.Label(c) }
-
 // Label labels a candidate by rule r (see the rules' docs).
 func (r LabelRule) Label(c Candidate) Label {
 	evolves := c.TransitionLinked || slices.ContainsFunc(c.Links, func(l Link) bool { return l.Type == LinkEvolvesFrom || l.Type == LinkEvolvesTo })

@@ -37,9 +37,6 @@ func TestLabelRules(t *testing.T) {
 					t.Errorf("rule %q: %q, want %q", rule, got, want)
 				}
 			}
-			if got := LabelOf(tt.c); got != tt.state {
-				t.Errorf("LabelOf = %q, want the default rule's %q", got, tt.state)
-			}
 		})
 	}
 	for _, r := range []LabelRule{"", LabelsState, LabelsPaper, LabelsSlot} {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/atma-dev/atma/internal/words"
 )
 
 // Mode is the state a query asks about.
@@ -360,7 +362,7 @@ var spaceBeforePunct = regexp.MustCompile(`\s+([?!.,;:])`)
 // would be left.
 func HostQuery(query string) string {
 	q := spaceBeforePunct.ReplaceAllString(strings.Join(strings.Fields(frameWords.ReplaceAllString(query, " ")), " "), "$1")
-	if !strings.ContainsFunc(strings.Trim(q, "?!. "), unicode.IsLetter) || len(words(q)) < 2 {
+	if !strings.ContainsFunc(strings.Trim(q, "?!. "), unicode.IsLetter) || len(words.Split(q)) < 2 {
 		return query
 	}
 	return q

@@ -19,7 +19,7 @@
 // given; Graph.Op, Graph.OpWith (with attributes) and Graph.OpN (several outputs) return fresh
 // names derived from the operator type ("MatMul", "MatMul_1", …); Graph.Node takes explicit
 // names, which is how a graph output gets its public name. Graph.Unique hands out readable
-// fresh names for Node. ScalarFloat32, ScalarInt64, Float32s and Int64s add small constants
+// fresh names for Node. ScalarFloat32, ScalarInt64 and Int64s add small constants
 // (shapes, axes, epsilons) as initializers, sharing equal ones; Graph.Constant adds a Constant
 // node instead.
 //

@@ -275,15 +275,6 @@ func (g *Graph) ScalarInt64(v int64) string {
 	return g.constant("i64:"+strconv.FormatInt(v, 10), Int64Tensor(nil, []int64{v}))
 }
 
-// Float32s returns the name of a 1-D FLOAT constant holding v; see ScalarFloat32.
-func (g *Graph) Float32s(v ...float32) string {
-	bits := make([]uint32, len(v))
-	for i, x := range v {
-		bits[i] = math.Float32bits(x)
-	}
-	return g.constant("f32s:"+joinNums(bits), Float32Tensor([]int64{int64(len(v))}, v))
-}
-
 // Int64s returns the name of a 1-D INT64 constant holding v (shapes, axes, perm inputs);
 // see ScalarFloat32.
 func (g *Graph) Int64s(v ...int64) string {

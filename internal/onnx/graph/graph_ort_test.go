@@ -138,14 +138,6 @@ func layerNorm(x, scale, bias []float64, eps float64) []float64 {
 	return out
 }
 
-func f64(x []float32) []float64 {
-	out := make([]float64, len(x))
-	for i, v := range x {
-		out[i] = float64(v)
-	}
-	return out
-}
-
 // half encodes small exact values as IEEE 754 binary16 bits, little-endian.
 func half(vals ...uint16) []byte {
 	raw := make([]byte, 2*len(vals))

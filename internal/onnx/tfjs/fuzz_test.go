@@ -30,8 +30,6 @@ func FuzzParseModelJSON(f *testing.F) {
 			return
 		}
 		m := newModel("fuzz/model.json", mj, map[string]*tensor{})
-		_ = m.Ops()
-		_ = m.Inputs()
 		outs := m.Outputs()
 		if len(outs) > 4 { // keep each input cheap; mutations reach the other outputs
 			outs = outs[:4]

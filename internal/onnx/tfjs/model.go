@@ -109,26 +109,6 @@ func newModel(path string, mj *modelJSON, weights map[string]*tensor) *Model {
 	return m
 }
 
-// Ops counts the model's nodes by TF op type.
-func (m *Model) Ops() map[string]int {
-	c := map[string]int{}
-	for _, n := range m.nodes {
-		c[n.op]++
-	}
-	return c
-}
-
-// Inputs lists the names of the model's Placeholder nodes in graph order.
-func (m *Model) Inputs() []string {
-	var out []string
-	for _, n := range m.nodes {
-		if n.op == "Placeholder" {
-			out = append(out, n.name)
-		}
-	}
-	return out
-}
-
 // Outputs lists the model's candidate outputs: the signature's outputs when model.json has
 // one, else every node that no other node consumes (Const and Placeholder nodes excluded).
 func (m *Model) Outputs() []string {

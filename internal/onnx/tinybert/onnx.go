@@ -35,14 +35,6 @@ func (m *Model) ONNX() ([]byte, error) {
 	return data, nil
 }
 
-// WriteFile writes the ONNX model to path atomically (temporary file, then rename).
-func (m *Model) WriteFile(path string) error {
-	if err := m.graph().WriteFile(path); err != nil {
-		return fmt.Errorf("write tinybert ONNX model: %w", err)
-	}
-	return nil
-}
-
 func (m *Model) graph() *graph.Graph {
 	c := m.Config
 	h, heads := int64(c.Hidden), int64(c.Heads)
