@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/atma-dev/atma/internal/words"
 )
 
 var (
@@ -491,7 +493,7 @@ func emptyValue(v string) bool {
 // drink = "drink").
 func namesAttribute(f Fact) bool {
 	attr := strings.Fields(strings.ReplaceAll(Kebab(f.Attribute), "-", " "))
-	for _, w := range strings.FieldsFunc(strings.ToLower(f.Value), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for _, w := range words.Split(f.Value) {
 		if _, other := attributeByName(strings.TrimSuffix(w, "s")); !emptyWords[w] && !slices.Contains(attr, w) && !slices.Contains(attr, strings.TrimSuffix(w, "s")) && !other {
 			return false
 		}
@@ -519,7 +521,7 @@ func SameValue(a, b string) bool {
 
 func valueWords(s string) []string {
 	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for _, w := range words.Split(s) {
 		switch w {
 		case "a", "an", "the", "my", "our", "his", "her", "their":
 			continue
@@ -672,7 +674,7 @@ var abstractWords = wordSet(`work works job jobs progress problem problems skill
 // number it is the value's name: "room 12".
 func mentionsAttribute(f Fact) bool {
 	attr := strings.Split(Kebab(f.Attribute), "-")
-	ws := strings.FieldsFunc(strings.ToLower(f.Value), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	ws := words.Split(f.Value)
 	for i, w := range ws {
 		w = strings.TrimSuffix(w, "s")
 		if i < len(ws)-1 && !isDigitStart(ws[i+1]) && len(w) > 2 && slices.Contains(attr, w) {
