@@ -270,6 +270,10 @@ func TestShapeless(t *testing.T) {
 		// A name whose last word ends in -ed is still a name; a clause is not.
 		{Fact{Attribute: "sports-team", Value: "Leeds United", Confidence: 0.6}, true, false},
 		{Fact{Attribute: "employer", Value: "laptop crashed", Confidence: 0.6}, false, true},
+		// Capitals do not make a clause a name.
+		{Fact{Attribute: "employer", Value: "Since I", Confidence: 0.6}, true, true},
+		{Fact{Attribute: "carer", Value: "It`s Susie", Confidence: 0.6}, true, true},
+		{Fact{Attribute: "employer", Value: "After", Confidence: 0.6}, true, true},
 	} {
 		if got := shapeless(tt.f, tt.cased); got != tt.want {
 			t.Errorf("shapeless(%s = %q, cased %t) = %v, want %v", tt.f.Attribute, tt.f.Value, tt.cased, got, tt.want)

@@ -575,14 +575,20 @@ func verbal(v string) bool {
 // contraction reports a pronoun or verb contraction ("i've", "haven't", "won't"); a
 // possessive ("mcgee's") is none.
 func contraction(w string) bool {
-	w = strings.ReplaceAll(w, "’", "'")
+	w = strings.NewReplacer("’", "'", "`", "'").Replace(w)
 	i := strings.IndexByte(w, '\'')
+	if i >= 0 && w[i:] == "'s" && isContracted[w[:i]] {
+		return true // "it's", "that's": "is", not a possessive
+	}
 	return i >= 0 && w[i:] != "'s" && w[i:] != "'"
 }
 
+// isContracted are the words whose "'s" is always "is" or "has".
+var isContracted = wordSet(`it that there here what who he she`)
+
 var (
 	// verbalOpeners open no value: times, discourse words and quantifiers.
-	verbalOpeners = wordSet(`since last next yesterday today tomorrow tonight soon recently lately finally eventually once
+	verbalOpeners = wordSet(`since after before when while whenever last next yesterday today tomorrow tonight soon recently lately finally eventually once
 		others other few several something someone anyone everyone somewhere anywhere
 		choice half one ones all both each either neither such than then because though although unless whether let
 		like am is are was were`)
@@ -653,6 +659,9 @@ func properName(v string) bool {
 	for _, w := range ws {
 		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) {
 			return false
+		}
+		if lw := strings.ToLower(w); lw == "i" || verbalOpeners[lw] || stopValue[lw] || pronouns[lw] || contraction(lw) {
+			return false // "Since I", "It's Susie": a clause in capitals
 		}
 	}
 	return len(ws) >= 2

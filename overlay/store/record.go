@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -187,16 +188,43 @@ const (
 )
 
 // NewID returns a new record id: 32 hex digits, the first 12 the millisecond of t, the
-// rest random, so ids sort by creation time (List pages in id order).
+// rest random, so ids sort by creation time (List pages in id order). Ids made in one
+// process for the same millisecond, one after the other, sort in the order they were
+// made (the random part of the one before, plus one, as ULID's monotonic entropy does),
+// so that records stored within a millisecond do not tie-break at random wherever a
+// ranking falls back on ids: the same memories give the same packets.
 func NewID(t time.Time) string {
-	var b [16]byte
-	binary.BigEndian.PutUint64(b[:8], uint64(t.UnixMilli())<<16)
-	if _, err := rand.Read(b[6:]); err != nil {
-		// crypto/rand.Read never fails on supported platforms (it panics instead).
-		panic(fmt.Sprintf("store: read random bytes: %v", err))
+	ms := uint64(t.UnixMilli())
+	idMu.Lock()
+	defer idMu.Unlock()
+	if ms == idLast.ms {
+		for i := len(idLast.rand) - 1; i >= 0; i-- {
+			if idLast.rand[i]++; idLast.rand[i] != 0 {
+				break
+			}
+		}
+	} else {
+		idLast.ms = ms
+		if _, err := rand.Read(idLast.rand[:]); err != nil {
+			// crypto/rand.Read never fails on supported platforms (it panics instead).
+			panic(fmt.Sprintf("store: read random bytes: %v", err))
+		}
+		idLast.rand[0] &= 0x7f // room to count up before the random part wraps
 	}
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], ms<<16)
+	copy(b[6:], idLast.rand[:])
 	return hex.EncodeToString(b[:])
 }
+
+// idLast is the millisecond and random part of the last id NewID made.
+var (
+	idMu   sync.Mutex
+	idLast struct {
+		ms   uint64
+		rand [10]byte
+	}
+)
 
 // ValidateUser reports whether user is a usable namespace name.
 func ValidateUser(user string) error {
