@@ -737,6 +737,8 @@ func TestOfflineCorrectionByValue(t *testing.T) {
 		{"correction on mum's room btw, it's 21 not 12. I always flip it", map[string][]string{"mum/room": {"room 12"}}, []string{"mum/room=21"}},
 		{"wait, marcus had it wrong. the email says tuesdays at 5:15, not thursdays", map[string][]string{"boys/swim-day": {"thursdays"}}, []string{"boys/swim-day=tuesdays"}},
 		{"sorry, I meant backgammon, not chess", map[string][]string{"user/hobby": {"chess"}}, []string{"user/hobby=!chess", "user/hobby=backgammon"}},
+		// The old value ends with its clause; a number corrects a number with its unit.
+		{"sorry i meant 40, not 14. 14 would be going backwards lol", map[string][]string{"user/running-distance": {"14 km"}}, []string{"user/running-distance=40 km"}},
 		// "not" before no known value corrects nothing.
 		{"I'm not sure about the new room yet", map[string][]string{"mum/room": {"room 12"}}, nil},
 	}
@@ -771,6 +773,8 @@ func TestEpisodeIsNoState(t *testing.T) {
 		"two weeks ago I visited my uncle's farm":           true,
 		"on Saturday I watched the derby at a pub":          true,
 		"I organised the chess meetup last week":            true,
+		"last month I drove up the coast for fun":           true,
+		"we hiked the whole ridge last year":                true,
 		"I moved to Omaha last month":                       false,
 		"I started at Kestrel Labs last week":               false,
 		"we adopted a greyhound two weeks ago":              false,

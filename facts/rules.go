@@ -758,14 +758,19 @@ var correctionStops = wordSet(`is are was were be 's it's its it says said say m
 // value it names says which slot it corrects.
 func correction(subj, attr string, vals []string, p prepared, in Input) []Fact {
 	var ts []token
+	var ends []int // ends[i]: where the clause of ts[i] ends
 	for _, c := range p.clauses {
 		ts = append(ts, c.toks...)
+		for range c.toks {
+			ends = append(ends, len(ts))
+		}
 	}
 	for i := 1; i+1 < len(ts); i++ {
 		if ts[i].low != "not" {
 			continue
 		}
-		old := phrase(ts[i+1:])
+		// The old value ends with its clause: "40, not 14. 14 would be …".
+		old := phrase(ts[i+1 : ends[i+1]])
 		j := slices.IndexFunc(vals, func(v string) bool { return old != "" && SameValue(v, old) })
 		if j < 0 {
 			continue
@@ -780,6 +785,9 @@ func correction(subj, attr string, vals []string, p prepared, in Input) []Fact {
 		if nv == "" || SameValue(nv, vals[j]) || emptyValue(nv) {
 			continue
 		}
+		if n, unit, ok := strings.Cut(vals[j], " "); ok && isNumber(nv) && isNumber(n) && isNumber(old) {
+			nv += " " + unit // "40, not 14" of "14 km": 40 km
+		}
 		at := eventTime(join(ts), in.Time)
 		out := []Fact{{Subject: subj, Attribute: attr, Value: nv, EventTime: at}}
 		if !SingleValued(attr) {
@@ -788,6 +796,11 @@ func correction(subj, attr string, vals []string, p prepared, in Input) []Fact {
 		return out
 	}
 	return nil
+}
+
+// isNumber reports whether s is a number such as 40, 1,450 or 8.99.
+func isNumber(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789.,") == "" && isDigitStart(s)
 }
 
 // mentions reports whether words — lower-case words, each between spaces, the text

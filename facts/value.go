@@ -352,9 +352,9 @@ var (
 const oneDay = `(?:mon|tues|wednes|thurs|fri|satur|sun)day`
 
 var (
-	// episodeTimeRe is a time of one past event: "yesterday", "last weekend", "two
-	// weeks ago", "this morning", "on Friday".
-	episodeTimeRe = regexp.MustCompile(`(?i)\b(?:yesterday|last (?:night|week|weekend|summer|winter|spring|fall|autumn|` + oneDay + `)|(?:\d+|a|an|one|two|three|four|five|six|a few|few|couple of) (?:days?|weeks?|months?|years?) ago|this (?:morning|afternoon)|on ` + oneDay + `)\b`)
+	// episodeTimeRe is a time of one past event: "yesterday", "last weekend", "last
+	// month", "two weeks ago", "this morning", "on Friday".
+	episodeTimeRe = regexp.MustCompile(`(?i)\b(?:yesterday|last (?:night|week|weekend|month|year|summer|winter|spring|fall|autumn|` + oneDay + `)|(?:\d+|a|an|one|two|three|four|five|six|a few|few|couple of) (?:days?|weeks?|months?|years?) ago|this (?:morning|afternoon)|on ` + oneDay + `)\b`)
 	// stateChangeRe is a verb whose event is itself a change of state: moving, joining,
 	// starting, leaving, buying, adopting, marrying, a diagnosis or an injury, getting a
 	// new one.

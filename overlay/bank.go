@@ -54,6 +54,7 @@ func (o *Overlay) List(ctx context.Context, user string, f store.Filter) ([]stor
 func (o *Overlay) Delete(ctx context.Context, user, id string) error {
 	unlock := o.lock(user)
 	defer unlock()
+	defer o.forgetSlots(user) // the deleted record's slot and values are not shown again
 	if err := o.cfg.Store.Delete(ctx, user, id); err != nil {
 		return err
 	}
@@ -75,6 +76,7 @@ func (o *Overlay) DeleteUser(ctx context.Context, user string) error {
 	}
 	unlock := o.lock(user)
 	defer unlock()
+	defer o.forgetSlots(user)
 	errs := []error{o.cfg.Store.DeleteUser(ctx, user)}
 	if d, ok := o.host.(userDeleter); ok {
 		errs = append(errs, d.DeleteUser(ctx, user))

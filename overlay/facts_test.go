@@ -19,9 +19,10 @@ import (
 
 // mapExtractor reads facts from a table by text; err fails every call.
 type mapExtractor struct {
-	facts map[string][]facts.Fact
-	err   error
-	seen  [][]string // the Slots each call was shown
+	facts  map[string][]facts.Fact
+	err    error
+	seen   [][]string            // the Slots each input was shown
+	values []map[string][]string // the Values each input was shown
 }
 
 func (m *mapExtractor) Extract(_ context.Context, in []facts.Input) ([]facts.Result, error) {
@@ -30,7 +31,7 @@ func (m *mapExtractor) Extract(_ context.Context, in []facts.Input) ([]facts.Res
 	}
 	out := make([]facts.Result, len(in))
 	for i, x := range in {
-		m.seen = append(m.seen, x.Slots)
+		m.seen, m.values = append(m.seen, x.Slots), append(m.values, x.Values)
 		out[i] = facts.Result{Facts: m.facts[x.Text], Source: "fake"}
 		if len(out[i].Facts) == 0 {
 			out[i].Why = "no fact in the table"
@@ -522,5 +523,50 @@ func TestExtractorSeesCommittedSlots(t *testing.T) {
 		if len(seen) != i {
 			t.Errorf("memory %d was shown slots %q, want the %d committed before it", i, seen, i)
 		}
+	}
+}
+
+// A new process over the same bank shows the extractor the user's slots and values as
+// the one that stored them did; after a delete, what is left.
+func TestExtractorSeesSlotsAfterRestart(t *testing.T) {
+	x := &mapExtractor{facts: map[string][]facts.Fact{
+		"I live in Porto":         {fact("user", "home", "Porto")},
+		"my dog is called Rex":    {fact("user", "pet", "Rex")},
+		"sorry, Lisbon not Porto": nil,
+	}}
+	first := newTestOverlay(t, func(c *Config) { c.Facts = x })
+	if _, err := first.Add(t.Context(), "ana", []Input{{Content: "I live in Porto"}, {Content: "my dog is called Rex"}}); err != nil {
+		t.Fatal(err)
+	}
+	again := func() *Overlay {
+		o, err := New(Config{Store: first.cfg.Store, Host: first.cfg.Host, Embedder: first.cfg.Embedder, Facts: x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	x.seen, x.values = nil, nil
+	if _, err := again().Add(t.Context(), "ana", []Input{{Content: "sorry, Lisbon not Porto"}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"user/pet", "user/home"}; !slices.Equal(x.seen[0], want) {
+		t.Errorf("after a restart the extractor was shown slots %q, want %q", x.seen[0], want)
+	}
+	if got := x.values[0]["user/home"]; !slices.Equal(got, []string{"Porto"}) {
+		t.Errorf("after a restart the extractor was shown home values %q, want [Porto]", got)
+	}
+	o := again()
+	if _, err := o.Add(t.Context(), "ana", []Input{{Content: "I live in Porto"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.DeleteUser(t.Context(), "ana"); err != nil {
+		t.Fatal(err)
+	}
+	x.seen, x.values = nil, nil
+	if _, err := o.Add(t.Context(), "ana", []Input{{Content: "sorry, Lisbon not Porto"}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(x.seen[0]) != 0 || len(x.values[0]) != 0 {
+		t.Errorf("after deleting the user the extractor was shown slots %q and values %v", x.seen[0], x.values[0])
 	}
 }

@@ -610,10 +610,11 @@ func (o *Overlay) noteSlot(user, slot, value string) {
 // latest values (at most maxRecentValues each), which the fact extractor is shown, and
 // whom the user's last memory referred to. It is safe for concurrent use.
 type recentSlots struct {
-	mu   sync.Mutex
-	keys []string            // oldest first
-	vals map[string][]string // by key, newest first
-	ref  string              // the last extraction's facts.Result.Referent
+	mu     sync.Mutex
+	keys   []string            // oldest first
+	vals   map[string][]string // by key, newest first
+	ref    string              // the last extraction's facts.Result.Referent
+	seeded bool                // read from the bank (seedSlots)
 }
 
 func (r *recentSlots) referent() string {
@@ -632,6 +633,48 @@ const (
 	maxRecentSlots  = 64
 	maxRecentValues = 4
 )
+
+// seedRecords is how many of a user's newest records seedSlots reads.
+const seedRecords = 4 * maxRecentSlots
+
+// seedSlots fills a user's recent slots from the bank once per process (and again after
+// a delete): the slots and values of the newest records with facts, so that the
+// extractor is shown the user's slots after a restart or from a one-shot command
+// ("atma overlay add" for each memory) as it is within one long-running process. A
+// failure to read is logged: the memories are still stored, read without those slots.
+func (o *Overlay) seedSlots(ctx context.Context, user string) {
+	r := o.recentSlots(user)
+	r.mu.Lock()
+	done := r.seeded
+	r.seeded = true
+	r.mu.Unlock()
+	if done || o.cfg.Facts == nil {
+		return
+	}
+	page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Newest: true, Limit: seedRecords})
+	if err != nil {
+		o.cfg.Logger.Warn("reading the user's slots for the fact extractor failed; it is shown none", "user", user, "err", err)
+		return
+	}
+	for _, rec := range slices.Backward(page) { // oldest first: the newest end most recent
+		if rec.Slot == "" || strings.HasPrefix(rec.Slot, "slot:") {
+			continue
+		}
+		fs := RecordFacts(rec)
+		o.noteFacts(user, fs)
+		value := ""
+		for _, f := range fs {
+			if f.Group() == rec.Slot && !f.Negated {
+				value = f.Value
+			}
+		}
+		o.noteSlot(user, rec.Slot, value)
+	}
+}
+
+// forgetSlots drops what the extractor is shown of user's slots: after a delete they
+// are read from the bank again.
+func (o *Overlay) forgetSlots(user string) { o.slots.Delete(user) }
 
 func (o *Overlay) recentSlots(user string) *recentSlots {
 	v, _ := o.slots.LoadOrStore(user, &recentSlots{})

@@ -322,6 +322,7 @@ func (o *Overlay) Add(ctx context.Context, user string, inputs []Input) ([]Inges
 	}
 	unlock := o.lock(user)
 	defer unlock()
+	o.seedSlots(ctx, user)
 	traces := make([]IngestTrace, 0, len(inputs))
 	// The traces are kept a chunk at a time beside the commits (the last chunk's commits
 	// leave the embedder's core idle), and all of them, also after a failure, before Add

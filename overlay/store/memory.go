@@ -119,11 +119,18 @@ func (m *Memory) List(ctx context.Context, user string, f Filter) ([]Record, str
 	defer u.dataMu.RUnlock()
 	var ids []string
 	for id, r := range u.recs {
-		if id > f.Cursor && (f.Status == "" || r.Status == f.Status) && (f.Slot == "" || r.Slot == f.Slot) {
+		after := id > f.Cursor
+		if f.Newest {
+			after = f.Cursor == "" || id < f.Cursor
+		}
+		if after && (f.Status == "" || r.Status == f.Status) && (f.Slot == "" || r.Slot == f.Slot) {
 			ids = append(ids, id)
 		}
 	}
 	sort.Strings(ids)
+	if f.Newest {
+		slices.Reverse(ids)
+	}
 	next := ""
 	if len(ids) > limit {
 		ids = ids[:limit]

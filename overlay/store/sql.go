@@ -267,8 +267,18 @@ func (s *SQL) List(ctx context.Context, user string, f Filter) ([]Record, string
 		return nil, "", fmt.Errorf("list: %w", err)
 	}
 	limit, _ := f.limit()
-	where := []string{`r."user" = ?`, "r.id > ?"}
-	args := []any{user, f.Cursor}
+	where := []string{`r."user" = ?`}
+	args := []any{user}
+	order := "r.id"
+	switch {
+	case f.Newest && f.Cursor != "":
+		where, args = append(where, "r.id < ?"), append(args, f.Cursor)
+		order = "r.id DESC"
+	case f.Newest:
+		order = "r.id DESC"
+	default:
+		where, args = append(where, "r.id > ?"), append(args, f.Cursor)
+	}
 	if f.Status != "" {
 		where = append(where, "r.status = ?")
 		args = append(args, string(f.Status))
@@ -282,7 +292,7 @@ func (s *SQL) List(ctx context.Context, user string, f Filter) ([]Record, string
 	if f.Slot != "" {
 		from = s.d.slotFrom
 	}
-	rs, err := queryRecords(ctx, s.q(nil), `SELECT `+s.d.recordCols+` FROM `+from+` WHERE `+strings.Join(where, " AND ")+` ORDER BY r.id LIMIT ?`, args...)
+	rs, err := queryRecords(ctx, s.q(nil), `SELECT `+s.d.recordCols+` FROM `+from+` WHERE `+strings.Join(where, " AND ")+` ORDER BY `+order+` LIMIT ?`, args...)
 	if err != nil {
 		return nil, "", s.noteDamage(fmt.Errorf("list: %w", err))
 	}

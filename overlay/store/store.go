@@ -117,6 +117,9 @@ type Filter struct {
 	Slot   string
 	Limit  int    // 0 means DefaultListLimit; capped at MaxListLimit
 	Cursor string // from the previous page; "" for the first
+	// Newest lists in descending id order, newest first; the cursor then pages towards
+	// older records.
+	Newest bool
 }
 
 // List limits.

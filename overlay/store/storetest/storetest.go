@@ -368,6 +368,25 @@ func testList(t *testing.T, e env) {
 	if len(ids) != 25 || !slices.IsSorted(ids) || pages != 3 {
 		t.Errorf("paged %d ids in %d pages, sorted %v", len(ids), pages, slices.IsSorted(ids))
 	}
+	// Newest first, paged towards older records, with a filter.
+	var newest []string
+	f = store.Filter{Limit: 4, Slot: "s1", Newest: true}
+	for {
+		page, next, err := e.s.List(ctx, "alice", f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range page {
+			newest = append(newest, r.ID)
+		}
+		if next == "" {
+			break
+		}
+		f.Cursor = next
+	}
+	if want := []string{"r24", "r22", "r20", "r18", "r16", "r14", "r12", "r10", "r08", "r06", "r04", "r02", "r00"}; !slices.Equal(newest, want) {
+		t.Errorf("newest first in slot s1: %v, want %v", newest, want)
+	}
 	tests := []struct {
 		name string
 		f    store.Filter
