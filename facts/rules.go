@@ -309,15 +309,15 @@ func activity(rest []token) string {
 			i++
 		}
 	}
-	if i >= len(rest) || !framed && !lightVerbs[stem(rest[i].low)] {
+	if i >= len(rest) || !framed && !lightVerbs[baseVerb(rest[i].low)] {
 		return ""
 	}
 	verb := rest[i]
-	if !isWord(verb.low) || isCapitalised(verb) && i > 0 || stopValue[verb.low] || common[verb.low] && !lightVerbs[stem(verb.low)] && !strings.HasSuffix(verb.low, "ing") {
+	if !isWord(verb.low) || isCapitalised(verb) && i > 0 || stopValue[verb.low] || common[verb.low] && !lightVerbs[baseVerb(verb.low)] && !strings.HasSuffix(verb.low, "ing") {
 		return ""
 	}
 	j := i + 1
-	if stem(verb.low) == "listen" && j < len(rest) && rest[j].low == "to" {
+	if baseVerb(verb.low) == "listen" && j < len(rest) && rest[j].low == "to" {
 		j++
 	}
 	for j < len(rest) && (rest[j].low == "the" || rest[j].low == "some") {
@@ -334,7 +334,7 @@ func activity(rest []token) string {
 			break
 		}
 	}
-	switch v := stem(verb.low); {
+	switch v := baseVerb(verb.low); {
 	case len(obj) == 0 && strings.HasSuffix(verb.low, "ing"):
 		return verb.orig
 	case len(obj) == 0:
@@ -346,9 +346,10 @@ func activity(rest []token) string {
 	}
 }
 
-// stem turns a third-person verb into its base form: "does" → "do", "watches" → "watch",
-// "dances" → "dance".
-func stem(w string) string {
+// baseVerb turns a third-person verb into its base form: "does" → "do", "watches" → "watch",
+// "dances" → "dance". It is no stemmer (bench has the Porter stemmer the LoCoMo scorer
+// uses, which makes "does" "doe"): the verb lists are of base forms.
+func baseVerb(w string) string {
 	switch {
 	case w == "does":
 		return "do"
