@@ -121,6 +121,10 @@ type clause struct {
 	// and the role attribute it names (see people.subject).
 	subj string
 	rest []token
+	// begun marks a clause that tells the start of a state ("first week of law done"):
+	// rest is then the state's value phrase (beginning).
+	begun     bool
+	beganWith string // the preposition before the value: "of", "at", "in", "on"
 	role string
 	// label is the attribute a labelled statement names ("my job: translator at …"),
 	// and valueAt the index in toks where its value starts (labelAttr).
@@ -239,6 +243,11 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 				} else {
 					cl = clause{toks: c, text: join(c)}
 					cl.subj, cl.rest, cl.role = ppl.subject(c, p.self)
+					if x, prep := beginning(cl.rest); len(x) > 0 && cl.role == "" {
+						// "first week of law done and …": the start of a state, whose value
+						// is what follows; its attribute is read from "I started law".
+						cl.rest, cl.begun, cl.beganWith = x, true, prep
+					}
 				}
 				cl.vi = addText(embedText(cl, p.self, &ppl))
 				p.clauses = append(p.clauses, cl)
@@ -661,6 +670,14 @@ func normalized(v []float32) []float32 {
 // is a third person named by a relation word or a name, "she" and the words after the
 // subject phrase.
 func embedText(c clause, self string, ppl *people) string {
+	// The preposition says what kind of thing was begun: in a place, of a course or an
+	// activity ("at" an employer or a school reads well as it is).
+	switch {
+	case c.begun && c.beganWith == "in":
+		return "I moved to " + join(c.rest)
+	case c.begun && c.beganWith == "of":
+		return "I started " + join(c.rest)
+	}
 	if c.subj == self || c.role != "" || len(c.rest) == 0 || len(c.rest) == len(c.toks) || slices.Contains(ppl.entities, c.subj) {
 		return c.text
 	}

@@ -61,6 +61,45 @@ func jobTitle(ts []token) string {
 	return ""
 }
 
+// beginning returns the words of what a clause tells the start of: "first week of law
+// done" → law, "first day at Oakfield Primary for leo" → Oakfield Primary, "day one of
+// the northcode full-stack bootcamp" → northcode full-stack bootcamp, "first week in
+// glasgow was brutal" → glasgow; nil when the clause does not open so. "First week as a
+// baker" is a job title's (jobTitle). The preposition before the value is returned too.
+func beginning(ts []token) ([]token, string) {
+	i := 0
+	switch {
+	case len(ts) > 3 && (ts[0].low == "first" || ts[0].low == "1st") && beginSpans[ts[1].low] && beginPreps[ts[2].low]:
+		i = 3
+	case len(ts) > 3 && ts[0].low == "day" && ts[1].low == "one" && beginPreps[ts[2].low]:
+		i = 3
+	default:
+		return nil, ""
+	}
+	prep := ts[i-1].low
+	if i < len(ts) && (ts[i].low == "the" || ts[i].low == "my" || ts[i].low == "our" || ts[i].low == "a") {
+		i++
+	}
+	j := i
+	for j < len(ts) && j-i < 4 && isWord(strings.Trim(ts[j].low, "-")) && !beginStops[ts[j].low] && !titleStops[ts[j].low] {
+		j++
+		if ts[j-1].end {
+			break
+		}
+	}
+	if j == i {
+		return nil, ""
+	}
+	return ts[i:j], prep
+}
+
+var (
+	beginSpans = wordSet(`week day month term semester night shift lesson class session`)
+	beginPreps = wordSet(`of at in on`)
+	// beginStops end the value of beginning: "first week of law done and …".
+	beginStops = wordSet(`done over finished complete completed was is went has had and but so today tonight yesterday`)
+)
+
 // title takes a job title: up to four words after an article, up to a preposition.
 func title(ts []token) string {
 	if len(ts) > 0 && (ts[0].low == "a" || ts[0].low == "an" || ts[0].low == "the") {

@@ -347,3 +347,22 @@ func TestOwnedAs(t *testing.T) {
 		}
 	}
 }
+
+// The start of a state: what follows "first week of/at/in" is its value.
+func TestBeginning(t *testing.T) {
+	tests := []struct{ text, value, prep string }{
+		{"first week of law done and the reading list is long", "law", "of"},
+		{"day one of the northcode full-stack bootcamp", "northcode full-stack bootcamp", "of"},
+		{"first week in glasgow was brutal", "glasgow", "in"},
+		{"first day at Oakfield Primary for leo", "Oakfield Primary", "at"},
+		{"first semester at uni finished", "uni", "at"},
+		{"first time I tried sushi", "", ""},
+		{"my first week was a blur", "", ""},
+	}
+	for _, tt := range tests {
+		x, prep := beginning(tokenize(tt.text))
+		if join(x) != tt.value || prep != tt.prep {
+			t.Errorf("beginning(%q) = %q, %q; want %q, %q", tt.text, join(x), prep, tt.value, tt.prep)
+		}
+	}
+}
