@@ -125,7 +125,7 @@ type clause struct {
 	// rest is then the state's value phrase (beginning).
 	begun     bool
 	beganWith string // the preposition before the value: "of", "at", "in", "on"
-	role string
+	role      string
 	// label is the attribute a labelled statement names ("my job: translator at …"),
 	// and valueAt the index in toks where its value starts (labelAttr).
 	label   string
