@@ -549,6 +549,11 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			// An activity under a condition is read from the clause's form: certain.
 			f.Confidence = 0
 		}
+		if c.begun {
+			// "first week of law done": the form says a state began and names its value;
+			// the meaning only picks the attribute.
+			f.Confidence = max(f.Confidence, beginConfidence)
+		}
 		fs := []Fact{f}
 		if name == "pet" {
 			if pets := petNames(c.toks); len(pets) > 0 {
@@ -599,6 +604,10 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 	}
 	return nil, "no value found for the attribute"
 }
+
+// beginConfidence is the least confidence of a fact whose clause tells the start of a
+// state (beginning): above the overlay's default FactMin (0.52).
+const beginConfidence = 0.6
 
 // confidence maps an attribute score (a cosine similarity plus bonuses) into (0, 1].
 func confidence(score float64) float64 { return math.Max(0.01, math.Min(1, score)) }
