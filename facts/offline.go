@@ -198,6 +198,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			ppl.last = Kebab(x.Referent)
 		}
 		ppl.knowEntities(x.Slots)
+		ppl.knowThings(x.Values)
 		text, speaker := splitSpeaker(strings.TrimSpace(asides.ReplaceAllString(x.Text, " ")), strings.TrimSpace(x.Speaker))
 		p.cased = cased(text)
 		p.self = "user"

@@ -433,6 +433,31 @@ func isMonthOrDay(w string) bool { return monthsDays[w] }
 type people struct {
 	last     string   // the last person named (a pronoun's referent)
 	entities []string // described third parties seen, newest last ("product-sync")
+	// things are one-word values of the user's slots that name no person ("medicine" of
+	// zara/job, "leeds" of user/home): such a word opening a clause is no one's name
+	// ("medicine was breaking her").
+	things map[string]bool
+}
+
+// knowThings records the one-word values of slots whose attribute is not a person's
+// (Input.Values).
+func (p *people) knowThings(values map[string][]string) {
+	for key, vs := range values {
+		_, attr, ok := strings.Cut(key, "/")
+		attr, _, _ = strings.Cut(attr, "/")
+		a, known := attributeByName(Kebab(attr))
+		if !ok || !known || a.kind == kindPerson || roles[attr] != "" {
+			continue
+		}
+		for _, v := range vs {
+			if w := strings.ToLower(strings.TrimSpace(v)); w != "" && !strings.ContainsAny(w, " -'") {
+				if p.things == nil {
+					p.things = map[string]bool{}
+				}
+				p.things[w] = true
+			}
+		}
+	}
 }
 
 // subject resolves whose fact a clause states. It returns the subject key, the tokens
@@ -514,7 +539,7 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 		}
 		return "", ts, ""
 	}
-	if isNameToken(ts, 0) {
+	if isNameToken(ts, 0) && !p.things[strings.TrimSuffix(w0, "'s")] {
 		// "ines's sister marta is coming": the last name of a possessive chain.
 		i := 0
 		for i+2 < len(ts) && strings.HasSuffix(ts[i].low, "'s") && relations[ts[i+1].low] != "" && isNameAfterRelation(ts, i+2) {
@@ -545,7 +570,7 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 			p.last = rel
 			return rel, ts[i+1:], ""
 		}
-		if Kebab(w) == p.last && p.last != "" || isNameToken(ts, i) {
+		if Kebab(w) == p.last && p.last != "" || isNameToken(ts, i) && !p.things[w] {
 			p.last = Kebab(w)
 			return p.last, ts[i+1:], ""
 		}

@@ -366,3 +366,23 @@ func TestBeginning(t *testing.T) {
 		}
 	}
 }
+
+// A one-word value of a slot that names no person is no one's name when it opens a
+// clause; a person's value still is.
+func TestThingIsNoName(t *testing.T) {
+	for _, tt := range []struct{ text, want, last string }{
+		{"medicine was breaking her", "zara", "zara"}, // her: the one named before, not "medicine"
+		{"leeds is massive", "user", "zara"},
+		{"dana moved to the london office", "dana", "dana"},
+		{"kwame moved to glasgow", "kwame", "kwame"},
+	} {
+		p := &people{last: "zara"}
+		p.knowThings(map[string][]string{"zara/job": {"medicine"}, "user/home": {"leeds"}, "user/manager": {"dana"}})
+		if got, _, _ := p.subject(tokenize(tt.text), "user"); got != tt.want {
+			t.Errorf("subject(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+		if p.last != tt.last {
+			t.Errorf("%q: the last person named is %q, want %q", tt.text, p.last, tt.last)
+		}
+	}
+}
