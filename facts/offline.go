@@ -544,7 +544,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		if activityAttrs[name] && act != "" {
 			v = act
 		}
-		f := Fact{Subject: subj, Attribute: name, Value: v, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time),
+		f := Fact{Subject: subj, Attribute: name, Value: v, Negated: negated(c.text), Scope: scopeOf(c.text, v), EventTime: eventTime(c.text, in.Time),
 			Confidence: confidence(attrScore)}
 		if scoped && activityAttrs[name] {
 			// An activity under a condition is read from the clause's form: certain.

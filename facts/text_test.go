@@ -386,3 +386,16 @@ func TestThingIsNoName(t *testing.T) {
 		}
 	}
 }
+
+// Words read as a scope that hold the fact's value are its phrase, not a condition.
+func TestScopeHoldsNoValue(t *testing.T) {
+	for _, tt := range []struct{ clause, value, want string }{
+		{"signing up for the google data analytics certificate instead", "google data analytics certificate", ""},
+		{"i only drink wine when i travel", "wine", "when i travel"},
+		{"we're doing the tasting menu for the kids", "tasting menu", "for the kids"},
+	} {
+		if got := scopeOf(tt.clause, tt.value); got != tt.want {
+			t.Errorf("scopeOf(%q, %q) = %q, want %q", tt.clause, tt.value, got, tt.want)
+		}
+	}
+}

@@ -391,6 +391,17 @@ func scope(clause string) string {
 	return strings.TrimSpace(trailingNow.ReplaceAllString(strings.TrimSpace(m), ""))
 }
 
+// scopeOf is the scope of a clause's fact of value v: none when the words read as a
+// scope hold the value itself ("signing up for the google data analytics certificate
+// instead": the course, not a condition).
+func scopeOf(clause, v string) string {
+	sc := scope(clause)
+	if sc != "" && v != "" && strings.Contains(strings.ToLower(sc), strings.ToLower(v)) {
+		return ""
+	}
+	return sc
+}
+
 // oneDayRe is a scope that is one day: "on saturday" (not "on saturdays", "except on
 // saturday").
 var oneDayRe = regexp.MustCompile(`(?i)^on ` + oneDay + `\b`)
