@@ -15,6 +15,7 @@ import (
 	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/api"
 	"github.com/atma-dev/atma/overlay/apikey"
+	"github.com/atma-dev/atma/overlay/store/pgdb"
 )
 
 // overlayServeOptions are the flags of `atma overlay serve`.
@@ -49,7 +50,9 @@ each other's records.
 Every route but /healthz and /openapi.json needs "Authorization: Bearer <token>" when a
 token is set (--token or ATMA_TOKEN). Without a token the server listens only on a loopback
 address. The backbone, Sentry checkpoint and Judge are opened as for 'atma overlay add'.
-Ctrl-C stops it gracefully.`,
+On PostgreSQL (--store) the URL sizes the pool: pool_max_conns (default 10), and
+pool_acquire_timeout (default 5s), the longest a request waits for a free connection
+before it gets 503 with Retry-After. Ctrl-C stops it gracefully.`,
 		Example: `  atma overlay serve
   ATMA_TOKEN=$(openssl rand -hex 32) atma overlay serve --addr 0.0.0.0:8088
   curl -s -H "Authorization: Bearer $ATMA_TOKEN" -H 'Content-Type: application/json' \
@@ -109,7 +112,12 @@ func serveOverlay(ctx context.Context, f *Factory, opts *overlayServeOptions, op
 	if err := api.CheckBind(opts.Addr, bind); err != nil {
 		return usageError{err}
 	}
-	h, err := api.New(api.Config{Overlay: env.ov, Token: opts.Token, Keys: env.bank.Keys, MaxBodyBytes: opts.MaxBodyBytes, MaxInFlight: opts.MaxInFlight, Logger: f.Logger})
+	cfg := api.Config{Overlay: env.ov, Token: opts.Token, Keys: env.bank.Keys, MaxBodyBytes: opts.MaxBodyBytes, MaxInFlight: opts.MaxInFlight, Logger: f.Logger}
+	if _, ok := pgdb.Stats(env.bank.DB); ok {
+		// A PostgreSQL bank: /metrics shows its pool.
+		cfg.Pool = func() pgdb.PoolStats { s, _ := pgdb.Stats(env.bank.DB); return s }
+	}
+	h, err := api.New(cfg)
 	if err != nil {
 		return usageError{err}
 	}

@@ -9,12 +9,17 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/api"
 	"github.com/atma-dev/atma/overlay/overlaytest"
+	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/overlay/store/pgdb"
+	"github.com/atma-dev/atma/overlay/store/pgdb/pgtest"
 )
 
 func testFactory(env map[string]string) (*Factory, *bytes.Buffer) {
@@ -120,6 +125,9 @@ func TestOverlayServe(t *testing.T) {
 	if code != http.StatusOK || json.Unmarshal([]byte(body), &list) != nil || len(list.Records) != 1 || list.Records[0].Content != "I live in Berlin." {
 		t.Errorf("list: %d %s", code, body)
 	}
+	if code, body := send("GET", "/metrics", "tok-0123456789abcdef", ""); code != http.StatusOK || strings.Contains(body, "atma_db_pool") {
+		t.Errorf("metrics of a SQLite bank: %d, with PostgreSQL pool metrics:\n%s", code, body)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("serve after cancel: %v", err)
@@ -175,5 +183,142 @@ func TestOverlayServeHelp(t *testing.T) {
 		if cmd.Flags().Lookup(name) == nil {
 			t.Errorf("no --%s flag", name)
 		}
+	}
+}
+
+// TestOverlayServePoolExhaustedPostgres serves a PostgreSQL bank with a pool of one
+// connection and a short acquire timeout, both set in the --store URL. Another process
+// (a store on its own pool) holds alice's write lock in a long transaction, so the
+// server's add for alice holds the server's only connection while it waits for the
+// lock: a read of bob's answers 503 with Retry-After after the acquire timeout, and
+// /metrics shows the pool and counts the acquire given up. Once the other transaction
+// ends, the add commits and the reads are served again.
+func TestOverlayServePoolExhaustedPostgres(t *testing.T) {
+	url := pgtest.URL(t)
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("pool_max_conns", "1")
+	q.Set("pool_acquire_timeout", "200ms")
+	u.RawQuery = q.Encode()
+	f, logs := testFactory(nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	const token = "tok-0123456789abcdef"
+	opts := &overlayServeOptions{Addr: "127.0.0.1:0", Token: token}
+	opts.Store = u.String()
+	addrc, done := make(chan net.Addr, 1), make(chan error, 1)
+	go func() {
+		done <- serveOverlay(ctx, f, opts, bagOverlay(f, &opts.overlayOptions), func(a net.Addr) { addrc <- a })
+	}()
+	var base string
+	select {
+	case a := <-addrc:
+		base = "http://" + a.String()
+	case err := <-done:
+		t.Fatalf("serve ended before listening: %v\n%s", err, logs)
+	}
+	// A request that still waits after a minute waits for the client, not the pool.
+	send := func(method, path, body string) (int, http.Header, string) {
+		rctx, stop := context.WithTimeout(t.Context(), time.Minute)
+		defer stop()
+		r, _ := http.NewRequestWithContext(rctx, method, base+path, strings.NewReader(body))
+		r.Header.Set("Authorization", "Bearer "+token)
+		if body != "" {
+			r.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			return 0, nil, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, string(b)
+	}
+	add := func(user, content string) (int, string) {
+		code, _, body := send("POST", "/v1/users/"+user+"/memories", `{"memories":[{"content":"`+content+`"}]}`)
+		return code, body
+	}
+	if code, body := add("bob", "I live in Oslo."); code != http.StatusOK {
+		t.Fatalf("add for bob: %d %s", code, body)
+	}
+
+	other, err := store.OpenPostgres(ctx, url, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	admin, err := pgdb.Open(ctx, url, pgdb.Config{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	holding, release := make(chan struct{}), make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- other.Tx(ctx, "alice", func(store.Tx) error {
+			close(holding)
+			<-release
+			return nil
+		})
+	}()
+	<-holding
+	type answer struct {
+		code int
+		body string
+	}
+	added := make(chan answer, 1)
+	go func() {
+		code, body := add("alice", "I moved to Lisbon.")
+		added <- answer{code, body}
+	}()
+	for { // until the server's add waits for alice's lock, in the server's one connection
+		var n int
+		if err := admin.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks
+			WHERE locktype = 'advisory' AND NOT granted AND objid = hashtext(current_schema() || '/alice')::oid`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		select {
+		case a := <-added:
+			t.Fatalf("alice's add ended before waiting for her lock: %d %s", a.code, a.body)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	code, header, body := send("GET", "/v1/users/bob/records", "")
+	var er api.ErrorResponse
+	if code != http.StatusServiceUnavailable || header.Get("Retry-After") != "1" || json.Unmarshal([]byte(body), &er) != nil ||
+		er.Error.Code != api.CodeUnavailable || !strings.Contains(er.Error.Message, "pool") {
+		t.Errorf("a read with the pool exhausted: %d, Retry-After %q, %s; want 503 unavailable, Retry-After 1, naming the pool", code, header.Get("Retry-After"), body)
+	}
+	_, _, metrics := send("GET", "/metrics", "")
+	for _, want := range []string{"atma_db_pool_max_connections 1", "atma_db_pool_in_use_connections 1", "atma_db_pool_exhausted_total 1"} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("/metrics lacks %q:\n%s", want, metrics)
+		}
+	}
+
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if a := <-added; a.code != http.StatusOK {
+		t.Errorf("alice's add once the other transaction ended: %d %s", a.code, a.body)
+	}
+	for _, user := range []string{"alice", "bob"} {
+		if code, _, body := send("GET", "/v1/users/"+user+"/records", ""); code != http.StatusOK {
+			t.Errorf("%s's records once the pool is free: %d %s", user, code, body)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serve after cancel: %v", err)
+	}
+	if !strings.Contains(logs.String(), "every connection of the PostgreSQL pool is in use") {
+		t.Errorf("the log does not name the exhausted pool:\n%s", logs)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/apikey"
 	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/overlay/store/pgdb"
 )
 
 // Defaults and limits.
@@ -56,6 +57,9 @@ type Config struct {
 	// byte now and then cannot stretch it and hold an in-flight slot. A body later than
 	// that gets 408.
 	BodyTimeout time.Duration
+	// Pool, when set, reports the bank's PostgreSQL connection pool (pgdb.Stats), which
+	// /metrics then shows as atma_db_pool_*.
+	Pool func() pgdb.PoolStats
 	// Logger receives server errors (nil: slog.Default()).
 	Logger *slog.Logger
 }
@@ -154,6 +158,9 @@ func New(cfg Config) (http.Handler, error) {
 	s := &server{
 		ov: cfg.Overlay, cfg: cfg, mux: http.NewServeMux(), metrics: newMetrics(),
 		inflight: make(chan struct{}, cfg.MaxInFlight), log: cfg.Logger, started: time.Now(),
+	}
+	if cfg.Pool != nil {
+		s.metrics.pool(cfg.Pool)
 	}
 	s.bearer = httpauth.NewBearer(cfg.Token)
 	s.mcpHTTP = s.mcpHandler()

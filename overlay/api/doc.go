@@ -13,7 +13,7 @@
 //	GET    /v1/tools                      the agent tools as OpenAI tool definitions
 //	POST   /v1/users/{user}/tools/call    execute one tool call
 //	GET    /healthz                       liveness and the bank's answer (no token)
-//	GET    /metrics                       Prometheus text format
+//	GET    /metrics                       Prometheus text format (with Config.Pool also the pool, atma_db_pool_*)
 //	GET    /openapi.json                  the OpenAPI 3.1 document (no token)
 //
 // The OpenAPI document is committed next to this file (openapi.json) and embedded; a
@@ -37,7 +37,8 @@
 // the log) and 503 (more than Config.MaxInFlight requests at once, with Retry-After; a
 // passed deadline; a bank that does not answer the health check; a bank database that
 // cannot be reached or whose connection was lost — PostgreSQL down or restarting, the
-// write that failed committed nothing — or that gave up a transaction, with
+// write that failed committed nothing — or that gave up a transaction, or whose
+// connection pool had no connection free within its acquire timeout, with
 // Retry-After; bank_damaged: the bank
 // file failed SQLite's integrity check — run at start-up, quick — or a statement found a
 // malformed page, and every write is refused until the file is restored, while /healthz

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/atma-dev/atma/overlay"
+	"github.com/atma-dev/atma/overlay/store/pgdb"
 )
 
 // metrics are the API's Prometheus metrics, kept in a registry of the server's own so
@@ -64,6 +65,41 @@ func newMetrics() *metrics {
 	m.reg.MustRegister(m.requests, m.durations, m.inFlight, m.memories, m.commits,
 		m.routed, m.audited, m.fallbacks, m.judgeErrs, m.queries, m.toolCalls)
 	return m
+}
+
+// pool adds the metrics of the bank's connection pool, read from stats at each scrape.
+func (m *metrics) pool(stats func() pgdb.PoolStats) { m.reg.MustRegister(poolCollector(stats)) }
+
+// poolCollector reports a pgdb pool: its size, its connections in use and idle, the
+// acquires that waited, and those that gave up with every connection in use (they
+// answered 503).
+type poolCollector func() pgdb.PoolStats
+
+var poolDescs = struct{ max, inUse, idle, waits, waited, exhausted *prometheus.Desc }{
+	max:    prometheus.NewDesc("atma_db_pool_max_connections", "Connections the bank's PostgreSQL pool may open.", nil, nil),
+	inUse:  prometheus.NewDesc("atma_db_pool_in_use_connections", "Connections of the bank's pool in use.", nil, nil),
+	idle:   prometheus.NewDesc("atma_db_pool_idle_connections", "Idle connections of the bank's pool.", nil, nil),
+	waits:  prometheus.NewDesc("atma_db_pool_waits_total", "Connection acquires that found no idle connection and waited.", nil, nil),
+	waited: prometheus.NewDesc("atma_db_pool_wait_seconds_total", "Time connection acquires waited.", nil, nil),
+	exhausted: prometheus.NewDesc("atma_db_pool_exhausted_total",
+		"Connection acquires that gave up after the acquire timeout with every connection in use (the request got 503).", nil, nil),
+}
+
+func (c poolCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{poolDescs.max, poolDescs.inUse, poolDescs.idle, poolDescs.waits, poolDescs.waited, poolDescs.exhausted} {
+		ch <- d
+	}
+}
+
+func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c()
+	gauge, counter := prometheus.GaugeValue, prometheus.CounterValue
+	ch <- prometheus.MustNewConstMetric(poolDescs.max, gauge, float64(s.MaxConns))
+	ch <- prometheus.MustNewConstMetric(poolDescs.inUse, gauge, float64(s.InUse))
+	ch <- prometheus.MustNewConstMetric(poolDescs.idle, gauge, float64(s.Idle))
+	ch <- prometheus.MustNewConstMetric(poolDescs.waits, counter, float64(s.Waits))
+	ch <- prometheus.MustNewConstMetric(poolDescs.waited, counter, s.WaitTime.Seconds())
+	ch <- prometheus.MustNewConstMetric(poolDescs.exhausted, counter, float64(s.Exhausted))
 }
 
 func (m *metrics) request(route string, code int, took time.Duration) {

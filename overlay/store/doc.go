@@ -78,7 +78,8 @@
 // On PostgreSQL (package pgdb) the tables are those of SQLite, text keys in the "C"
 // collation (ids sort by their bytes, as in SQLite and Go), vectors as bytea. Errors of
 // the connection (refused, lost mid-transaction, the server shutting down) are
-// ErrUnavailable, a serialisation failure or deadlock ErrBusy (PostgresError, which the
+// ErrUnavailable, a serialisation failure or deadlock ErrBusy, as is a pool whose every
+// connection stayed in use past its acquire timeout (PostgresError, which the
 // host memory, the traces and the API keys on the same database map theirs with too); a
 // transaction they interrupt committed nothing. Integrity has nothing to check there
 // (PostgreSQL checks its own pages; run amcheck or pg_checksums for more), and Damaged

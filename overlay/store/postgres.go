@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 
 	"github.com/atma-dev/atma/overlay/store/pgdb"
@@ -29,11 +30,13 @@ var postgresDialect = func() *dialect {
 }()
 
 // PostgresError maps an error of PostgreSQL onto the store's sentinels (ErrUnavailable,
-// ErrBusy, ErrDiskFull, ErrReadOnly, ErrInvalid), saying what happened and what to do;
+// ErrBusy, also for a pool with no connection free, ErrDiskFull, ErrReadOnly, ErrInvalid), saying what happened and what to do;
 // other errors, and nil, pass as they are. The components that share the bank's
 // PostgreSQL database (the host memory, the traces, the API keys) map theirs with it.
 func PostgresError(err error) error {
 	switch {
+	case errors.Is(err, pgdb.ErrPoolExhausted):
+		return fmt.Errorf("%w: no connection of this process's PostgreSQL pool came free in time (the pool is too small for the load, or transactions hold their connections long); what waited ran nothing, retry (%w)", ErrBusy, err)
 	case pgdb.IsUnavailable(err):
 		return fmt.Errorf("%w: the connection to PostgreSQL failed or was lost (a write it interrupted committed nothing); retry when the database is back (%w)", ErrUnavailable, err)
 	case pgdb.IsBusy(err):

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -161,5 +162,66 @@ func TestPostgresReplicaDiesMidTransaction(t *testing.T) {
 	}
 	if _, err := replicas[0].Get(ctx, "alice", "second"); err != nil {
 		t.Errorf("the first replica, after reconnecting: %v", err)
+	}
+}
+
+// TestPostgresPoolExhausted holds the only connection of a store's pool in a long
+// transaction (bob's, waiting mid-way): alice's transaction and a read give up after
+// the acquire timeout with ErrBusy, nothing of alice's is written, and once bob's
+// transaction commits both users' writes go through.
+func TestPostgresPoolExhausted(t *testing.T) {
+	ctx := t.Context()
+	s, err := store.OpenPostgres(ctx, pgtest.URL(t), store.Config{Postgres: pgdb.Config{MaxConns: 1, AcquireTimeout: 100 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	holding, release := make(chan struct{}), make(chan struct{})
+	bob := make(chan error, 1)
+	go func() {
+		bob <- s.Tx(ctx, "bob", func(tx store.Tx) error {
+			if err := tx.Put(ctx, store.Record{ID: "b1", Content: "bob's, in a long transaction"}); err != nil {
+				return err
+			}
+			close(holding)
+			<-release
+			return nil
+		})
+	}()
+	select {
+	case <-holding:
+	case err := <-bob:
+		t.Fatalf("bob's transaction ended before holding its connection: %v", err)
+	}
+	alice := func(ctx context.Context) error {
+		return s.Tx(ctx, "alice", func(tx store.Tx) error {
+			return tx.Put(ctx, store.Record{ID: "a1", Content: "alice's"})
+		})
+	}
+	// Only the pool's acquire timeout should end these waits; past a minute, it did not.
+	waitCtx, stopWait := context.WithTimeout(ctx, time.Minute)
+	defer stopWait()
+	for name, err := range map[string]error{
+		"alice's transaction": alice(waitCtx),
+		"a read":              func() error { _, err := s.Get(waitCtx, "bob", "b1"); return err }(),
+	} {
+		if !errors.Is(err, store.ErrBusy) || !errors.Is(err, pgdb.ErrPoolExhausted) || !strings.Contains(err.Error(), "pool") {
+			t.Errorf("%s with the pool exhausted: %v, want ErrBusy saying the pool is exhausted", name, err)
+		}
+	}
+	close(release)
+	if err := <-bob; err != nil {
+		t.Fatalf("bob's transaction: %v", err)
+	}
+	if _, err := s.Get(ctx, "alice", "a1"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("alice's refused transaction wrote its record: %v", err)
+	}
+	if err := alice(ctx); err != nil {
+		t.Errorf("alice's transaction once the connection is free: %v", err)
+	}
+	for _, k := range [][2]string{{"alice", "a1"}, {"bob", "b1"}} {
+		if _, err := s.Get(ctx, k[0], k[1]); err != nil {
+			t.Errorf("%s's record: %v", k[0], err)
+		}
 	}
 }

@@ -28,7 +28,8 @@ var (
 	// ErrDiskFull: the disk under the bank is full; nothing was written.
 	ErrDiskFull = errors.New("the disk is full")
 	// ErrBusy: the bank's write lock stayed taken (by another process) past the busy
-	// timeout, or PostgreSQL gave up a transaction (serialisation failure, deadlock);
+	// timeout, PostgreSQL gave up a transaction (serialisation failure, deadlock), or
+	// every connection of the PostgreSQL pool stayed in use past its acquire timeout;
 	// nothing was written, a retry may succeed.
 	ErrBusy = errors.New("the bank is busy")
 	// ErrUnavailable: the bank's database server cannot be reached, or the connection

@@ -15,9 +15,19 @@
 //
 // The driver is github.com/jackc/pgx/v5 through its database/sql adapter (stdlib), so
 // the store and the host run the same code paths on both engines, and one *sql.Tx
-// carries an ingest's record, links and host memories, as on SQLite. database/sql's
-// pool is the pool: Config.MaxConns connections (default 10), as many kept idle. pgx
-// prepares and caches each statement per connection.
+// carries an ingest's record, links and host memories, as on SQLite. The pool is
+// pgxpool's: Config.MaxConns connections (or the URL's pool_max_conns; default 10), idle
+// ones closed after 5 minutes; database/sql keeps none of its own, so that every wait for
+// a connection is the pool's. pgx prepares and caches each statement per connection.
+//
+// database/sql's own pool would wait for a free connection as long as the caller's
+// context lasts, and an API add's context has no deadline (a write the server accepted
+// runs to its end). So Open's connector bounds the wait: a statement or transaction that
+// finds every connection in use for Config.AcquireTimeout (or the URL's
+// pool_acquire_timeout; default 5 s) fails with ErrPoolExhausted, having run nothing,
+// which package store maps onto its ErrBusy (the API's 503 with Retry-After). A caller
+// whose own deadline comes first gets its context's error. Stats reports the pool's
+// connections, its waits and the acquires given up, for metrics.
 //
 // # Several processes
 //

@@ -1,11 +1,14 @@
 package pgdb_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -134,5 +137,137 @@ func TestMigrate(t *testing.T) {
 	}
 	if _, err := pgdb.Migrate(ctx, db, "comp", ms[:1]); err == nil || !strings.Contains(err.Error(), "newer than this program's") {
 		t.Errorf("older program on a newer database: %v", err)
+	}
+}
+
+// withParams is rawURL with the query parameters kv (name, value, …) added.
+func withParams(t *testing.T, rawURL string, kv ...string) string {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	for i := 0; i+1 < len(kv); i += 2 {
+		q.Set(kv[i], kv[i+1])
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// TestPoolConfig: the pool's size comes from Config, else the URL's pool_max_conns,
+// else the default; pool_acquire_timeout is the pool's, never sent to the server, and a
+// bad one is refused.
+func TestPoolConfig(t *testing.T) {
+	base := pgtest.URL(t)
+	for _, tt := range []struct {
+		name    string
+		params  []string
+		cfg     pgdb.Config
+		want    int
+		wantErr string
+	}{
+		{"default", nil, pgdb.Config{}, pgdb.DefaultMaxConns, ""},
+		{"the URL's", []string{"pool_max_conns", "3", "pool_acquire_timeout", "2s"}, pgdb.Config{}, 3, ""},
+		{"the config's over the URL's", []string{"pool_max_conns", "3"}, pgdb.Config{MaxConns: 2}, 2, ""},
+		{"bad acquire timeout", []string{"pool_acquire_timeout", "soon"}, pgdb.Config{}, 0, "pool_acquire_timeout"},
+		{"zero acquire timeout", []string{"pool_acquire_timeout", "0s"}, pgdb.Config{}, 0, "pool_acquire_timeout"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			db, err := pgdb.Open(t.Context(), withParams(t, base, tt.params...), tt.cfg)
+			if tt.wantErr != "" {
+				if err == nil {
+					db.Close()
+					t.Fatalf("opened, want an error naming %s", tt.wantErr)
+				}
+				if !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("err = %v, want it to name %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if s, ok := pgdb.Stats(db); !ok || s.MaxConns != tt.want {
+				t.Errorf("pool of %d connections (stats %v), want %d", s.MaxConns, ok, tt.want)
+			}
+		})
+	}
+	if err := (pgdb.Config{AcquireTimeout: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "acquire timeout") {
+		t.Errorf("Validate of a negative acquire timeout: %v", err)
+	}
+}
+
+// TestPoolExhausted holds every connection of a pool of two, one in an open
+// transaction and one in a running pg_sleep: a statement and a transaction that need a
+// third give up after the acquire timeout with ErrPoolExhausted, counted in Stats; a
+// caller whose own deadline comes first gets its own error; once the connections are
+// free the pool serves again.
+func TestPoolExhausted(t *testing.T) {
+	ctx := t.Context()
+	db, err := pgdb.Open(ctx, withParams(t, pgtest.URL(t), "pool_max_conns", "2", "pool_acquire_timeout", "100ms"), pgdb.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	sleepCtx, stopSleep := context.WithCancel(ctx)
+	defer stopSleep()
+	slept := make(chan error, 1)
+	go func() {
+		_, err := db.ExecContext(sleepCtx, `SELECT pg_sleep(60)`)
+		slept <- err
+	}()
+	for {
+		if s, _ := pgdb.Stats(db); s.InUse == 2 {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// Only the pool's acquire timeout should end these waits; past a minute, it did not.
+	waitCtx, stopWait := context.WithTimeout(ctx, time.Minute)
+	defer stopWait()
+	var one int
+	if err := db.QueryRowContext(waitCtx, `SELECT 1`).Scan(&one); !errors.Is(err, pgdb.ErrPoolExhausted) {
+		t.Errorf("a statement on the exhausted pool: %v, want ErrPoolExhausted", err)
+	}
+	if tx2, err := db.BeginTx(waitCtx, nil); !errors.Is(err, pgdb.ErrPoolExhausted) {
+		if err == nil {
+			tx2.Rollback()
+		}
+		t.Errorf("a transaction on the exhausted pool: %v, want ErrPoolExhausted", err)
+	}
+	short, cancel := context.WithTimeout(ctx, time.Millisecond)
+	defer cancel()
+	if err := db.QueryRowContext(short, `SELECT 1`).Scan(&one); !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, pgdb.ErrPoolExhausted) {
+		t.Errorf("a statement whose own deadline passes first: %v, want context.DeadlineExceeded", err)
+	}
+	if s, _ := pgdb.Stats(db); s.Exhausted != 2 || s.InUse != 2 || s.MaxConns != 2 || s.Waits < 2 {
+		t.Errorf("stats %+v, want 2 of 2 in use, 2 exhausted, at least 2 waits", s)
+	}
+	stopSleep()
+	<-slept
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
+		t.Errorf("a statement once the connections are free: %v", err)
+	}
+	// The cancelled pg_sleep's connection is closed in the background.
+	s, _ := pgdb.Stats(db)
+	for i := 0; i < 1000 && s.InUse != 0; i++ {
+		time.Sleep(5 * time.Millisecond)
+		s, _ = pgdb.Stats(db)
+	}
+	if s.InUse != 0 {
+		t.Errorf("%d connections in use after the statements ended", s.InUse)
 	}
 }
