@@ -102,11 +102,13 @@
 // # Costs
 //
 // BenchmarkSearch (dense, BM25 and hybrid at 1k, 10k and 100k memories, SQLite and
-// InMemory), BenchmarkANNSearch, BenchmarkAdd, BenchmarkSize and
-// BenchmarkSearchAfterOtherWrite measure the host; their figures, with the commands
-// and the machine, are in docs/benchmarks.md ("Host memory"). BM25 is the larger cost
-// at scale: an OR query scores every memory sharing a term, so it grows with the number
-// of matches, not of memories, which leaving out terms in half the collection
-// (fts.Prunable) keeps in check. A row fills most of one of the database's pages
+// InMemory, dense by brute force), BenchmarkSearchANN (the same at 100k with the
+// graph), BenchmarkANNSearch, BenchmarkAdd, BenchmarkSize,
+// BenchmarkSearchAfterOtherWrite and BenchmarkBank (a million memories over 1,000
+// users, run only with -args -bank) measure the host; their figures, with the commands
+// and the machine, are in docs/benchmarks.md ("Host memory"). The dense list is the
+// larger cost at scale: BM25 takes its candidates by max-score (package fts), which
+// skips most postings of a query's common terms instead of scoring every memory that
+// shares a term with it. A row fills most of one of the database's pages
 // (sqlitedb.PageSize).
 package host

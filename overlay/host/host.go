@@ -209,14 +209,6 @@ func fuse(rrfK, k int, dense []scoredID, text []scoredID) []Hit {
 		}
 		return out
 	}
-	cos := map[string]float64{}
-	for _, s := range dense {
-		cos[s.id] = s.score
-	}
-	bm := map[string]float64{}
-	for _, s := range text {
-		bm[s.id] = s.score
-	}
 	ranked := RRF(rrfK, ids(dense), ids(text))
 	if len(ranked) > k {
 		ranked = ranked[:k]
@@ -224,11 +216,12 @@ func fuse(rrfK, k int, dense []scoredID, text []scoredID) []Hit {
 	hits := make([]Hit, len(ranked))
 	for i, r := range ranked {
 		hits[i] = Hit{Memory: Memory{ID: r.ID}, Score: r.Score, DenseRank: r.Ranks[0], TextRank: r.Ranks[1]}
+		// A rank is where the id first comes in its list (RRF), so it names its score.
 		if r.Ranks[0] > 0 {
-			hits[i].Cosine = cos[r.ID]
+			hits[i].Cosine = dense[r.Ranks[0]-1].score
 		}
 		if r.Ranks[1] > 0 {
-			hits[i].BM25 = bm[r.ID]
+			hits[i].BM25 = text[r.Ranks[1]-1].score
 		}
 	}
 	return hits

@@ -44,7 +44,7 @@ func BenchmarkSearchAfterOtherWrite(b *testing.B) {
 				b.Cleanup(func() { h.Close() })
 				hs[i] = h
 			}
-			fillHost(b, hs[0], n)
+			fillHost(b, hs[0], newCorpus(1), n)
 			c := newCorpus(2)
 			q, qv := c.text(6), c.vector()
 			ctx := context.Background()

@@ -27,7 +27,24 @@
 //
 // where N is the number of documents, n(t) those containing t, f(t,d) the count of t in d
 // and |d| the token count of d. bm25() returns the negated score (lower is better); Index
-// returns it positive (higher is better). An Index is not safe for concurrent use.
+// returns it positive (higher is better). Searches of an Index may run concurrently with
+// each other, not with Add or Remove.
+//
+// # Search
+//
+// Index.Search returns the exact k best, ties by id: the documents, order and scores a
+// scoring of every posting gives (TestSearchMatchesExhaustive checks it against such a
+// scoring on random corpora). It does not score every posting: postings are kept in
+// document order and walked together (max-score, Turtle and Flood 1995), and once k
+// documents are kept, terms whose upper bounds together fall short of the k-th score
+// (a term's bound is its weight at its highest count in its shortest document) only
+// complete the scores of documents another term proposes, looked up by skipping ahead
+// in their postings, and only while a document can still reach the k-th score. A score
+// is summed over the terms in the query's order, so it is the same float whatever was
+// skipped. Removing a document moves the postings of its terms after it (removals are
+// rare beside searches); the numbers of removed documents are reclaimed by renumbering
+// once they outnumber the documents left. The figures are in docs/benchmarks.md ("Host
+// memory").
 //
 // A term in at least half of the documents has idf ≤ 0, which FTS5 replaces by 1e-6: it
 // hardly moves a score, yet makes nearly every document a match, and an OR query then

@@ -1,0 +1,94 @@
+package host_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/atma-dev/atma/overlay/host"
+	"github.com/atma-dev/atma/overlay/store/sqlitedb"
+)
+
+var bank = flag.Bool("bank", false, "run BenchmarkBank: a million memories over 1,000 users (minutes, about 4 GB on disk)")
+
+// BenchmarkBank measures the SQLite host at a million memories, 1,000 users of 1,000
+// each, drawn as BenchmarkSearch's (512-d vectors, 15–35 words from the Zipf law): the
+// size on disk per 1,000 memories after a WAL checkpoint (bytes/1k-memories), the fill
+// (fill-s), and the hybrid search's median latency over users picked at random: cold,
+// each user's first search, which reads the user's memories into its index (cold-p50-ms),
+// and warm, once every user is cached (p50-ms). It runs only when asked for:
+//
+//	go test -run '^$' -bench Bank -benchtime 2000x ./overlay/host/ -args -bank
+func BenchmarkBank(b *testing.B) {
+	if !*bank {
+		b.Skip("a million memories take minutes and about 4 GB on disk: run with -args -bank")
+	}
+	const users, per = 1000, 1000
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "atma.db")
+	h, err := host.OpenSQLite(ctx, path, host.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	user := func(u int) string { return fmt.Sprintf("user%04d", u) }
+	c := newCorpus(1)
+	start := time.Now()
+	for u := range users {
+		batch := make([]host.Memory, per)
+		for i := range batch {
+			batch[i] = c.memory(u*per + i)
+		}
+		if err := h.AddBatch(ctx, user(u), batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	fill := time.Since(start)
+	size, err := sqlitedb.DiskSize(ctx, h.DB(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	qc := newCorpus(99)
+	type query struct {
+		text string
+		vec  []float32
+	}
+	queries := make([]query, 64)
+	for i := range queries {
+		queries[i] = query{qc.text(6), qc.vector()}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	p50 := func(lat []time.Duration) float64 {
+		slices.Sort(lat)
+		return float64(lat[len(lat)/2]) / 1e6
+	}
+	var cold []time.Duration
+	for i, u := range rng.Perm(users) {
+		q := queries[i%len(queries)]
+		t := time.Now()
+		if _, err := h.Search(ctx, user(u), q.text, q.vec, 10); err != nil {
+			b.Fatal(err)
+		}
+		cold = append(cold, time.Since(t))
+	}
+	var warm []time.Duration
+	i := 0
+	for b.Loop() {
+		q := queries[i%len(queries)]
+		i++
+		t := time.Now()
+		if _, err := h.Search(ctx, user(rng.IntN(users)), q.text, q.vec, 10); err != nil {
+			b.Fatal(err)
+		}
+		warm = append(warm, time.Since(t))
+	}
+	b.ReportMetric(float64(size)/(users*per/1000), "bytes/1k-memories")
+	b.ReportMetric(fill.Seconds(), "fill-s")
+	b.ReportMetric(p50(cold), "cold-p50-ms")
+	b.ReportMetric(p50(warm), "p50-ms")
+}
