@@ -283,8 +283,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 	}
 	tr.Timings.Commit = time.Since(t0)
 	tr.Status = rec.Status
-	o.noteFacts(user, fs)
-	o.noteSlot(user, rec.Slot, slotValue)
+	o.noteRecord(user, rec.Slot, slotValue, fs)
 	return tr, nil
 }
 
@@ -577,6 +576,13 @@ func (o *Overlay) extract(ctx context.Context, user string, inputs []Input, vecs
 	return out, nil
 }
 
+// noteRecord records a committed record for the extractor: its facts (noteFacts), then
+// its slot and the value it states there (noteSlot).
+func (o *Overlay) noteRecord(user, slot, value string, fs []facts.Fact) {
+	o.noteFacts(user, fs)
+	o.noteSlot(user, slot, value)
+}
+
 // noteFacts records the slots and values of a committed record's facts for the
 // extractor, beside its own slot (noteSlot): "icloud 2tb, its 8.99 now" has a price the
 // next memory may correct ("9.99 not 8.99") though its slot is the subscription's.
@@ -657,18 +663,17 @@ func (o *Overlay) seedSlots(ctx context.Context, user string) {
 		return
 	}
 	for _, rec := range slices.Backward(page) { // oldest first: the newest end most recent
-		if rec.Slot == "" || strings.HasPrefix(rec.Slot, "slot:") {
+		if !factSlot(rec.Slot) {
 			continue
 		}
 		fs := RecordFacts(rec)
-		o.noteFacts(user, fs)
 		value := ""
 		for _, f := range fs {
 			if f.Group() == rec.Slot && !f.Negated {
-				value = f.Value
+				value = f.Value // the fact the record's group was made by (primaryFact)
 			}
 		}
-		o.noteSlot(user, rec.Slot, value)
+		o.noteRecord(user, rec.Slot, value, fs)
 	}
 }
 

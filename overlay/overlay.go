@@ -427,10 +427,8 @@ func (o *Overlay) embedAhead(ctx context.Context, user string, inputs []Input, f
 				next = c.start + j + 1
 			}
 			if o.cfg.Facts != nil {
-				select {
-				case committed <- c.start:
-				default: // never: the embedder takes each start before it sends the next chunk
-				}
+				// Never blocks: the embedder takes each start before it sends the next chunk.
+				committed <- c.start
 			}
 			chunkDone()
 		}

@@ -189,7 +189,7 @@ func (p *planner) verdict(oldID string, v *judge.Verdict) {
 			slot = old.Slot
 		}
 		if slot == "" {
-			slot = "slot:" + old.ID
+			slot = opaqueSlot + old.ID
 		}
 		// Without facts every slot a supersession makes is single-valued; with them the
 		// new memory's attribute says (a pet given away leaves the other pets current).
@@ -342,11 +342,18 @@ func applyPlan(ctx context.Context, tx store.Tx, pl commitPlan) error {
 	return nil
 }
 
+// opaqueSlot prefixes the slot a supersession without facts makes ("slot:<record id>").
+const opaqueSlot = "slot:"
+
+// factSlot reports whether slot was named by a fact ("user/home"), not none and not an
+// opaque slot of a supersession without facts.
+func factSlot(slot string) bool { return slot != "" && !strings.HasPrefix(slot, opaqueSlot) }
+
 // slotSubject is the subject of a fact's slot key ("lotte" of "lotte/diet", "user" of
-// "user/pet/rex"), or "" for a slot that no fact named ("slot:<id>") or none.
+// "user/pet/rex"), or "" for a slot that no fact named.
 func slotSubject(slot string) string {
 	subj, _, ok := strings.Cut(slot, "/")
-	if !ok || strings.HasPrefix(slot, "slot:") {
+	if !ok || !factSlot(slot) {
 		return ""
 	}
 	return subj

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/overlay/store"
@@ -103,7 +102,7 @@ func (o *Overlay) Reindex(ctx context.Context, user string) (ReindexReport, erro
 				return err
 			}
 			rep.WithFacts++
-			if r.Slot == "" || strings.HasPrefix(r.Slot, "slot:") {
+			if !factSlot(r.Slot) {
 				if r.Slot != "" {
 					slots[r.Slot] = true
 				}
