@@ -115,14 +115,7 @@ func value(attr attribute, ts, all []token, role string) string {
 		if attr.name == "sports-team" {
 			// "she supports spurs purely to wind me up": the side follows the verb.
 			if v := after(ts, []string{"supports", "support", "supporting", "supported"}, true); v != "" {
-				vt := tokenize(v)
-				for i, t := range vt {
-					if len(t.low) >= 6 && strings.HasSuffix(t.low, "ly") && t.low == t.orig {
-						vt = vt[:i] // "spurs purely to …"
-						break
-					}
-				}
-				return nameRun(vt)
+				return nameRun(tokenize(v))
 			}
 		}
 		if v := named(ts); v != "" {
@@ -304,7 +297,7 @@ func verbish(w string) bool {
 func nameRun(ts []token) string {
 	var out []token
 	for _, t := range ts {
-		if len(out) >= 3 || stopValue[t.low] || common[t.low] && len(out) > 0 {
+		if len(out) >= 3 || stopValue[t.low] || common[t.low] && len(out) > 0 || len(out) > 0 && lowerAdverb(t) {
 			break
 		}
 		out = append(out, t)
@@ -313,6 +306,12 @@ func nameRun(ts []token) string {
 		}
 	}
 	return join(out)
+}
+
+// lowerAdverb reports a lower-case adverb in -ly ("purely", "totally"), which ends a
+// name: "spurs purely to wind me up".
+func lowerAdverb(t token) bool {
+	return len(t.low) >= 6 && strings.HasSuffix(t.low, "ly") && t.low == t.orig
 }
 
 // capitalised returns the first run of capitalised words that is not the clause's first
@@ -586,13 +585,16 @@ func verbal(v string) bool {
 // contraction reports a pronoun or verb contraction ("i've", "haven't", "won't"); a
 // possessive ("mcgee's") is none.
 func contraction(w string) bool {
-	w = strings.NewReplacer("’", "'", "`", "'").Replace(w)
+	w = apostrophes.Replace(w)
 	i := strings.IndexByte(w, '\'')
 	if i >= 0 && w[i:] == "'s" && isContracted[w[:i]] {
 		return true // "it's", "that's": "is", not a possessive
 	}
 	return i >= 0 && w[i:] != "'s" && w[i:] != "'"
 }
+
+// apostrophes writes the typographic and the backtick apostrophe as "'".
+var apostrophes = strings.NewReplacer("’", "'", "`", "'")
 
 // isContracted are the words whose "'s" is always "is" or "has".
 var isContracted = wordSet(`it that there here what who he she`)
