@@ -649,12 +649,15 @@ const seedRecords = 4 * maxRecentSlots
 // ("atma overlay add" for each memory) as it is within one long-running process. A
 // failure to read is logged: the memories are still stored, read without those slots.
 func (o *Overlay) seedSlots(ctx context.Context, user string) {
+	if o.cfg.Facts == nil {
+		return // nothing is shown the slots: keep no entry for the user
+	}
 	r := o.recentSlots(user)
 	r.mu.Lock()
 	done := r.seeded
 	r.seeded = true
 	r.mu.Unlock()
-	if done || o.cfg.Facts == nil {
+	if done {
 		return
 	}
 	page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Newest: true, Limit: seedRecords})
