@@ -211,27 +211,7 @@ func TestPoolExhausted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	sleepCtx, stopSleep := context.WithCancel(ctx)
-	defer stopSleep()
-	slept := make(chan error, 1)
-	go func() {
-		_, err := db.ExecContext(sleepCtx, `SELECT pg_sleep(60)`)
-		slept <- err
-	}()
-	for {
-		if s, _ := pgdb.Stats(db); s.InUse == 2 {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	release := pgtest.HoldPool(t, db)
 	// Only the pool's acquire timeout should end these waits; past a minute, it did not.
 	waitCtx, stopWait := context.WithTimeout(ctx, time.Minute)
 	defer stopWait()
@@ -253,11 +233,7 @@ func TestPoolExhausted(t *testing.T) {
 	if s, _ := pgdb.Stats(db); s.Exhausted != 2 || s.InUse != 2 || s.MaxConns != 2 || s.Waits < 2 {
 		t.Errorf("stats %+v, want 2 of 2 in use, 2 exhausted, at least 2 waits", s)
 	}
-	stopSleep()
-	<-slept
-	if err := tx.Rollback(); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	if err := db.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
 		t.Errorf("a statement once the connections are free: %v", err)
 	}
