@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	neturl "net/url"
 	"strings"
 	"testing"
 	"time"
@@ -194,20 +193,12 @@ func TestOverlayServeHelp(t *testing.T) {
 // ends, the add commits and the reads are served again.
 func TestOverlayServePoolExhaustedPostgres(t *testing.T) {
 	url := pgtest.URL(t)
-	u, err := neturl.Parse(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("pool_max_conns", "1")
-	q.Set("pool_acquire_timeout", "200ms")
-	u.RawQuery = q.Encode()
 	f, logs := testFactory(nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	const token = "tok-0123456789abcdef"
 	opts := &overlayServeOptions{Addr: "127.0.0.1:0", Token: token}
-	opts.Store = u.String()
+	opts.Store = pgtest.WithParams(t, url, "pool_max_conns", "1", "pool_acquire_timeout", "200ms")
 	base, done := startServe(t, ctx, f, opts, bagOverlay(f, &opts.overlayOptions), logs)
 	// A request that still waits after a minute waits for the client, not the pool.
 	send := func(method, path, body string) (int, http.Header, string) {

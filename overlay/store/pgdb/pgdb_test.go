@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -140,21 +139,6 @@ func TestMigrate(t *testing.T) {
 	}
 }
 
-// withParams is rawURL with the query parameters kv (name, value, …) added.
-func withParams(t *testing.T, rawURL string, kv ...string) string {
-	t.Helper()
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	for i := 0; i+1 < len(kv); i += 2 {
-		q.Set(kv[i], kv[i+1])
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
 // TestPoolConfig: the pool's size comes from Config, else the URL's pool_max_conns,
 // else the default; pool_acquire_timeout is the pool's, never sent to the server, and a
 // bad one is refused.
@@ -174,7 +158,7 @@ func TestPoolConfig(t *testing.T) {
 		{"zero acquire timeout", []string{"pool_acquire_timeout", "0s"}, pgdb.Config{}, 0, "pool_acquire_timeout"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			db, err := pgdb.Open(t.Context(), withParams(t, base, tt.params...), tt.cfg)
+			db, err := pgdb.Open(t.Context(), pgtest.WithParams(t, base, tt.params...), tt.cfg)
 			if tt.wantErr != "" {
 				if err == nil {
 					db.Close()
@@ -206,7 +190,7 @@ func TestPoolConfig(t *testing.T) {
 // free the pool serves again.
 func TestPoolExhausted(t *testing.T) {
 	ctx := t.Context()
-	db, err := pgdb.Open(ctx, withParams(t, pgtest.URL(t), "pool_max_conns", "2", "pool_acquire_timeout", "100ms"), pgdb.Config{})
+	db, err := pgdb.Open(ctx, pgtest.WithParams(t, pgtest.URL(t), "pool_max_conns", "2", "pool_acquire_timeout", "100ms"), pgdb.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

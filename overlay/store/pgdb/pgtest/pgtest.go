@@ -94,3 +94,18 @@ func HoldPool(t testing.TB, db *sql.DB) (release func()) {
 		}
 	}
 }
+
+// WithParams is rawURL with the query parameters kv (name, value, …) set.
+func WithParams(t testing.TB, rawURL string, kv ...string) string {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	for i := 0; i+1 < len(kv); i += 2 {
+		q.Set(kv[i], kv[i+1])
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
