@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	neturl "net/url"
 	"strings"
 	"testing"
 	"time"
@@ -76,24 +75,30 @@ func bagOverlay(f *Factory, o *overlayOptions) func(context.Context) (*overlayEn
 	}
 }
 
+// startServe runs serveOverlay with open in the background until ctx ends and returns
+// the base URL it listens at and the channel its result comes on; it fails t, showing
+// logs, when serving ends before it listens.
+func startServe(t *testing.T, ctx context.Context, f *Factory, opts *overlayServeOptions, open func(context.Context) (*overlayEnv, error), logs *bytes.Buffer) (string, <-chan error) {
+	t.Helper()
+	addrc, done := make(chan net.Addr, 1), make(chan error, 1)
+	go func() { done <- serveOverlay(ctx, f, opts, open, func(a net.Addr) { addrc <- a }) }()
+	select {
+	case a := <-addrc:
+		return "http://" + a.String(), done
+	case err := <-done:
+		t.Fatalf("serve ended before listening: %v\n%s", err, logs)
+		return "", nil
+	}
+}
+
 // TestOverlayServe serves a bank in a temporary directory, adds a memory through the
 // API, lists it back and stops on cancel.
 func TestOverlayServe(t *testing.T) {
 	f, logs := testFactory(nil)
 	ctx, cancel := context.WithCancel(t.Context())
-	addrc := make(chan net.Addr, 1)
-	done := make(chan error, 1)
 	opts := &overlayServeOptions{Addr: "127.0.0.1:0", Token: "tok-0123456789abcdef"}
 	opts.DataDir = t.TempDir()
-	open := bagOverlay(f, &opts.overlayOptions)
-	go func() { done <- serveOverlay(ctx, f, opts, open, func(a net.Addr) { addrc <- a }) }()
-	var base string
-	select {
-	case a := <-addrc:
-		base = "http://" + a.String()
-	case err := <-done:
-		t.Fatalf("serve ended before listening: %v\n%s", err, logs)
-	}
+	base, done := startServe(t, ctx, f, opts, bagOverlay(f, &opts.overlayOptions), logs)
 	send := func(method, path, token, body string) (int, string) {
 		t.Helper()
 		r, _ := http.NewRequestWithContext(t.Context(), method, base+path, strings.NewReader(body))
@@ -149,14 +154,7 @@ func TestOverlayServeLogsAuth(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			opts := &overlayServeOptions{Addr: "127.0.0.1:0", Token: tt.token}
 			opts.DataDir = t.TempDir()
-			open := bagOverlay(f, &opts.overlayOptions)
-			addrc, done := make(chan net.Addr, 1), make(chan error, 1)
-			go func() { done <- serveOverlay(ctx, f, opts, open, func(a net.Addr) { addrc <- a }) }()
-			select {
-			case <-addrc:
-			case err := <-done:
-				t.Fatalf("serve ended before listening: %v\n%s", err, logs)
-			}
+			_, done := startServe(t, ctx, f, opts, bagOverlay(f, &opts.overlayOptions), logs)
 			cancel()
 			if err := <-done; err != nil {
 				t.Errorf("serve after cancel: %v", err)
@@ -195,31 +193,13 @@ func TestOverlayServeHelp(t *testing.T) {
 // ends, the add commits and the reads are served again.
 func TestOverlayServePoolExhaustedPostgres(t *testing.T) {
 	url := pgtest.URL(t)
-	u, err := neturl.Parse(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("pool_max_conns", "1")
-	q.Set("pool_acquire_timeout", "200ms")
-	u.RawQuery = q.Encode()
 	f, logs := testFactory(nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	const token = "tok-0123456789abcdef"
 	opts := &overlayServeOptions{Addr: "127.0.0.1:0", Token: token}
-	opts.Store = u.String()
-	addrc, done := make(chan net.Addr, 1), make(chan error, 1)
-	go func() {
-		done <- serveOverlay(ctx, f, opts, bagOverlay(f, &opts.overlayOptions), func(a net.Addr) { addrc <- a })
-	}()
-	var base string
-	select {
-	case a := <-addrc:
-		base = "http://" + a.String()
-	case err := <-done:
-		t.Fatalf("serve ended before listening: %v\n%s", err, logs)
-	}
+	opts.Store = pgtest.WithParams(t, url, "pool_max_conns", "1", "pool_acquire_timeout", "200ms")
+	base, done := startServe(t, ctx, f, opts, bagOverlay(f, &opts.overlayOptions), logs)
 	// A request that still waits after a minute waits for the client, not the pool.
 	send := func(method, path, body string) (int, http.Header, string) {
 		rctx, stop := context.WithTimeout(t.Context(), time.Minute)

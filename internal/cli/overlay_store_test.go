@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -137,19 +136,12 @@ func TestOverlayServeReplicasPostgres(t *testing.T) {
 	defer cancel()
 	const token = "tok-0123456789abcdef"
 	var bases []string
-	var dones []chan error
+	var dones []<-chan error
 	for range 2 {
 		opts := &overlayServeOptions{Addr: "127.0.0.1:0", Token: token}
 		opts.Store = url
-		addrc, done := make(chan net.Addr, 1), make(chan error, 1)
-		open := bagOverlay(f, &opts.overlayOptions)
-		go func() { done <- serveOverlay(ctx, f, opts, open, func(a net.Addr) { addrc <- a }) }()
-		select {
-		case a := <-addrc:
-			bases = append(bases, "http://"+a.String())
-		case err := <-done:
-			t.Fatalf("serve ended before listening: %v\n%s", err, logs)
-		}
+		base, done := startServe(t, ctx, f, opts, bagOverlay(f, &opts.overlayOptions), logs)
+		bases = append(bases, base)
 		dones = append(dones, done)
 	}
 	send := func(base, method, path, body string) (int, string, error) {

@@ -137,24 +137,7 @@ func TestPostgresPoolExhausted(t *testing.T) {
 		}
 	}
 
-	tx, err := e.bank.DB.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	sleepCtx, stopSleep := context.WithCancel(ctx)
-	defer stopSleep()
-	slept := make(chan error, 1)
-	go func() {
-		_, err := e.bank.DB.ExecContext(sleepCtx, `SELECT pg_sleep(60)`)
-		slept <- err
-	}()
-	for s, _ := pgdb.Stats(e.bank.DB); s.InUse < 2; s, _ = pgdb.Stats(e.bank.DB) {
-		if err := ctx.Err(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	release := pgtest.HoldPool(t, e.bank.DB)
 	requests := []struct {
 		name string
 		r    req
@@ -212,11 +195,7 @@ func TestPostgresPoolExhausted(t *testing.T) {
 		t.Errorf("after the refused add the host memory finds %d memories of Lisbon (%v), want none", len(hits), err)
 	}
 
-	stopSleep()
-	<-slept
-	if err := tx.Rollback(); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	e.call(add("I moved to Lisbon."), http.StatusOK, nil)
 	var qr QueryResponse
 	e.call(req{method: "POST", path: "/v1/users/alice/query", body: `{"query":"Lisbon"}`}, http.StatusOK, &qr)

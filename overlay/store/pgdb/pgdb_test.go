@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -140,21 +139,6 @@ func TestMigrate(t *testing.T) {
 	}
 }
 
-// withParams is rawURL with the query parameters kv (name, value, …) added.
-func withParams(t *testing.T, rawURL string, kv ...string) string {
-	t.Helper()
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	for i := 0; i+1 < len(kv); i += 2 {
-		q.Set(kv[i], kv[i+1])
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
 // TestPoolConfig: the pool's size comes from Config, else the URL's pool_max_conns,
 // else the default; pool_acquire_timeout is the pool's, never sent to the server, and a
 // bad one is refused.
@@ -174,7 +158,7 @@ func TestPoolConfig(t *testing.T) {
 		{"zero acquire timeout", []string{"pool_acquire_timeout", "0s"}, pgdb.Config{}, 0, "pool_acquire_timeout"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			db, err := pgdb.Open(t.Context(), withParams(t, base, tt.params...), tt.cfg)
+			db, err := pgdb.Open(t.Context(), pgtest.WithParams(t, base, tt.params...), tt.cfg)
 			if tt.wantErr != "" {
 				if err == nil {
 					db.Close()
@@ -206,32 +190,12 @@ func TestPoolConfig(t *testing.T) {
 // free the pool serves again.
 func TestPoolExhausted(t *testing.T) {
 	ctx := t.Context()
-	db, err := pgdb.Open(ctx, withParams(t, pgtest.URL(t), "pool_max_conns", "2", "pool_acquire_timeout", "100ms"), pgdb.Config{})
+	db, err := pgdb.Open(ctx, pgtest.WithParams(t, pgtest.URL(t), "pool_max_conns", "2", "pool_acquire_timeout", "100ms"), pgdb.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	sleepCtx, stopSleep := context.WithCancel(ctx)
-	defer stopSleep()
-	slept := make(chan error, 1)
-	go func() {
-		_, err := db.ExecContext(sleepCtx, `SELECT pg_sleep(60)`)
-		slept <- err
-	}()
-	for {
-		if s, _ := pgdb.Stats(db); s.InUse == 2 {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	release := pgtest.HoldPool(t, db)
 	// Only the pool's acquire timeout should end these waits; past a minute, it did not.
 	waitCtx, stopWait := context.WithTimeout(ctx, time.Minute)
 	defer stopWait()
@@ -253,11 +217,7 @@ func TestPoolExhausted(t *testing.T) {
 	if s, _ := pgdb.Stats(db); s.Exhausted != 2 || s.InUse != 2 || s.MaxConns != 2 || s.Waits < 2 {
 		t.Errorf("stats %+v, want 2 of 2 in use, 2 exhausted, at least 2 waits", s)
 	}
-	stopSleep()
-	<-slept
-	if err := tx.Rollback(); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	if err := db.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
 		t.Errorf("a statement once the connections are free: %v", err)
 	}

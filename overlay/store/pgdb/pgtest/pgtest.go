@@ -6,11 +6,14 @@
 package pgtest
 
 import (
+	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"net/url"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/atma-dev/atma/overlay/store/pgdb"
 )
@@ -50,6 +53,59 @@ func URL(t testing.TB) string {
 	}
 	q := u.Query()
 	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// HoldPool takes two connections of db (a pool from pgdb.Open) and keeps them in use:
+// one in an open transaction, one in a running pg_sleep. It returns once pgdb.Stats
+// counts two in use (so a pool of two is exhausted) and gives back release, which ends
+// the sleep, waits for it and rolls the transaction back (failing t if that fails);
+// the connections are also let go when t ends.
+func HoldPool(t testing.TB, db *sql.DB) (release func()) {
+	t.Helper()
+	ctx := t.Context()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sleepCtx, stopSleep := context.WithCancel(ctx)
+	slept := make(chan error, 1)
+	go func() {
+		_, err := db.ExecContext(sleepCtx, `SELECT pg_sleep(60)`)
+		slept <- err
+	}()
+	t.Cleanup(func() {
+		stopSleep()
+		tx.Rollback()
+	})
+	for s, _ := pgdb.Stats(db); s.InUse < 2; s, _ = pgdb.Stats(db) {
+		if err := ctx.Err(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return func() {
+		t.Helper()
+		stopSleep()
+		<-slept
+		if err := tx.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// WithParams is rawURL with the query parameters kv (name, value, …) set.
+func WithParams(t testing.TB, rawURL string, kv ...string) string {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	for i := 0; i+1 < len(kv); i += 2 {
+		q.Set(kv[i], kv[i+1])
+	}
 	u.RawQuery = q.Encode()
 	return u.String()
 }
