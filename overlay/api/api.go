@@ -13,7 +13,6 @@ import (
 	"github.com/atma-dev/atma/internal/httpauth"
 	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/apikey"
-	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/overlay/store/pgdb"
 )
 
@@ -271,7 +270,7 @@ func (s *server) authorize(r *http.Request) (principal, error) {
 	if s.cfg.Keys != nil {
 		if _, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.HasPrefix(strings.TrimSpace(tok), apikey.TokenPrefix) {
 			k, err := s.cfg.Keys.Authenticate(r.Context(), strings.TrimSpace(tok))
-			if errors.Is(err, store.ErrUnavailable) {
+			if retryable(err) {
 				return principal{}, err // 503: the key may be good, the bank did not answer
 			}
 			if err != nil {

@@ -90,11 +90,18 @@ func classify(err error) *httpError {
 	return &httpError{status: http.StatusInternalServerError, code: CodeInternal, err: err}
 }
 
+// retryable reports a bank that did not answer this time — busy (its lock, or every
+// connection of the pool, taken) or unreachable — and may answer soon: 503 with
+// Retry-After, never a verdict on the request itself (such as 401 for an API key).
+func retryable(err error) bool {
+	return errors.Is(err, store.ErrBusy) || errors.Is(err, store.ErrUnavailable)
+}
+
 // writeError writes err as an ErrorResponse; server errors are logged, and their
 // details stay in the log.
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	he := classify(err)
-	if errors.Is(err, store.ErrBusy) || errors.Is(err, store.ErrUnavailable) {
+	if retryable(err) {
 		// Nothing was written and the bank may answer again soon: say when to retry.
 		w.Header().Set("Retry-After", "1")
 	}

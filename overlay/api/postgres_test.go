@@ -137,6 +137,10 @@ func TestPostgresPoolExhausted(t *testing.T) {
 		}
 	}
 
+	_, keyToken, err := e.bank.Keys.Create(ctx, "reader", "acme", nil, []apikey.Scope{apikey.ScopeRead})
+	if err != nil {
+		t.Fatal(err)
+	}
 	release := pgtest.HoldPool(t, e.bank.DB)
 	requests := []struct {
 		name string
@@ -146,6 +150,8 @@ func TestPostgresPoolExhausted(t *testing.T) {
 		{"query", req{method: "POST", path: "/v1/users/alice/query", body: `{"query":"Where do I live?"}`}},
 		{"record", req{method: "GET", path: record}},
 		{"list", req{method: "GET", path: "/v1/users/alice/records"}},
+		// The key may be good: the bank could not be asked (not 401).
+		{"list with an API key", req{method: "GET", path: "/v1/users/alice/records", token: "Bearer " + keyToken}},
 	}
 	for _, rq := range requests {
 		r := within(rq.r)
