@@ -122,7 +122,7 @@ func (r *Auditor) decideSentences(p judge.Pair) (judge.Steps, judge.Verdict) {
 	nt := newText(p.New.Text)
 	d := old.judge(nt)
 	d.newVal = nt.display(d.newVal)
-	if old.kind == slotUnknown && d.status == judge.StatusUnrelated && !d.lexical && p.Scores != nil && p.Scores.A > cfg.TauTop {
+	if old.kind == slotUnknown && d.status == judge.StatusUnrelated && p.Scores != nil && p.Scores.A > cfg.TauTop {
 		// The rules cannot read the old record's slot and the texts share nothing: trust
 		// the gate's heads. (Where the rules know the slot and find the input silent on it,
 		// they overrule the gate, whose topic score is high for every pair it routes.)
@@ -466,19 +466,17 @@ type decision struct {
 	status judge.Status
 	ctype  judge.ConflictType
 	conf   float64
-	// lexical is set when the texts themselves decided (not the absence of any cue).
-	lexical bool
-	newVal  string
-	cues    []string
-	reason  string
+	newVal string
+	cues   []string
+	reason string
 }
 
 func conflict(t judge.ConflictType, conf float64, newVal, reason string, cues ...string) decision {
-	return decision{status: judge.StatusConflict, ctype: t, conf: conf, lexical: true, newVal: newVal, reason: reason, cues: nonEmpty(cues)}
+	return decision{status: judge.StatusConflict, ctype: t, conf: conf, newVal: newVal, reason: reason, cues: nonEmpty(cues)}
 }
 
 func consistent(conf float64, reason string, cues ...string) decision {
-	return decision{status: judge.StatusConsistent, ctype: judge.TypeNone, conf: conf, lexical: true, reason: reason, cues: nonEmpty(cues)}
+	return decision{status: judge.StatusConsistent, ctype: judge.TypeNone, conf: conf, reason: reason, cues: nonEmpty(cues)}
 }
 
 func unrelated(conf float64, reason string) decision {
