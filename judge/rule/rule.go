@@ -721,7 +721,7 @@ func (f *facts) judgeNumber(n *text) decision {
 func (f *facts) judgeGeneric(n *text) decision {
 	shared := f.overlap(n)
 	if shared == "" {
-		return decision{status: judge.StatusUnrelated, ctype: judge.TypeNone, conf: confOverlap, reason: "the two texts share no content words"}
+		return unrelated(confOverlap, "the two texts share no content words")
 	}
 	oldNeg, newNeg := f.t.has(cueNegation), n.has(cueNegation)
 	if oldNeg != newNeg {
