@@ -127,11 +127,11 @@ func (r *Auditor) decideSentences(p judge.Pair) (judge.Steps, judge.Verdict) {
 		// the gate's heads. (Where the rules know the slot and find the input silent on it,
 		// they overrule the gate, whose topic score is high for every pair it routes.)
 		if p.Scores.B < cfg.TauLog {
-			d = decision{status: judge.StatusConflict, ctype: judge.TypeImplicitViolation, conf: confScores,
-				reason: fmt.Sprintf("no lexical cue, but Sentry sees the same topic (a = %.2f) in disagreement (b = %.2f)", p.Scores.A, p.Scores.B)}
+			d = conflict(judge.TypeImplicitViolation, confScores, "",
+				fmt.Sprintf("no lexical cue, but Sentry sees the same topic (a = %.2f) in disagreement (b = %.2f)", p.Scores.A, p.Scores.B))
 		} else {
-			d = decision{status: judge.StatusConsistent, ctype: judge.TypeNone, conf: confScores,
-				reason: fmt.Sprintf("no lexical cue, but Sentry sees the same topic (a = %.2f) in agreement (b = %.2f)", p.Scores.A, p.Scores.B)}
+			d = consistent(confScores,
+				fmt.Sprintf("no lexical cue, but Sentry sees the same topic (a = %.2f) in agreement (b = %.2f)", p.Scores.A, p.Scores.B))
 		}
 	}
 	return d.render(old, p)
