@@ -80,11 +80,7 @@ func firstNonFinite(s any) (int, bool) {
 	case []float32:
 		return gate.FirstNonFinite(s)
 	case []float64:
-		for i, x := range s {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return i, true
-			}
-		}
+		return gate.FirstNonFinite(s)
 	}
 	return 0, false
 }

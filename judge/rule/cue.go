@@ -2,6 +2,7 @@ package rule
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -25,13 +26,13 @@ func ChangeCue(before, after string) string {
 	}
 	for _, cue := range []struct {
 		name string
-		m    func(*text) string
+		re   *regexp.Regexp
 	}{
-		{"negation", func(t *text) string { return cueNegation.FindString(t.low) }},
-		{"change", func(t *text) string { return cueChange.FindString(t.low) }},
-		{"scope", func(t *text) string { return cueScope.FindString(t.low) }},
+		{"negation", cueNegation},
+		{"change", cueChange},
+		{"scope", cueScope},
 	} {
-		if w := cue.m(n); w != "" && cue.m(o) == "" {
+		if w := cue.re.FindString(n.low); w != "" && !cue.re.MatchString(o.low) {
 			return fmt.Sprintf("%s %q", cue.name, w)
 		}
 	}

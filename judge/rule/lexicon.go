@@ -345,7 +345,12 @@ func skipSpaceBack(s string, i int) int {
 
 // quantities finds the numbers in t with the kind each measures; numbers of no known kind
 // (dates, durations) are left out. It takes time linear in the length of the text.
-func quantities(t *text) []quantity {
+func quantities(t *text) []quantity { return quantitiesBefore(t, beforeWindow) }
+
+// quantitiesBefore is quantities with the before* patterns matched on
+// before(t.low, start of the number); the tests pass the whole text before the number to
+// check beforeWindow against.
+func quantitiesBefore(t *text, before func(low string, end int) string) []quantity {
 	var out []quantity
 	low := t.low
 	for _, m := range numberRE.FindAllStringSubmatchIndex(low, -1) {
@@ -370,7 +375,7 @@ func quantities(t *text) []quantity {
 			continue
 		}
 		kAfter := m[6] >= 0
-		before, after := beforeWindow(low, m[0]), low[m[1]:]
+		before, after := before(low, m[0]), low[m[1]:]
 		q := quantity{value: v, text: strings.TrimSpace(low[m[0]:m[1]])}
 		switch {
 		case currency || kAfter || afterThousand.MatchString(after) || afterMoney.MatchString(after) || beforeMoney.MatchString(before):

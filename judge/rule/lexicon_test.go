@@ -1,81 +1,39 @@
 package rule
 
 import (
-	"math"
 	"math/rand/v2"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 )
 
 // quantitiesWhole is quantities as it was before beforeWindow: every before* pattern
-// matched on all of the text before the number, and afterAge with an anchor per branch.
-// It is the oracle the linear quantities must agree with.
+// matched on all of the text before the number. It is the oracle the linear quantities
+// must agree with.
 func quantitiesWhole(t *text) []quantity {
-	afterAgeWhole := regexp.MustCompile(`^[\s-]*(years?|yrs?)[\s-]*old\b|^-year-old\b`)
-	var out []quantity
-	low := t.low
-	for _, m := range numberRE.FindAllStringSubmatchIndex(low, -1) {
-		var v float64
-		var err error
-		currency := m[2] >= 0
-		switch {
-		case m[4] >= 0:
-			digits := low[m[4]:m[5]]
-			if strings.Count(digits, ",") > 0 && !strings.Contains(digits, ".") {
-				digits = strings.ReplaceAll(digits, ",", "")
-			}
-			if v, err = strconv.ParseFloat(digits, 64); err != nil {
-				continue
-			}
-		case m[8] >= 0:
-			v = wordValue[low[m[8]:m[9]]]
-			if m[10] >= 0 {
-				v += wordValue[low[m[10]:m[11]]]
-			}
-		default:
-			continue
-		}
-		kAfter := m[6] >= 0
-		before, after := low[:m[0]], low[m[1]:]
-		q := quantity{value: v, text: strings.TrimSpace(low[m[0]:m[1]])}
-		switch {
-		case currency || kAfter || afterThousand.MatchString(after) || afterMoney.MatchString(after) || beforeMoney.MatchString(before):
-			q.kind = kindMoney
-			if kAfter || afterThousand.MatchString(after) {
-				q.value *= 1000
-			}
-		case afterAgeWhole.MatchString(after):
-			q.kind = kindAge
-		case afterAgo.MatchString(after):
-			continue
-		case afterYears.MatchString(after):
-			if beforeFor.MatchString(before) {
-				continue
-			}
-			q.kind = kindAge
-		case afterCM.MatchString(after):
-			q.kind = kindHeight
-		case afterM.MatchString(after) && v > 0.5 && v < 2.6:
-			q.kind, q.value = kindHeight, math.Round(v*100)
-		case afterKids.MatchString(after) || beforeKids.MatchString(before):
-			q.kind = kindKids
-		case afterSiblings.MatchString(after):
-			q.kind = kindSiblings
-		case afterMinutes.MatchString(after):
-			q.kind = kindMinutes
-		case afterKM.MatchString(after):
-			q.kind = kindDistance
-		case beforeAge.MatchString(before) && v >= 1 && v < 125:
-			q.kind = kindAge
-		default:
-			continue
-		}
-		out = append(out, q)
+	return quantitiesBefore(t, func(low string, end int) string { return low[:end] })
+}
+
+// afterAgeWhole is afterAge as it was, with an anchor per branch.
+var afterAgeWhole = regexp.MustCompile(`^[\s-]*(years?|yrs?)[\s-]*old\b|^-year-old\b`)
+
+// checkQuantities compares quantities with quantitiesWhole on s, and afterAge with
+// afterAgeWhole on the text after every number of s.
+func checkQuantities(t *testing.T, s string) []quantity {
+	t.Helper()
+	tx := newText(s)
+	got, want := quantities(tx), quantitiesWhole(tx)
+	if !slices.Equal(got, want) {
+		t.Fatalf("quantities(%q)\n = %+v\nwant %+v", s, got, want)
 	}
-	return out
+	for _, m := range numberRE.FindAllStringIndex(tx.low, -1) {
+		after := tx.low[m[1]:]
+		if g, w := afterAge.MatchString(after), afterAgeWhole.MatchString(after); g != w {
+			t.Fatalf("afterAge.MatchString(%q) = %v, afterAgeWhole: %v", after, g, w)
+		}
+	}
+	return got
 }
 
 // quantityTexts are texts whose numbers the before* patterns decide, with the white space
@@ -124,12 +82,7 @@ func TestQuantitiesWindow(t *testing.T) {
 	}
 	found := 0
 	for _, s := range texts {
-		tx := newText(s)
-		got, want := quantities(tx), quantitiesWhole(tx)
-		if !slices.Equal(got, want) {
-			t.Fatalf("quantities(%q)\n = %+v\nwant %+v", s, got, want)
-		}
-		found += len(got)
+		found += len(checkQuantities(t, s))
 	}
 	if found < 1000 {
 		t.Errorf("the texts hold only %d quantities: the comparison reads too little", found)
@@ -142,9 +95,6 @@ func FuzzQuantities(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		tx := newText(s)
-		if got, want := quantities(tx), quantitiesWhole(tx); !slices.Equal(got, want) {
-			t.Fatalf("quantities(%q)\n = %+v\nwant %+v", s, got, want)
-		}
+		checkQuantities(t, s)
 	})
 }

@@ -122,16 +122,16 @@ func (r *Auditor) decideSentences(p judge.Pair) (judge.Steps, judge.Verdict) {
 	nt := newText(p.New.Text)
 	d := old.judge(nt)
 	d.newVal = nt.display(d.newVal)
-	if old.kind == slotUnknown && d.status == judge.StatusUnrelated && !d.lexical && p.Scores != nil && p.Scores.A > cfg.TauTop {
+	if old.kind == slotUnknown && d.status == judge.StatusUnrelated && p.Scores != nil && p.Scores.A > cfg.TauTop {
 		// The rules cannot read the old record's slot and the texts share nothing: trust
 		// the gate's heads. (Where the rules know the slot and find the input silent on it,
 		// they overrule the gate, whose topic score is high for every pair it routes.)
 		if p.Scores.B < cfg.TauLog {
-			d = decision{status: judge.StatusConflict, ctype: judge.TypeImplicitViolation, conf: confScores,
-				reason: fmt.Sprintf("no lexical cue, but Sentry sees the same topic (a = %.2f) in disagreement (b = %.2f)", p.Scores.A, p.Scores.B)}
+			d = conflict(judge.TypeImplicitViolation, confScores, "",
+				fmt.Sprintf("no lexical cue, but Sentry sees the same topic (a = %.2f) in disagreement (b = %.2f)", p.Scores.A, p.Scores.B))
 		} else {
-			d = decision{status: judge.StatusConsistent, ctype: judge.TypeNone, conf: confScores,
-				reason: fmt.Sprintf("no lexical cue, but Sentry sees the same topic (a = %.2f) in agreement (b = %.2f)", p.Scores.A, p.Scores.B)}
+			d = consistent(confScores,
+				fmt.Sprintf("no lexical cue, but Sentry sees the same topic (a = %.2f) in agreement (b = %.2f)", p.Scores.A, p.Scores.B))
 		}
 	}
 	return d.render(old, p)
@@ -466,19 +466,17 @@ type decision struct {
 	status judge.Status
 	ctype  judge.ConflictType
 	conf   float64
-	// lexical is set when the texts themselves decided (not the absence of any cue).
-	lexical bool
-	newVal  string
-	cues    []string
-	reason  string
+	newVal string
+	cues   []string
+	reason string
 }
 
 func conflict(t judge.ConflictType, conf float64, newVal, reason string, cues ...string) decision {
-	return decision{status: judge.StatusConflict, ctype: t, conf: conf, lexical: true, newVal: newVal, reason: reason, cues: nonEmpty(cues)}
+	return decision{status: judge.StatusConflict, ctype: t, conf: conf, newVal: newVal, reason: reason, cues: nonEmpty(cues)}
 }
 
 func consistent(conf float64, reason string, cues ...string) decision {
-	return decision{status: judge.StatusConsistent, ctype: judge.TypeNone, conf: conf, lexical: true, reason: reason, cues: nonEmpty(cues)}
+	return decision{status: judge.StatusConsistent, ctype: judge.TypeNone, conf: conf, reason: reason, cues: nonEmpty(cues)}
 }
 
 func unrelated(conf float64, reason string) decision {
@@ -723,7 +721,7 @@ func (f *facts) judgeNumber(n *text) decision {
 func (f *facts) judgeGeneric(n *text) decision {
 	shared := f.overlap(n)
 	if shared == "" {
-		return decision{status: judge.StatusUnrelated, ctype: judge.TypeNone, conf: confOverlap, reason: "the two texts share no content words"}
+		return unrelated(confOverlap, "the two texts share no content words")
 	}
 	oldNeg, newNeg := f.t.has(cueNegation), n.has(cueNegation)
 	if oldNeg != newNeg {

@@ -268,18 +268,23 @@ func (r *MetaReader) Err() error { return errors.Join(r.errs...) }
 
 // Str returns the field key.
 func (r *MetaReader) Str(key string) string {
+	v, _ := r.get(key)
+	return v
+}
+
+// get returns the field key, noting a problem if it is missing.
+func (r *MetaReader) get(key string) (string, bool) {
 	v, ok := r.meta[key]
 	if !ok {
 		r.errs = append(r.errs, fmt.Errorf("metadata %q is missing", key))
 	}
-	return v
+	return v, ok
 }
 
 // Int returns the field key, which must be a non-negative integer.
 func (r *MetaReader) Int(key string) int {
-	s, ok := r.meta[key]
+	s, ok := r.get(key)
 	if !ok {
-		r.errs = append(r.errs, fmt.Errorf("metadata %q is missing", key))
 		return 0
 	}
 	v, err := strconv.Atoi(s)
@@ -291,9 +296,8 @@ func (r *MetaReader) Int(key string) int {
 
 // Float returns the field key, which must be a number, and a finite one if finite is set.
 func (r *MetaReader) Float(key string, finite bool) float64 {
-	s, ok := r.meta[key]
+	s, ok := r.get(key)
 	if !ok {
-		r.errs = append(r.errs, fmt.Errorf("metadata %q is missing", key))
 		return 0
 	}
 	v, err := strconv.ParseFloat(s, 64)
@@ -305,9 +309,8 @@ func (r *MetaReader) Float(key string, finite bool) float64 {
 
 // JSON decodes the field key into into.
 func (r *MetaReader) JSON(key string, into any) {
-	s, ok := r.meta[key]
+	s, ok := r.get(key)
 	if !ok {
-		r.errs = append(r.errs, fmt.Errorf("metadata %q is missing", key))
 		return
 	}
 	if err := json.Unmarshal([]byte(s), into); err != nil {

@@ -209,7 +209,7 @@ func activate(act Activation, v []float32) {
 
 // FirstNonFinite returns the index of the first NaN or infinite value of v, and false if all
 // are finite.
-func FirstNonFinite(v []float32) (int, bool) {
+func FirstNonFinite[T float32 | float64](v []T) (int, bool) {
 	for i, x := range v {
 		if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) {
 			return i, true
