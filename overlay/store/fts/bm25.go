@@ -215,9 +215,8 @@ func (ix *Index) Search(query string, k int) []Scored {
 		if idf <= 0 {
 			idf = 1e-6
 		}
-		ff, dl := float64(ix.bounds[tn].maxTF), float64(ix.bounds[tn].minLen)
-		ub := idf * ff * (K1 + 1) / (ff + K1*(1-B+B*dl/avg))
-		cs = append(cs, cursor{p: ix.postings[tn], idf: idf, ub: ub, at: len(cs)})
+		b := ix.bounds[tn]
+		cs = append(cs, cursor{p: ix.postings[tn], idf: idf, ub: weight(idf, b.maxTF, b.minLen, avg), at: len(cs)})
 	}
 	if len(cs) == 0 {
 		return nil
@@ -225,11 +224,7 @@ func (ix *Index) Search(query string, k int) []Scored {
 	if k <= 0 || k > live {
 		k = live
 	}
-	score := func(c *cursor, x posting) float64 {
-		ff := float64(x.tf)
-		dl := float64(ix.lens[x.doc])
-		return c.idf * ff * (K1 + 1) / (ff + K1*(1-B+B*dl/avg))
-	}
+	score := func(c *cursor, x posting) float64 { return weight(c.idf, x.tf, ix.lens[x.doc], avg) }
 	// Lowest bound first; below[i] bounds what cs[:i] add together.
 	slices.SortStableFunc(cs, func(a, b cursor) int { return cmp.Compare(a.ub, b.ub) })
 	below := append(sc.below[:0], 0)
@@ -287,6 +282,13 @@ func (ix *Index) Search(query string, k int) []Scored {
 		}
 	}
 	return top.sorted(ix.ids)
+}
+
+// weight is what a term of weight idf adds to the score of a document of dl tokens,
+// tf of them the term, when documents have avg tokens.
+func weight(idf float64, tf, dl int32, avg float64) float64 {
+	ff := float64(tf)
+	return idf * ff * (K1 + 1) / (ff + K1*(1-B+B*float64(dl)/avg))
 }
 
 // skipTo returns p from its first posting of a document ≥ d on, by galloping.
