@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -53,20 +52,8 @@ func BenchmarkBank(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	qc := newCorpus(99)
-	type query struct {
-		text string
-		vec  []float32
-	}
-	queries := make([]query, 64)
-	for i := range queries {
-		queries[i] = query{qc.text(6), qc.vector()}
-	}
+	queries := newCorpus(99).queries(64)
 	rng := rand.New(rand.NewPCG(3, 4))
-	p50 := func(lat []time.Duration) float64 {
-		slices.Sort(lat)
-		return float64(lat[len(lat)/2]) / 1e6
-	}
 	var cold []time.Duration
 	for i, u := range rng.Perm(users) {
 		q := queries[i%len(queries)]
@@ -89,6 +76,6 @@ func BenchmarkBank(b *testing.B) {
 	}
 	b.ReportMetric(float64(size)/(users*per/1000), "bytes/1k-memories")
 	b.ReportMetric(fill.Seconds(), "fill-s")
-	b.ReportMetric(p50(cold), "cold-p50-ms")
-	b.ReportMetric(p50(warm), "p50-ms")
+	b.ReportMetric(p50ms(cold), "cold-p50-ms")
+	b.ReportMetric(p50ms(warm), "p50-ms")
 }

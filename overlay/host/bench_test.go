@@ -64,6 +64,27 @@ func (c *corpus) memory(i int) host.Memory {
 		Meta: map[string]string{"session": fmt.Sprint(i / 20)}}
 }
 
+// query is a search's text and vector.
+type query struct {
+	text string
+	vec  []float32
+}
+
+// queries draws n queries of 6 words.
+func (c *corpus) queries(n int) []query {
+	qs := make([]query, n)
+	for i := range qs {
+		qs[i] = query{c.text(6), c.vector()}
+	}
+	return qs
+}
+
+// p50ms sorts lat and returns its median in milliseconds.
+func p50ms(lat []time.Duration) float64 {
+	slices.Sort(lat)
+	return float64(lat[len(lat)/2]) / 1e6
+}
+
 // fillHost adds n memories drawn from c to user bench of h, in batches of 1,000.
 func fillHost(b *testing.B, h fullHost, c *corpus, n int) {
 	b.Helper()
@@ -143,14 +164,7 @@ func BenchmarkSearchANN(b *testing.B) {
 // the hybrid run also reports the first search's (load-s), which runs before the timer.
 func benchSearches(b *testing.B, h fullHost, qc *corpus) {
 	b.Helper()
-	type query struct {
-		text string
-		vec  []float32
-	}
-	queries := make([]query, 64)
-	for i := range queries {
-		queries[i] = query{qc.text(6), qc.vector()}
-	}
+	queries := qc.queries(64)
 	ctx := context.Background()
 	start := time.Now()
 	if _, err := h.Search(ctx, "bench", queries[0].text, queries[0].vec, 10); err != nil {
@@ -177,8 +191,7 @@ func benchSearches(b *testing.B, h fullHost, qc *corpus) {
 				}
 				lat = append(lat, time.Since(t))
 			}
-			slices.Sort(lat)
-			b.ReportMetric(float64(lat[len(lat)/2])/1e6, "p50-ms")
+			b.ReportMetric(p50ms(lat), "p50-ms")
 			if mode == "hybrid" {
 				b.ReportMetric(load.Seconds(), "load-s")
 			}

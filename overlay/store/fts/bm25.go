@@ -167,8 +167,7 @@ func (ix *Index) compact() {
 type cursor struct {
 	p       []posting // from the current posting on
 	idf, ub float64   // ub bounds what the term adds to a score (termBound)
-	bound   termBound
-	at      int // the term's place in the query
+	at      int       // the term's place in the query
 }
 
 // searchScratch is what a search writes, kept for the next in searchPool.
@@ -205,6 +204,7 @@ func (ix *Index) Search(query string, k int) []Scored {
 	defer searchPool.Put(sc)
 	cs := sc.cs[:0]
 	defer func() { clear(cs); sc.cs = cs[:0] }() // no postings held in the pool
+	avg := float64(ix.total) / n
 	for _, t := range Terms(query, MaxQueryTerms) {
 		tn, ok := ix.dict[t]
 		if !ok || Prunable(len(ix.postings[tn]), live) {
@@ -215,7 +215,8 @@ func (ix *Index) Search(query string, k int) []Scored {
 		if idf <= 0 {
 			idf = 1e-6
 		}
-		cs = append(cs, cursor{p: ix.postings[tn], idf: idf, bound: ix.bounds[tn], at: len(cs)})
+		b := ix.bounds[tn]
+		cs = append(cs, cursor{p: ix.postings[tn], idf: idf, ub: weight(idf, b.maxTF, b.minLen, avg), at: len(cs)})
 	}
 	if len(cs) == 0 {
 		return nil
@@ -223,17 +224,7 @@ func (ix *Index) Search(query string, k int) []Scored {
 	if k <= 0 || k > live {
 		k = live
 	}
-	avg := float64(ix.total) / n
-	for i := range cs {
-		c := &cs[i]
-		ff, dl := float64(c.bound.maxTF), float64(c.bound.minLen)
-		c.ub = c.idf * ff * (K1 + 1) / (ff + K1*(1-B+B*dl/avg))
-	}
-	score := func(c *cursor, x posting) float64 {
-		ff := float64(x.tf)
-		dl := float64(ix.lens[x.doc])
-		return c.idf * ff * (K1 + 1) / (ff + K1*(1-B+B*dl/avg))
-	}
+	score := func(c *cursor, x posting) float64 { return weight(c.idf, x.tf, ix.lens[x.doc], avg) }
 	// Lowest bound first; below[i] bounds what cs[:i] add together.
 	slices.SortStableFunc(cs, func(a, b cursor) int { return cmp.Compare(a.ub, b.ub) })
 	below := append(sc.below[:0], 0)
@@ -291,6 +282,13 @@ func (ix *Index) Search(query string, k int) []Scored {
 		}
 	}
 	return top.sorted(ix.ids)
+}
+
+// weight is what a term of weight idf adds to the score of a document of dl tokens,
+// tf of them the term, when documents have avg tokens.
+func weight(idf float64, tf, dl int32, avg float64) float64 {
+	ff := float64(tf)
+	return idf * ff * (K1 + 1) / (ff + K1*(1-B+B*float64(dl)/avg))
 }
 
 // skipTo returns p from its first posting of a document ≥ d on, by galloping.
