@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -568,5 +569,59 @@ func TestExtractorSeesSlotsAfterRestart(t *testing.T) {
 	}
 	if len(x.seen[0]) != 0 || len(x.values[0]) != 0 {
 		t.Errorf("after deleting the user the extractor was shown slots %q and values %v", x.seen[0], x.values[0])
+	}
+}
+
+// listCounter counts the List calls that read a page of the newest records.
+type listCounter struct {
+	store.Store
+	reads atomic.Int32
+}
+
+func (l *listCounter) List(ctx context.Context, user string, f store.Filter) ([]store.Record, string, error) {
+	if f.Newest && f.Limit > 1 {
+		l.reads.Add(1)
+	}
+	return l.Store.List(ctx, user, f)
+}
+
+// Two processes on one bank: each is shown what the other committed since it last
+// looked, and reads the slots again only then.
+func TestExtractorSeesOtherProcessSlots(t *testing.T) {
+	x := &mapExtractor{facts: map[string][]facts.Fact{
+		"my dog is called Rex":    {fact("user", "pet", "Rex")},
+		"I live in Porto":         {fact("user", "home", "Porto")},
+		"sorry, Lisbon not Porto": nil,
+		"nice weather today":      nil,
+	}}
+	a := newTestOverlay(t, func(c *Config) { c.Facts = x })
+	counted := &listCounter{Store: a.cfg.Store}
+	a.cfg.Store = counted
+	b, err := New(Config{Store: counted.Store, Host: a.cfg.Host, Embedder: a.cfg.Embedder, Facts: x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(o *Overlay, text string) {
+		t.Helper()
+		if _, err := o.Add(t.Context(), "ana", []Input{{Content: text}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(a, "my dog is called Rex")
+	add(a, "nice weather today")
+	if n := counted.reads.Load(); n != 1 {
+		t.Errorf("two Adds in one process read the slots %d times, want once (its own commits are known)", n)
+	}
+	add(b, "I live in Porto")
+	x.seen, x.values = nil, nil
+	add(a, "sorry, Lisbon not Porto")
+	if want := []string{"user/home", "user/pet"}; !slices.Equal(x.seen[0], want) {
+		t.Errorf("after another process's commit the extractor was shown slots %q, want %q", x.seen[0], want)
+	}
+	if got := x.values[0]["user/home"]; !slices.Equal(got, []string{"Porto"}) {
+		t.Errorf("after another process's commit the extractor was shown home values %q, want [Porto]", got)
+	}
+	if n := counted.reads.Load(); n != 2 {
+		t.Errorf("the slots were read %d times, want twice (the first Add, and after the other process wrote)", n)
 	}
 }

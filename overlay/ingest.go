@@ -278,12 +278,14 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 
 	t0 = time.Now()
 	mem := host.Memory{ID: rec.ID, Content: rec.Content, Vector: vec, Time: rec.EventTime}
-	if err := o.commitWithHost(ctx, user, &rec, cands, verdicts, mem, tr); err != nil {
+	newest, err := o.commitWithHost(ctx, user, &rec, cands, verdicts, mem, tr)
+	if err != nil {
 		return nil, err
 	}
 	tr.Timings.Commit = time.Since(t0)
 	tr.Status = rec.Status
 	o.noteRecord(user, rec.Slot, slotValue, fs)
+	o.recentSlots(user).wrote(newest)
 	return tr, nil
 }
 
@@ -293,23 +295,25 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 // (Config.SeparateHost) gets the new memory before the transaction, loses it again if
 // the commit fails (until then a search hit without a record is skipped), and gets the
 // transition records after the commit, whose failures are logged: the bank is the
-// truth, and a transition record the host lacks is still found through its links.
-func (o *Overlay) commitWithHost(ctx context.Context, user string, rec *store.Record, cands []store.Record, verdicts []*judge.Verdict, mem host.Memory, tr *IngestTrace) error {
+// truth, and a transition record the host lacks is still found through its links. It
+// returns the id of the newest record the commit wrote.
+func (o *Overlay) commitWithHost(ctx context.Context, user string, rec *store.Record, cands []store.Record, verdicts []*judge.Verdict, mem host.Memory, tr *IngestTrace) (string, error) {
 	if o.inTx == nil {
 		if err := o.host.Add(ctx, user, mem); err != nil {
-			return fmt.Errorf("add to host memory: %w", err)
+			return "", fmt.Errorf("add to host memory: %w", err)
 		}
 	}
 	var (
-		apply func()
-		ms    []host.Memory
+		apply  func()
+		ms     []host.Memory
+		newest string
 	)
 	err := o.cfg.Store.Tx(ctx, user, func(tx store.Tx) error {
 		tr.Commits = tr.Commits[:0]
-		if err := o.commit(ctx, tx, rec, cands, verdicts, tr); err != nil {
+		var err error
+		if newest, err = o.commit(ctx, tx, rec, cands, verdicts, tr); err != nil {
 			return err
 		}
-		var err error
 		if ms, err = o.hostMemories(ctx, tx.Get, mem, tr); err != nil {
 			return err
 		}
@@ -327,18 +331,18 @@ func (o *Overlay) commitWithHost(ctx context.Context, user string, rec *store.Re
 				o.cfg.Logger.Warn("remove host memory of a failed commit", "id", rec.ID, "err", herr)
 			}
 		}
-		return fmt.Errorf("commit: %w", err)
+		return "", fmt.Errorf("commit: %w", err)
 	}
 	if o.inTx != nil {
 		apply()
-		return nil
+		return newest, nil
 	}
 	for _, m := range ms[1:] {
 		if err := o.host.Add(ctx, user, m); err != nil {
 			o.cfg.Logger.Warn("index transition record", "id", m.ID, "err", err)
 		}
 	}
-	return nil
+	return newest, nil
 }
 
 // hostMemories are what an ingest adds to the host memory: the new memory, then the
@@ -453,23 +457,29 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 	return out, nil
 }
 
-// commit plans what the verdicts change (planCommit) and writes the plan in tx.
-func (o *Overlay) commit(ctx context.Context, tx store.Tx, rec *store.Record, cands []store.Record, verdicts []*judge.Verdict, tr *IngestTrace) error {
+// commit plans what the verdicts change (planCommit) and writes the plan in tx. It
+// returns the id of the newest record it wrote: the new record's, or its newest
+// transition record's.
+func (o *Overlay) commit(ctx context.Context, tx store.Tx, rec *store.Record, cands []store.Record, verdicts []*judge.Verdict, tr *IngestTrace) (string, error) {
 	groups, err := planGroups(ctx, tx, *rec, cands, verdicts)
 	if err != nil {
-		return err
+		return "", err
 	}
 	pl := planCommit(planInput{Record: *rec, Candidates: cands, Verdicts: verdicts, Groups: groups,
 		Facts: o.cfg.Facts != nil, NoCommit: o.cfg.NoCommit, NewID: func() string { return store.NewID(tx.Now()) }})
 	if err := applyPlan(ctx, tx, pl); err != nil {
-		return err
+		return "", err
 	}
 	tr.Commits = pl.Commits
 	*rec = pl.Record
 	if r, err := tx.Get(ctx, rec.ID); err == nil {
 		rec.Status = r.Status
 	}
-	return nil
+	newest := rec.ID
+	for _, t := range pl.Transitions {
+		newest = max(newest, t.Record.ID)
+	}
+	return newest, nil
 }
 
 // planGroups reads the version groups a plan may merge or reconcile: the new record's
@@ -621,6 +631,16 @@ type recentSlots struct {
 	vals   map[string][]string // by key, newest first
 	ref    string              // the last extraction's facts.Result.Referent
 	seeded bool                // read from the bank (seedSlots)
+	// last is the id of the user's newest record in the bank as this process last saw
+	// it: read by seedSlots or written by its own commits.
+	last string
+}
+
+// wrote notes that this process committed the user's record id.
+func (r *recentSlots) wrote(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.last = max(r.last, id)
 }
 
 func (r *recentSlots) referent() string {
@@ -643,28 +663,39 @@ const (
 // seedRecords is how many of a user's newest records seedSlots reads.
 const seedRecords = 4 * maxRecentSlots
 
-// seedSlots fills a user's recent slots from the bank once per process (and again after
-// a delete): the slots and values of the newest records with facts, so that the
-// extractor is shown the user's slots after a restart or from a one-shot command
-// ("atma overlay add" for each memory) as it is within one long-running process. A
-// failure to read is logged: the memories are still stored, read without those slots.
+// seedSlots fills a user's recent slots from the bank: the slots and values of the
+// newest records with facts, so that the extractor is shown the user's slots after a
+// restart or from a one-shot command ("atma overlay add" for each memory) as it is
+// within one long-running process. It reads them on a user's first Add in the process,
+// after a delete, and whenever the user's newest record is not the one this process
+// last saw: another process (a replica on the same PostgreSQL bank) wrote or deleted
+// since, and what it committed is shown too. That check is one indexed read of one
+// record a call of Add. A failure to read is logged: the memories are still stored,
+// read without those slots.
 func (o *Overlay) seedSlots(ctx context.Context, user string) {
 	if o.cfg.Facts == nil {
 		return // nothing is shown the slots: keep no entry for the user
 	}
 	r := o.recentSlots(user)
 	r.mu.Lock()
-	done := r.seeded
-	r.seeded = true
+	seeded, last := r.seeded, r.last
 	r.mu.Unlock()
-	if done {
-		return
+	if seeded {
+		page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Newest: true, Limit: 1})
+		if err != nil {
+			o.cfg.Logger.Warn("checking the user's newest record for the fact extractor failed; it is shown the slots this process knows", "user", user, "err", err)
+			return
+		}
+		if len(page) == 0 && last == "" || len(page) > 0 && page[0].ID == last {
+			return
+		}
 	}
 	page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Newest: true, Limit: seedRecords})
 	if err != nil {
 		o.cfg.Logger.Warn("reading the user's slots for the fact extractor failed; it is shown none", "user", user, "err", err)
 		return
 	}
+	r.reset()
 	for _, rec := range slices.Backward(page) { // oldest first: the newest end most recent
 		if !factSlot(rec.Slot) {
 			continue
@@ -678,6 +709,17 @@ func (o *Overlay) seedSlots(ctx context.Context, user string) {
 		}
 		o.noteRecord(user, rec.Slot, value, fs)
 	}
+	if len(page) > 0 {
+		r.wrote(page[0].ID)
+	}
+}
+
+// reset forgets the keys and values, keeps the referent, and marks r as read from the
+// bank.
+func (r *recentSlots) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.keys, r.vals, r.last, r.seeded = nil, nil, "", true
 }
 
 // forgetSlots drops what the extractor is shown of user's slots: after a delete they
