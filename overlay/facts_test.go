@@ -303,6 +303,9 @@ func TestVersionGroupsArrivalOrder(t *testing.T) {
 						t.Fatalf("seed %d %s: %v", seed, name, err)
 					}
 					ids[m.Content] = tr[0].RecordID
+					if r, err := st.Get(t.Context(), "eve", tr[0].RecordID); err != nil || r.Status != tr[0].Status {
+						t.Errorf("seed %d %s: %q's trace says %s, the bank %s (%v)", seed, name, m.Content, tr[0].Status, r.Status, err)
+					}
 					trs = append(trs, tr...)
 					for _, text := range deletes[i] {
 						if err := o.Delete(t.Context(), "eve", ids[text]); err != nil {

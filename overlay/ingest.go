@@ -472,8 +472,13 @@ func (o *Overlay) commit(ctx context.Context, tx store.Tx, rec *store.Record, ca
 	}
 	tr.Commits = pl.Commits
 	*rec = pl.Record
-	if r, err := tx.Get(ctx, rec.ID); err == nil {
-		rec.Status = r.Status
+	if len(pl.Moves) > 0 || len(pl.Transitions) > 0 || len(pl.Reconcile) > 0 {
+		// The reconciliation of a version group sets its members' statuses.
+		if r, err := tx.Get(ctx, rec.ID); err == nil {
+			rec.Status = r.Status
+		}
+	} else if rec.Status == "" {
+		rec.Status = store.StatusActive // as Put stores it
 	}
 	newest := rec.ID
 	for _, t := range pl.Transitions {

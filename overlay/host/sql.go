@@ -139,7 +139,7 @@ func (h *SQL) AddBatch(ctx context.Context, user string, ms []Memory) error {
 		return h.d.classify(fmt.Errorf("add: begin: %w", err))
 	}
 	defer tx.Rollback()
-	apply, err := h.addIn(ctx, tx, user, ms)
+	apply, err := h.addIn(ctx, tx, user, ms, false)
 	if err != nil {
 		return h.d.classify(err)
 	}
@@ -159,10 +159,11 @@ func (h *SQL) AddBatch(ctx context.Context, user string, ms []Memory) error {
 // a store on another database, is refused: such a host is not a participant of that
 // store's transactions (overlay.Config.SeparateHost). On SQLite the store's
 // transactions begin as writes (BEGIN IMMEDIATE), which serialises them with the
-// host's own writes; on PostgreSQL AddIn takes the user's advisory lock in tx
-// (pgdb.LockUser, which the store's transaction already holds).
+// host's own writes; on PostgreSQL the store's transaction of the user holds the user's
+// advisory lock (pgdb.LockUser), which the host's own writes take, and AddIn takes it
+// in a transaction of another user.
 func (h *SQL) AddIn(ctx context.Context, tx store.Tx, user string, ms []Memory) (apply func(), err error) {
-	raw, db, ok := store.SQLTx(tx)
+	raw, db, owner, ok := store.SQLTx(tx)
 	switch {
 	case !ok:
 		return nil, fmt.Errorf("add: %w: not a transaction of the SQL store (the host memory writes only in its own database's transactions)", ErrInvalid)
@@ -170,10 +171,11 @@ func (h *SQL) AddIn(ctx context.Context, tx store.Tx, user string, ms []Memory) 
 		return nil, fmt.Errorf("add: %w: the store's transaction runs on another database than the host memory's; a host elsewhere is a separate host (overlay.Config.SeparateHost)", ErrInvalid)
 	}
 	// Not classified here: the store's Tx maps what its transaction returns.
-	return h.addIn(ctx, raw, user, ms)
+	return h.addIn(ctx, raw, user, ms, owner == user)
 }
 
-func (h *SQL) addIn(ctx context.Context, tx *sql.Tx, user string, ms []Memory) (apply func(), err error) {
+// addIn writes ms in tx; locked: tx already holds the user's lock (claim).
+func (h *SQL) addIn(ctx context.Context, tx *sql.Tx, user string, ms []Memory, locked bool) (apply func(), err error) {
 	now := h.cfg.now()
 	var batch []Memory
 	at := map[string]int{}
@@ -193,17 +195,12 @@ func (h *SQL) addIn(ctx context.Context, tx *sql.Tx, user string, ms []Memory) (
 		return func() {}, nil
 	}
 	q := h.q(tx)
-	if h.d.claim != nil {
+	if h.d.claim != nil && !locked {
 		if err := h.d.claim(ctx, q, user); err != nil {
 			return nil, fmt.Errorf("add: %w", err)
 		}
 	}
-	st, err := readUserState(ctx, q, user)
-	if err != nil {
-		return nil, fmt.Errorf("add: %w", err)
-	}
-	// Vectors after the batch: those of memories it does not replace, plus its own.
-	replaced, err := h.vectorsAmong(ctx, q, user, batch)
+	st, replaced, err := readAddState(ctx, q, user, batch)
 	if err != nil {
 		return nil, fmt.Errorf("add: %w", err)
 	}
@@ -257,11 +254,41 @@ func (h *SQL) addIn(ctx context.Context, tx *sql.Tx, user string, ms []Memory) (
 	}, nil
 }
 
+// readAddState reads the user's state and how many stored vectors the batch replaces
+// (the vectors after it: those of memories it does not replace, plus its own), in one
+// statement — one round trip on PostgreSQL — for a batch of up to vectorChunk memories.
+func readAddState(ctx context.Context, q sqlitedb.Querier, user string, batch []Memory) (userState, int64, error) {
+	if len(batch) > vectorChunk {
+		st, err := readUserState(ctx, q, user)
+		if err != nil {
+			return userState{}, 0, err
+		}
+		n, err := vectorsAmong(ctx, q, user, batch)
+		return st, n, err
+	}
+	args := []any{user}
+	for _, m := range batch {
+		args = append(args, m.ID)
+	}
+	args = append(args, user)
+	var (
+		gen, dim, vectors, reset sql.NullInt64
+		replaced                 int64
+	)
+	err := q.QueryRowContext(ctx, `SELECT u.gen, u.dim, u.vectors, u.reset_gen,
+			(SELECT count(*) FROM host_memories WHERE "user" = ? AND vec IS NOT NULL AND id IN (`+placeholders(len(batch))+`))
+		FROM (SELECT 1) AS one LEFT JOIN host_users u ON u."user" = ?`, args...).Scan(&gen, &dim, &vectors, &reset, &replaced)
+	return userState{gen: gen.Int64, dim: dim.Int64, vectors: vectors.Int64, reset: reset.Int64}, replaced, err
+}
+
+// vectorChunk is the most ids one statement looks up.
+const vectorChunk = 500
+
 // vectorsAmong counts the stored vectors among the batch's ids.
-func (h *SQL) vectorsAmong(ctx context.Context, q sqlitedb.Querier, user string, batch []Memory) (int64, error) {
+func vectorsAmong(ctx context.Context, q sqlitedb.Querier, user string, batch []Memory) (int64, error) {
 	var total int64
-	for start := 0; start < len(batch); start += 500 {
-		chunk := batch[start:min(start+500, len(batch))]
+	for start := 0; start < len(batch); start += vectorChunk {
+		chunk := batch[start:min(start+vectorChunk, len(batch))]
 		args := []any{user}
 		for _, m := range chunk {
 			args = append(args, m.ID)

@@ -126,7 +126,7 @@ func TestPostgresReplicaDiesMidTransaction(t *testing.T) {
 		if err := tx.Put(ctx, store.Record{ID: "first", Content: "written by the replica that dies"}); err != nil {
 			return err
 		}
-		raw, _, ok := store.SQLTx(tx)
+		raw, _, _, ok := store.SQLTx(tx)
 		if !ok {
 			return errors.New("no database transaction")
 		}

@@ -417,17 +417,18 @@ type sqlTx struct {
 
 var _ Tx = (*sqlTx)(nil)
 
-// SQLTx returns the database transaction under tx, a transaction of the SQL store, and
-// the database it runs on, so that a component on the store's database writes in the
-// same transaction (host.SQL.AddIn: the host memory beside the store on one database)
-// and can check that it is its own database; ok is false for a transaction of another
-// store, or outside the function given to Tx.
-func SQLTx(tx Tx) (_ *sql.Tx, _ *sql.DB, ok bool) {
+// SQLTx returns the database transaction under tx, a transaction of the SQL store, the
+// database it runs on and the user whose namespace it writes (on PostgreSQL it holds
+// that user's advisory lock, pgdb.LockUser), so that a component on the store's
+// database writes in the same transaction (host.SQL.AddIn: the host memory beside the
+// store on one database) and can check that it is its own database; ok is false for a
+// transaction of another store, or outside the function given to Tx.
+func SQLTx(tx Tx) (_ *sql.Tx, _ *sql.DB, user string, ok bool) {
 	t, ok := tx.(*sqlTx)
 	if !ok || t.done || t.state {
-		return nil, nil, false
+		return nil, nil, "", false
 	}
-	return t.raw, t.db, true
+	return t.raw, t.db, t.user, true
 }
 
 // view is the read-only view the commit check reads through: state without embeddings.
@@ -470,48 +471,70 @@ func (t *sqlTx) Put(ctx context.Context, r Record) error {
 	if err := t.checkWrite(); err != nil {
 		return fmt.Errorf("put %s: %w", r.ID, err)
 	}
-	// What preparePut and the commit check need of the record it replaces.
-	var (
-		old    = Record{ID: r.ID}
-		ingest int64
-	)
-	err := t.q.QueryRowContext(ctx, `SELECT ingest_ns, slot FROM records WHERE "user" = ? AND id = ?`, t.user, r.ID).Scan(&ingest, &old.Slot)
-	existed := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("put %s: %w", r.ID, err)
-	}
-	old.IngestTime = time.Unix(0, ingest).UTC()
-	r, err = preparePut(r, t.user, t.now, old, existed)
+	// Most records put are new (an ingest's record and its transition records): one
+	// insert that writes nothing when the id is taken, and only then the read of the
+	// record it replaces, what preparePut and the commit check need of it, and the
+	// upsert. A new record costs one statement (a round trip on PostgreSQL), not two.
+	rec, err := preparePut(r, t.user, t.now, Record{ID: r.ID}, false)
 	if err != nil {
 		return err
 	}
+	added, err := t.putRow(ctx, rec, false)
+	if err != nil {
+		return fmt.Errorf("put %s: %w", r.ID, err)
+	}
+	if added {
+		t.touched.record(rec)
+		return nil
+	}
+	old := Record{ID: r.ID}
+	var ingest int64
+	if err := t.q.QueryRowContext(ctx, `SELECT ingest_ns, slot FROM records WHERE "user" = ? AND id = ?`, t.user, r.ID).Scan(&ingest, &old.Slot); err != nil {
+		return fmt.Errorf("put %s: %w", r.ID, err)
+	}
+	old.IngestTime = time.Unix(0, ingest).UTC()
+	if rec, err = preparePut(r, t.user, t.now, old, true); err != nil {
+		return err
+	}
+	if _, err := t.putRow(ctx, rec, true); err != nil {
+		return fmt.Errorf("put %s: %w", r.ID, err)
+	}
+	t.touched.record(old)
+	t.touched.record(rec)
+	return nil
+}
+
+// putRow writes r's row: inserted when its id is free (added), else replaced when
+// replace is set, else left as it is.
+func (t *sqlTx) putRow(ctx context.Context, r Record, replace bool) (added bool, err error) {
 	meta := []byte("{}")
 	if len(r.Meta) > 0 {
 		if meta, err = json.Marshal(r.Meta); err != nil {
-			return fmt.Errorf("put %s: encode meta: %w", r.ID, err)
+			return false, fmt.Errorf("encode meta: %w", err)
 		}
 	}
-	_, err = t.q.ExecContext(ctx, `INSERT INTO records ("user", id, content, event_ns, source_pos, ingest_ns, status, retracted,
-			slot, single_valued, valid_from_ns, valid_until_ns, confidence, source, host_id, meta, backbone, topic, logic)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT ("user", id) DO UPDATE SET
+	conflict := `ON CONFLICT ("user", id) DO NOTHING`
+	if replace {
+		conflict = `ON CONFLICT ("user", id) DO UPDATE SET
 			content = excluded.content, event_ns = excluded.event_ns, source_pos = excluded.source_pos,
 			ingest_ns = excluded.ingest_ns, status = excluded.status, retracted = excluded.retracted,
 			slot = excluded.slot, single_valued = excluded.single_valued, valid_from_ns = excluded.valid_from_ns,
 			valid_until_ns = excluded.valid_until_ns, confidence = excluded.confidence, source = excluded.source,
 			host_id = excluded.host_id, meta = excluded.meta, backbone = excluded.backbone, topic = excluded.topic,
-			logic = excluded.logic`,
+			logic = excluded.logic`
+	}
+	res, err := t.q.ExecContext(ctx, `INSERT INTO records ("user", id, content, event_ns, source_pos, ingest_ns, status, retracted,
+			slot, single_valued, valid_from_ns, valid_until_ns, confidence, source, host_id, meta, backbone, topic, logic)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		`+conflict,
 		r.User, r.ID, r.Content, sqlitedb.TimeToNull(r.EventTime), r.SourcePos, r.IngestTime.UnixNano(), string(r.Status), boolInt(r.Retracted),
 		r.Slot, boolInt(r.SingleValued), sqlitedb.TimeToNull(r.ValidFrom), sqlitedb.TimeToNull(r.ValidUntil), r.Confidence, r.Source, r.HostID, string(meta),
 		sqlitedb.EncodeVector(r.Embeddings.Backbone), sqlitedb.EncodeVector(r.Embeddings.Topic), sqlitedb.EncodeVector(r.Embeddings.Logic))
 	if err != nil {
-		return fmt.Errorf("put %s: %w", r.ID, err)
+		return false, err
 	}
-	if existed {
-		t.touched.record(old)
-	}
-	t.touched.record(r)
-	return nil
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
 func boolInt(b bool) int {
@@ -523,19 +546,31 @@ func boolInt(b bool) int {
 
 // endpoints returns the slots of from and to, ErrNotFound unless both exist.
 func (t *sqlTx) endpoints(ctx context.Context, from, to string) (map[string]string, error) {
-	// Two point lookups: SQLite plans "id IN (?, ?)" on the (user, …) version index and
-	// scans the user's records, which made every link cost O(records).
+	// Two point lookups in one statement (one round trip on PostgreSQL): SQLite plans
+	// "id IN (?, ?)" on the (user, …) version index and scans the user's records, which
+	// made every link cost O(records).
+	rows, err := t.q.QueryContext(ctx, `SELECT id, slot FROM records WHERE "user" = ? AND id = ?
+		UNION ALL SELECT id, slot FROM records WHERE "user" = ? AND id = ?`, t.user, from, t.user, to)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
 	slots := map[string]string{}
-	for _, id := range []string{from, to} {
-		var slot string
-		err := t.q.QueryRowContext(ctx, `SELECT slot FROM records WHERE "user" = ? AND id = ?`, t.user, id).Scan(&slot)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, ErrNotFound
-		}
-		if err != nil {
+	for rows.Next() {
+		var id, slot string
+		if err := rows.Scan(&id, &slot); err != nil {
 			return nil, err
 		}
 		slots[id] = slot
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if _, ok := slots[from]; !ok {
+		return nil, ErrNotFound
+	}
+	if _, ok := slots[to]; !ok {
+		return nil, ErrNotFound
 	}
 	return slots, nil
 }
