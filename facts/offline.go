@@ -320,7 +320,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			known = append(known, s)
 		}
 		facts, why := o.extract(in[i], p, vecs[p.mem], protos, nonFact, known)
-		if kept := slices.DeleteFunc(slices.Clone(facts), func(f Fact) bool { return emptyValue(f.Value) || namesAttribute(f) || shapeless(f, p.cased) }); len(kept) < len(facts) {
+		if kept := slices.DeleteFunc(slices.Clone(facts), func(f Fact) bool { return junk(f, p.cased) }); len(kept) < len(facts) {
 			// A clause of chat ("It's been a busy week", "I'll reach my goals") matched an
 			// attribute with no value of its kind.
 			if len(kept) == 0 {

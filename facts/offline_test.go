@@ -764,6 +764,46 @@ func TestOfflineCorrectionByValue(t *testing.T) {
 	}
 }
 
+// A value of a slot that leaves, told by its own name, ends the slot's value: a person's
+// role in the speaker's life, whoever the slot's subject is. A trip, an object and a
+// habit are no leaving.
+func TestOfflineValueLeaves(t *testing.T) {
+	tests := []struct {
+		text   string
+		values map[string][]string
+		want   []string // slot=value of the facts read by form, !value for a denied one
+	}{
+		{"carol's dropped out, her job got too much. so no study buddy for me for now", map[string][]string{"user/study-buddy": {"Carol"}}, []string{"user/study-buddy=!Carol"}},
+		{"grace won't be coming anymore, the home has its own staff", map[string][]string{"mum/carer": {"Grace"}}, []string{"mum/carer=!Grace"}},
+		{"Tariq moved out on sunday, the flat is so quiet", map[string][]string{"user/flatmate": {"Tariq"}}, []string{"user/flatmate=!Tariq"}},
+		{"so Dr Mensah retired, we get whoever the practice sends now", map[string][]string{"user/doctor": {"Dr Mensah"}}, []string{"user/doctor=!Dr Mensah"}},
+		{"ugh, Lena quit last week and nobody told me", map[string][]string{"user/manager": {"Lena"}}, []string{"user/manager=!Lena"}},
+		{"Lena left for Oslo on friday, back on the 12th", map[string][]string{"user/manager": {"Lena"}}, nil},
+		{"Tariq left his bike in the hallway again", map[string][]string{"user/flatmate": {"Tariq"}}, nil},
+		{"Lena quit smoking, fair play to her", map[string][]string{"user/manager": {"Lena"}}, nil},
+		{"has anyone seen Tariq? he left", map[string][]string{"user/flatmate": {"Tariq"}}, nil},
+	}
+	for _, tt := range tests {
+		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: tt.text, Values: tt.values}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range res[0].Facts {
+			if _, in := tt.values[f.Slot()]; in && f.Confidence == 0 {
+				v := f.Value
+				if f.Negated {
+					v = "!" + v
+				}
+				got = append(got, f.Slot()+"="+v)
+			}
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q: facts by form %q, want %q (all %+v)", tt.text, got, tt.want, res[0].Facts)
+		}
+	}
+}
+
 // One past event told by meaning states nothing of how things stand; a change told as an
 // event, and a habit on a weekday, do.
 func TestEpisodeIsNoState(t *testing.T) {

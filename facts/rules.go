@@ -784,6 +784,58 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 				break
 			}
 		}
+		if !slices.ContainsFunc(have, func(f Fact) bool {
+			return f.Subject == subj && Kebab(f.Attribute) == attr && !f.Negated && !junk(f, p.cased)
+		}) {
+			out = append(out, leftValues(subj, attr, vals, p, in)...)
+		}
+	}
+	return out
+}
+
+// leaving is a verb phrase of someone going out of the speaker's life or out of a role,
+// opening a clause's words after its subject: "dropped out", "won't be coming anymore",
+// "moved out". "left", "quit" and "gone" take no object ("left her keys", "quit
+// smoking") and go nowhere ("left for Paris", "has gone to Spain"): they end the clause
+// or a time follows.
+var leaving = regexp.MustCompile(`(?i)^(?:(?:has|had|have|is|was|'s|’s|s|just|finally|now|already)\s+)*(?:(?:` +
+	`(?:dropped|drops|dropping) out|(?:moved|moves|moving) out|resigned|retired|stepped down|passed away|died|` +
+	`stopped coming|(?:won't|won’t|will not|isn't|isn’t|is not|not) (?:be )?coming(?: any ?more| back)?|broke up with (?:me|us)|dumped (?:me|us))\b` +
+	`|(?:left|leaves|leaving|quit|quits|quitting|gone)(?:$|,|\s+(?:us|me|(?:her|his|their) job|town|for good|(?:yesterday|today|tonight|last|this|on|in|after)\b)))`)
+
+// leftValues reads the end of a slot's value told by the value's own name: "carol's
+// dropped out" of a study buddy Carol, "grace won't be coming anymore" of mum's carer
+// Grace: a clause opens with a value of the slot subj/attr (a name, or a thing the
+// slot holds), and its verb is one of leaving. The slot's value is then denied.
+func leftValues(subj, attr string, vals []string, p prepared, in Input) []Fact {
+	var out []Fact
+	for _, c := range p.clauses {
+		lead := skipFillers(c.toks)
+		for _, v := range vals {
+			n := len(tokenize(v))
+			if n == 0 || n >= len(lead) {
+				continue
+			}
+			last := strings.TrimSuffix(strings.TrimSuffix(lead[n-1].low, "'s"), "’s")
+			if Kebab(join(lead[:n-1])+" "+last) != Kebab(v) || lead[n-1].end {
+				continue
+			}
+			var rest strings.Builder
+			for i, t := range lead[n:] {
+				if i > 0 {
+					rest.WriteByte(' ')
+				}
+				rest.WriteString(t.orig)
+				if t.end {
+					rest.WriteByte(',') // "ana left, and …": the clause of leaving ends there
+				}
+			}
+			if !leaving.MatchString(rest.String()) {
+				continue
+			}
+			out = append(out, Fact{Subject: subj, Attribute: attr, Value: v, Negated: true, EventTime: eventTime(c.text, in.Time)})
+			break
+		}
 	}
 	return out
 }

@@ -636,6 +636,12 @@ func wordSet(s string) map[string]bool {
 	return m
 }
 
+// junk reports a fact whose value carries no content word, only names its attribute,
+// or has no shape of its attribute's kind of value: Extract drops it.
+func junk(f Fact, cased bool) bool {
+	return emptyValue(f.Value) || namesAttribute(f) || shapeless(f, cased)
+}
+
 // shapeless reports a fact read by meaning whose value has the wrong shape for its
 // attribute: a clause (see verbal) where the attribute wants a thing, a place, an
 // organisation or a name; or, in text that writes names with capitals (cased), a
