@@ -621,8 +621,14 @@ func isNameAfterRelation(ts []token, i int) bool {
 // notName reports words that are never a name: common words, function words, pronouns,
 // relations, months and days.
 func notName(w string) bool {
-	return common[w] || stopValue[w] || leadValue[w] || fillers[w] || anchors[w] || firstPerson[w] || pronouns[w] || relations[w] != "" || isMonthOrDay(w) || subjectVerbs[w]
+	return common[w] || stopValue[w] || leadValue[w] || fillers[w] || anchors[w] || firstPerson[w] || pronouns[w] || relations[w] != "" || isMonthOrDay(w) || subjectVerbs[w] || numberWords[w]
 }
+
+// numberWords are numbers written out, never a name: "zero regrets", "twenty minutes door
+// to door".
+var numberWords = wordSet(`zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+	fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred
+	thousand million dozen half`)
 
 // possessed resolves "my sister …", "my brother joris …", "my manager's a woman called
 // Sabine", "new boss started monday".

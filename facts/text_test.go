@@ -39,6 +39,9 @@ func TestSubject(t *testing.T) {
 		{"placed by a pronoun", "he's put me in charge of the rota", "user", "kofi", "user", ""},
 		{"a gift is not a placing", "my uncle got me a bike for christmas", "user", "", "uncle", ""},
 		{"the speaker placing another", "i moved him to the back row", "user", "nils", "user", ""},
+		{"a number written out is no name", "zero regrets about selling the van", "user", "", "user", ""},
+		{"a number written out opens the clause", "twenty minutes on the bike to my office now", "user", "", "user", ""},
+		{"a number of people", "three of us share the flat on mill road", "user", "", "user", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
