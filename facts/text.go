@@ -665,6 +665,12 @@ func (p *people) possessed(ts []token, self string) (string, []token, string) {
 	if !strings.HasSuffix(ts[k].low, "'s") && k+1 < len(ts) && isNameAfterRelation(ts, k+1) && !subjectVerbs[ts[k+1].low] && ts[k+1].low != "moved" &&
 		(isCapitalised(ts[k+1]) || !verbish(ts[k+1].low) && !thirdPersonVerb(ts, k+1)) {
 		name := Kebab(strings.TrimSuffix(ts[k+1].low, "'s"))
+		if role := roles[w]; role != "" && slices.ContainsFunc(ts[:k], func(t token) bool { return t.low == "new" }) {
+			// "new flatmate bea moved in today", "my new manager Raj starts monday": who
+			// holds the user's role now is the fact; the name is its value.
+			p.last = name
+			return self, ts[k+1:], role
+		}
 		// "my husband sam is taking over": sam's fact; "me and my girlfriend priya" is
 		// handled by the caller.
 		p.last = name
