@@ -586,8 +586,10 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		}
 	}
 	for _, f := range valueMentions(in, p, facts, known) {
-		// Read by form, the change replaces what the meaning made of the same slot.
-		facts = slices.DeleteFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() && g.Confidence > 0 })
+		// Read by form, the change replaces what the meaning made of the same version group
+		// (of a multi-valued attribute, the same value: "ben moved out :( new flatmate is
+		// chloe" keeps chloe).
+		facts = slices.DeleteFunc(facts, func(g Fact) bool { return g.Group() == f.Group() && g.Confidence > 0 })
 		facts = append(facts, f)
 	}
 	if len(facts) > 0 {

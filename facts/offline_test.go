@@ -782,6 +782,10 @@ func TestOfflineValueLeaves(t *testing.T) {
 		{"Tariq left his bike in the hallway again", map[string][]string{"user/flatmate": {"Tariq"}}, nil},
 		{"Lena quit smoking, fair play to her", map[string][]string{"user/manager": {"Lena"}}, nil},
 		{"has anyone seen Tariq? he left", map[string][]string{"user/flatmate": {"Tariq"}}, nil},
+		// A new value beside it: another value of a multi-valued attribute leaves the
+		// denial; a single-valued attribute's new value replaces the old one by itself.
+		{"ben moved out :( new flatmate is chloe, she does crosswords", map[string][]string{"user/flatmate": {"Ben"}}, []string{"user/flatmate=!Ben"}},
+		{"carol dropped out, my new study buddy is Dan", map[string][]string{"user/study-buddy": {"Carol"}}, []string{"user/study-buddy=Dan"}},
 	}
 	for _, tt := range tests {
 		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: tt.text, Values: tt.values}})

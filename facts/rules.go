@@ -784,11 +784,7 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 				break
 			}
 		}
-		if !slices.ContainsFunc(have, func(f Fact) bool {
-			return f.Subject == subj && Kebab(f.Attribute) == attr && !f.Negated && !junk(f, p.cased)
-		}) {
-			out = append(out, leftValues(subj, attr, vals, p, in)...)
-		}
+		out = append(out, leftValues(subj, attr, vals, p, in, have)...)
 	}
 	return out
 }
@@ -806,12 +802,23 @@ var leaving = regexp.MustCompile(`(?i)^(?:(?:has|had|have|is|was|'s|’s|s|just|
 // leftValues reads the end of a slot's value told by the value's own name: "carol's
 // dropped out" of a study buddy Carol, "grace won't be coming anymore" of mum's carer
 // Grace: a clause opens with a value of the slot subj/attr (a name, or a thing the
-// slot holds), and its verb is one of leaving. The slot's value is then denied.
-func leftValues(subj, attr string, vals []string, p prepared, in Input) []Fact {
+// slot holds), and its verb is one of leaving. The slot's value is then denied, unless
+// the memory's other facts (have) state the slot anew: any value of a single-valued
+// attribute (its new value replaces the old one), the same value of a multi-valued one
+// ("ben moved out :( new flatmate is chloe" denies ben beside chloe).
+func leftValues(subj, attr string, vals []string, p prepared, in Input, have []Fact) []Fact {
+	restated := func(v string) bool {
+		return slices.ContainsFunc(have, func(f Fact) bool {
+			return f.Subject == subj && Kebab(f.Attribute) == attr && !f.Negated && !junk(f, p.cased) && (SingleValued(attr) || SameValue(f.Value, v))
+		})
+	}
 	var out []Fact
 	for _, c := range p.clauses {
 		lead := skipFillers(c.toks)
 		for _, v := range vals {
+			if restated(v) {
+				continue
+			}
 			n := len(tokenize(v))
 			if n == 0 || n >= len(lead) {
 				continue

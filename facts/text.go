@@ -82,7 +82,7 @@ func splitSpeaker(text, speaker string) (string, string) {
 }
 
 // sentenceEnd splits at sentence punctuation followed by a space, and at line breaks.
-var sentenceEnd = regexp.MustCompile(`[.!?;]+(?:\s+|$)|\n+|\s+[-–—]\s+|\s*\.\.\.\s*|[🥲😂🙃😭😅]`)
+var sentenceEnd = regexp.MustCompile(`[.!?;]+(?:\s+|$)|\n+|\s+[-–—]\s+|\s*\.\.\.\s*|\s*[\x{1F300}-\x{1FAFF}\x{2600}-\x{27BF}]+\x{FE0F}?\s*|\s+[:;=]-?[()DPp/|]+(?:\s+|$)`)
 
 type sentence struct {
 	text     string

@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -402,6 +403,26 @@ func TestScopeHoldsNoValue(t *testing.T) {
 	} {
 		if got := scopeOf(tt.clause, tt.value); got != tt.want {
 			t.Errorf("scopeOf(%q, %q) = %q, want %q", tt.clause, tt.value, got, tt.want)
+		}
+	}
+}
+
+// Chat ends a sentence with an emoticon or an emoji as with a full stop; a time's colon
+// ends none.
+func TestSentenceEnds(t *testing.T) {
+	for text, want := range map[string][]string{
+		"ben moved out :( new flatmate is chloe":    {"ben moved out", "new flatmate is chloe"},
+		"finally moved in :) the flat is tiny":      {"finally moved in", "the flat is tiny"},
+		"BOUGHT IT 🥳 typing this on the new laptop": {"BOUGHT IT", "typing this on the new laptop"},
+		"it's done ✅ next up the garden":            {"it's done", "next up the garden"},
+		"standup moved to 9:30 from monday":         {"standup moved to 9:30 from monday"},
+	} {
+		var got []string
+		for _, s := range sentences(text) {
+			got = append(got, s.text)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("sentences(%q) = %q, want %q", text, got, want)
 		}
 	}
 }
