@@ -80,6 +80,19 @@ func TestDecideFacts(t *testing.T) {
 			t.Errorf("%q: %s/%s, want %s", text, v.Status, v.ConflictType, want)
 		}
 	}
+	// Shared words and a negation somewhere in one text do not deny what the facts read
+	// as the same value: the slot is not one the sentence rules know.
+	dish := fx.Fact{Subject: "user", Attribute: "food", Value: "ramen"}
+	for old, text := range map[string]string{
+		"that ramen place near the station looks amazing":             "ramen is the best! don't knock it till you've tried it",
+		"can't believe how good the ramen was, no regrets at all":     "the ramen was great again, now I want dessert",
+		"we're keeping dinner simple tonight, just ramen and a salad": "yeah the ramen was lovely, but check out the cake I had after",
+	} {
+		_, v := (&Auditor{}).Decide(judge.Pair{Old: judge.Record{Text: old, Facts: []fx.Fact{dish}}, New: judge.Record{Text: text, Facts: []fx.Fact{dish}}})
+		if v.Status != judge.StatusConsistent {
+			t.Errorf("%q after %q: %s/%s, want a restatement", text, old, v.Status, v.ConflictType)
+		}
+	}
 	// Facts of different slots leave the pair to the sentence rules.
 	p := judge.Pair{Old: judge.Record{Text: "I live in Berlin.", Facts: []fx.Fact{home("Berlin")}}, New: judge.Record{Text: "I moved to Lisbon last month.", Facts: []fx.Fact{{Subject: "sister", Attribute: "home", Value: "Lisbon"}}}}
 	_, v := (&Auditor{}).Decide(p)

@@ -103,8 +103,10 @@ func (r *Auditor) Decide(p judge.Pair) (judge.Steps, judge.Verdict) {
 		s, v := decideFacts(o, n, p.New.Text)
 		if v.Status == judge.StatusConsistent && fx.SameValue(o.Value, n.Value) {
 			// The facts read as a restatement; the sentences may still deny or narrow it in
-			// words the extractor missed ("I gave Rex away", "…, except at lunch").
-			if ss, sv := r.decideSentences(p); sv.Status == judge.StatusConflict &&
+			// words the extractor missed ("I gave Rex away", "…, except at lunch") — by a
+			// rule that reads the slot, not by shared words and a negation anywhere in one
+			// text ("Sushi is delicious! … Don't limit yourself" restates the sushi).
+			if ss, sv := r.decideSentences(p); sv.Status == judge.StatusConflict && sv.Confidence > confOverlap &&
 				(sv.ConflictType == judge.TypeExplicitNegation || sv.ConflictType == judge.TypeScopeMismatch) {
 				return ss, sv
 			}
