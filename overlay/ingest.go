@@ -431,16 +431,10 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 		}
 	}
 	for _, slot := range slots {
-		// The slot's current members only: its history can run to thousands.
-		var cur []store.Record
-		for _, st := range []store.Status{store.StatusActive, store.StatusUnknown} {
-			page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Slot: slot, Status: st, Limit: store.MaxListLimit})
-			if err != nil {
-				return nil, err
-			}
-			cur = append(cur, page...)
+		cur, err := o.slotMembers(ctx, user, slot)
+		if err != nil {
+			return nil, err
 		}
-		store.SortVersions(cur)
 		for _, r := range slices.Backward(cur) { // newest first
 			add(r, "slot", 0)
 		}
@@ -779,19 +773,25 @@ func (r *recentSlots) list() []string {
 	return out
 }
 
+// slotMembers reads a slot's current members (active or unknown) in version order, in
+// one read: its history can run to thousands.
+func (o *Overlay) slotMembers(ctx context.Context, user, slot string) ([]store.Record, error) {
+	cur, _, err := o.cfg.Store.List(ctx, user, store.Filter{Slot: slot, MayHold: true, Limit: store.MaxListLimit})
+	if err != nil {
+		return nil, err
+	}
+	store.SortVersions(cur)
+	return cur, nil
+}
+
 // withSlot adds the current members of the new memory's slot to its candidates: its own
 // version group is compared whether the host found it or not (an index read, never a
 // scan). At most cfg.Candidates of them, newest first.
 func (o *Overlay) withSlot(ctx context.Context, user, slot string, cands []store.Record, tr *IngestTrace) ([]store.Record, error) {
-	var cur []store.Record
-	for _, st := range []store.Status{store.StatusActive, store.StatusUnknown} {
-		page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Slot: slot, Status: st, Limit: store.MaxListLimit})
-		if err != nil {
-			return nil, err
-		}
-		cur = append(cur, page...)
+	cur, err := o.slotMembers(ctx, user, slot)
+	if err != nil {
+		return nil, err
 	}
-	store.SortVersions(cur)
 	added := 0
 	for _, r := range slices.Backward(cur) {
 		if added == o.cfg.Candidates {

@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/overlay/store/pgdb"
@@ -142,14 +144,62 @@ func (t *SQLTraces) Close() error { return t.close() }
 // tracedAt formats a trace's creation time so that text order is time order.
 const tracedAt = "2006-01-02T15:04:05.000000000Z"
 
-func (t *SQLTraces) put(ctx context.Context, q sqlitedb.Execer, user, id, kind, created string, v any) error {
+// traceRow is one row of overlay_traces; data is the trace's JSON.
+type traceRow struct{ user, id, kind, created, data string }
+
+func newTraceRow(user, id, kind string, created time.Time, v any) (traceRow, error) {
 	b, err := json.Marshal(v)
-	if err != nil {
-		return err
+	return traceRow{user: user, id: id, kind: kind, created: created.Format(tracedAt), data: string(b)}, err
+}
+
+// traceBatch is the most rows one statement writes.
+const traceBatch = 100
+
+// put writes rows, all or none, replacing a trace of the same user and id: up to
+// traceBatch rows a statement (a round trip on PostgreSQL), in a transaction when they
+// take more than one; a later row of the same user and id wins.
+func (t *SQLTraces) put(ctx context.Context, rows []traceRow) error {
+	at := map[[2]string]int{}
+	var uniq []traceRow
+	for _, r := range rows {
+		k := [2]string{r.user, r.id}
+		if i, ok := at[k]; ok {
+			uniq[i] = r // one statement cannot update a row twice
+			continue
+		}
+		at[k] = len(uniq)
+		uniq = append(uniq, r)
 	}
-	_, err = q.ExecContext(ctx, `INSERT INTO overlay_traces ("user", id, kind, created, data) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT ("user", id) DO UPDATE SET kind = excluded.kind, created = excluded.created, data = excluded.data`, user, id, kind, created, string(b))
-	return err
+	q := t.q(nil)
+	if len(uniq) > traceBatch {
+		tx, err := t.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		q = t.q(tx)
+		if err := putTraceRows(ctx, q, uniq); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
+	return putTraceRows(ctx, q, uniq)
+}
+
+func putTraceRows(ctx context.Context, q sqlitedb.Execer, uniq []traceRow) error {
+	for start := 0; start < len(uniq); start += traceBatch {
+		chunk := uniq[start:min(start+traceBatch, len(uniq))]
+		args := make([]any, 0, 5*len(chunk))
+		for _, r := range chunk {
+			args = append(args, r.user, r.id, r.kind, r.created, r.data)
+		}
+		values := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", len(chunk)), ", ")
+		if _, err := q.ExecContext(ctx, `INSERT INTO overlay_traces ("user", id, kind, created, data) VALUES `+values+`
+			ON CONFLICT ("user", id) DO UPDATE SET kind = excluded.kind, created = excluded.created, data = excluded.data`, args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (t *SQLTraces) PutIngest(ctx context.Context, trs ...*IngestTrace) error {
@@ -157,24 +207,23 @@ func (t *SQLTraces) PutIngest(ctx context.Context, trs ...*IngestTrace) error {
 }
 
 func (t *SQLTraces) putIngest(ctx context.Context, trs []*IngestTrace) error {
-	if len(trs) == 0 {
-		return nil
-	}
-	tx, err := t.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
+	rows := make([]traceRow, 0, len(trs))
 	for _, tr := range trs {
-		if err := t.put(ctx, t.q(tx), tr.User, tr.ID, "ingest", tr.Created.Format(tracedAt), tr); err != nil {
+		r, err := newTraceRow(tr.User, tr.ID, "ingest", tr.Created, tr)
+		if err != nil {
 			return err
 		}
+		rows = append(rows, r)
 	}
-	return tx.Commit()
+	return t.put(ctx, rows)
 }
 
 func (t *SQLTraces) PutQuery(ctx context.Context, tr *QueryTrace) error {
-	return t.classify(t.put(ctx, t.q(nil), tr.User, tr.ID, "query", tr.Created.Format(tracedAt), tr))
+	r, err := newTraceRow(tr.User, tr.ID, "query", tr.Created, tr)
+	if err != nil {
+		return err
+	}
+	return t.classify(t.put(ctx, []traceRow{r}))
 }
 
 func (t *SQLTraces) Trace(ctx context.Context, user, id string) (string, json.RawMessage, error) {
@@ -198,11 +247,10 @@ func (t *SQLTraces) DeleteUser(ctx context.Context, user string) error {
 // CopyTo copies every trace into dst, in batches of one transaction each, and returns
 // how many it copied; a trace dst already has (same user and id) is replaced.
 func (t *SQLTraces) CopyTo(ctx context.Context, dst *SQLTraces) (int, error) {
-	type row struct{ user, id, kind, created, data string }
 	n := 0
 	after := [2]string{}
 	for {
-		rows, err := sqlitedb.Collect(ctx, t.q(nil), func(rs *sql.Rows) (r row, err error) {
+		rows, err := sqlitedb.Collect(ctx, t.q(nil), func(rs *sql.Rows) (r traceRow, err error) {
 			err = rs.Scan(&r.user, &r.id, &r.kind, &r.created, &r.data)
 			return r, err
 		}, `SELECT "user", id, kind, created, data FROM overlay_traces WHERE "user" > ? OR ("user" = ? AND id > ?) ORDER BY "user", id LIMIT 500`,
@@ -213,18 +261,8 @@ func (t *SQLTraces) CopyTo(ctx context.Context, dst *SQLTraces) (int, error) {
 		if len(rows) == 0 {
 			return n, nil
 		}
-		tx, err := dst.db.BeginTx(ctx, nil)
-		if err != nil {
+		if err := dst.put(ctx, rows); err != nil {
 			return n, fmt.Errorf("copy traces: %w", err)
-		}
-		for _, r := range rows {
-			if err := dst.put(ctx, dst.q(tx), r.user, r.id, r.kind, r.created, json.RawMessage(r.data)); err != nil {
-				tx.Rollback()
-				return n, fmt.Errorf("copy trace %s: %w", r.id, err)
-			}
-		}
-		if err := tx.Commit(); err != nil {
-			return n, fmt.Errorf("copy traces: commit: %w", err)
 		}
 		n += len(rows)
 		last := rows[len(rows)-1]

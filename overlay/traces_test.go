@@ -1,6 +1,8 @@
 package overlay
 
 import (
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -60,4 +62,46 @@ func TestTracesMigrations(t *testing.T) {
 			t.Errorf("traces schema version %d (%v), want 1", v, err)
 		}
 	})
+}
+
+// TestTracesBatches: an Add's traces are written a statement of up to traceBatch rows
+// at a time, all or none, the last of a repeated id winning, on both databases.
+func TestTracesBatches(t *testing.T) {
+	ctx := t.Context()
+	for name, open := range map[string]func(t *testing.T) *Bank{
+		"SQLite": func(t *testing.T) *Bank {
+			b, err := OpenBank(ctx, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		},
+		"PostgreSQL": func(t *testing.T) *Bank { return openPostgresBank(t, pgtest.URL(t)) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			bank := open(t)
+			defer bank.Close()
+			var trs []*IngestTrace
+			for i := range 2*traceBatch + 7 {
+				trs = append(trs, &IngestTrace{ID: fmt.Sprintf("t%03d", i), User: "u", Content: fmt.Sprintf("memory %d", i)})
+			}
+			trs = append(trs, &IngestTrace{ID: "t005", User: "u", Content: "memory 5, again"})
+			if err := bank.Traces.PutIngest(ctx, trs...); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := bank.Traces.Count(ctx); err != nil || n != 2*traceBatch+7 {
+				t.Errorf("%d traces (%v), want %d", n, err, 2*traceBatch+7)
+			}
+			for id, want := range map[string]string{"t000": "memory 0", "t005": "memory 5, again", "t206": "memory 206"} {
+				_, raw, err := bank.Traces.Trace(ctx, "u", id)
+				var tr IngestTrace
+				if err == nil {
+					err = json.Unmarshal(raw, &tr)
+				}
+				if err != nil || tr.Content != want {
+					t.Errorf("trace %s: %q (%v), want %q", id, tr.Content, err, want)
+				}
+			}
+		})
+	}
 }

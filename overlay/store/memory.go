@@ -123,7 +123,7 @@ func (m *Memory) List(ctx context.Context, user string, f Filter) ([]Record, str
 		if f.Newest {
 			after = f.Cursor == "" || id < f.Cursor
 		}
-		if after && (f.Status == "" || r.Status == f.Status) && (f.Slot == "" || r.Slot == f.Slot) {
+		if after && (f.Status == "" || r.Status == f.Status) && (!f.MayHold || r.Status == StatusActive || r.Status == StatusUnknown) && (f.Slot == "" || r.Slot == f.Slot) {
 			ids = append(ids, id)
 		}
 	}

@@ -243,19 +243,25 @@ func (s *SQL) GetMany(ctx context.Context, user string, ids []string) ([]Record,
 			uniq = append(uniq, id)
 		}
 	}
-	if len(uniq) == 0 {
-		return nil, nil
-	}
-	arr, err := json.Marshal(uniq)
-	if err != nil {
-		return nil, fmt.Errorf("get many: %w", err)
-	}
-	rs, err := queryRecords(ctx, s.q(nil), `SELECT `+s.d.recordCols+` FROM `+s.d.getManyFrom, string(arr), user)
+	rs, err := getMany(ctx, s.q(nil), s.d, s.d.recordCols, user, uniq)
 	if err != nil {
 		return nil, s.noteDamage(fmt.Errorf("get many: %w", err))
 	}
 	slices.SortFunc(rs, func(a, b Record) int { return pos[a.ID] - pos[b.ID] })
 	return rs, nil
+}
+
+// getMany reads the records of distinct ids in one statement, in no particular order;
+// missing ids are left out.
+func getMany(ctx context.Context, q querier, d *dialect, cols, user string, ids []string) ([]Record, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	arr, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	return queryRecords(ctx, q, `SELECT `+cols+` FROM `+d.getManyFrom, string(arr), user)
 }
 
 // List implements Reader.
@@ -282,6 +288,10 @@ func (s *SQL) List(ctx context.Context, user string, f Filter) ([]Record, string
 	if f.Status != "" {
 		where = append(where, "r.status = ?")
 		args = append(args, string(f.Status))
+	}
+	if f.MayHold {
+		where = append(where, "r.status IN (?, ?)")
+		args = append(args, string(StatusActive), string(StatusUnknown))
 	}
 	if f.Slot != "" {
 		where = append(where, "r.slot = ?")
@@ -458,6 +468,19 @@ func (t *sqlTx) checkWrite() error {
 		return errors.New("write through the commit check's read-only view")
 	}
 	return t.check()
+}
+
+// getMany reads the records of distinct ids in one statement (prefetcher: the commit
+// check reads what a transaction touched, and their links' targets, a batch at a time).
+func (t *sqlTx) getMany(ctx context.Context, ids []string) ([]Record, error) {
+	if err := t.check(); err != nil {
+		return nil, fmt.Errorf("get many: %w", err)
+	}
+	rs, err := getMany(ctx, t.q, t.d, t.cols(), t.user, ids)
+	if err != nil {
+		return nil, fmt.Errorf("get many: %w", err)
+	}
+	return rs, nil
 }
 
 func (t *sqlTx) Get(ctx context.Context, id string) (Record, error) {

@@ -115,9 +115,12 @@ type Tx interface {
 // Filter selects records for List. Zero fields match everything.
 type Filter struct {
 	Status Status
-	Slot   string
-	Limit  int    // 0 means DefaultListLimit; capped at MaxListLimit
-	Cursor string // from the previous page; "" for the first
+	// MayHold keeps the records that may hold now: active or unknown (a slot's current
+	// members, in one read). Not with Status.
+	MayHold bool
+	Slot    string
+	Limit   int    // 0 means DefaultListLimit; capped at MaxListLimit
+	Cursor  string // from the previous page; "" for the first
 	// Newest lists in descending id order, newest first; the cursor then pages towards
 	// older records.
 	Newest bool
@@ -144,6 +147,9 @@ func (f Filter) limit() (int, error) {
 func (f Filter) validate() error {
 	if f.Status != "" && !f.Status.Valid() {
 		return fmt.Errorf("%w: filter status %q", ErrInvalid, f.Status)
+	}
+	if f.Status != "" && f.MayHold {
+		return fmt.Errorf("%w: a filter of status %q and of the records that may hold now: give one", ErrInvalid, f.Status)
 	}
 	_, err := f.limit()
 	return err

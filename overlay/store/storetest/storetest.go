@@ -416,6 +416,32 @@ func testList(t *testing.T, e env) {
 	if _, _, err := e.s.List(ctx, "alice", store.Filter{Status: "x"}); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("bad status filter: %v", err)
 	}
+	if _, _, err := e.s.List(ctx, "alice", store.Filter{Status: store.StatusActive, MayHold: true}); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("status and may-hold filter: %v", err)
+	}
+	// The records that may hold now: active and unknown, not the history.
+	unsure := fact("c3", "user.city", 20, "maybe Rome, maybe not")
+	unsure.Status = store.StatusUnknown
+	put(t, e.s, "alice", fact("c1", "user.city", 0, "I live in Paris"), unsure)
+	if err := e.s.Tx(ctx, "alice", func(tx store.Tx) error {
+		if err := tx.Put(ctx, fact("c2", "user.city", 10, "I live in Lyon")); err != nil {
+			return err
+		}
+		return store.Reconcile(ctx, tx, "user.city")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	page, _, err := e.s.List(ctx, "alice", store.Filter{Slot: "user.city", MayHold: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []string
+	for _, r := range page {
+		live = append(live, r.ID+"="+string(r.Status))
+	}
+	if want := []string{"c2=active", "c3=unknown"}; !slices.Equal(live, want) {
+		t.Errorf("records that may hold now: %v, want %v", live, want)
+	}
 	if page, next, err := e.s.List(ctx, "nobody", store.Filter{}); err != nil || len(page) != 0 || next != "" {
 		t.Errorf("unknown user: %v %q %v", page, next, err)
 	}
