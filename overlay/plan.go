@@ -312,12 +312,7 @@ func applyPlan(ctx context.Context, tx store.Tx, pl commitPlan) error {
 		return err
 	}
 	for _, m := range pl.Moves {
-		r, err := tx.Get(ctx, m.ID)
-		if err != nil {
-			return err
-		}
-		r.Slot, r.SingleValued = m.Slot, m.Single
-		if err := tx.Put(ctx, r); err != nil {
+		if err := tx.SetSlot(ctx, m.ID, m.Slot, m.Single); err != nil {
 			return err
 		}
 	}

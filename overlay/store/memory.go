@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Memory is the in-memory Store, for tests and ephemeral runs. It behaves as SQLite
@@ -398,6 +399,23 @@ func (t *memTx) SetStatus(ctx context.Context, id string, s Status) error {
 		return fmt.Errorf("set status %s: %w", id, ErrNotFound)
 	}
 	r.Status = s
+	t.stage(r)
+	return nil
+}
+
+func (t *memTx) SetSlot(ctx context.Context, id, slot string, single bool) error {
+	if err := t.check(ctx); err != nil {
+		return fmt.Errorf("set slot %s: %w", id, err)
+	}
+	if !utf8.ValidString(slot) {
+		return fmt.Errorf("set slot %s: %w: slot is not valid UTF-8", id, ErrInvalid)
+	}
+	r, ok := t.load(id)
+	if !ok {
+		return fmt.Errorf("set slot %s: %w", id, ErrNotFound)
+	}
+	t.touched.record(r) // the group it leaves
+	r.Slot, r.SingleValued = slot, single
 	t.stage(r)
 	return nil
 }

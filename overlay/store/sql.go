@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
@@ -663,6 +664,29 @@ func (t *sqlTx) SetStatus(ctx context.Context, id string, st Status) error {
 	if err != nil {
 		return fmt.Errorf("set status %s: %w", id, err)
 	}
+	t.touched.record(Record{ID: id, Slot: slot})
+	return nil
+}
+
+func (t *sqlTx) SetSlot(ctx context.Context, id, slot string, single bool) error {
+	if err := t.checkWrite(); err != nil {
+		return fmt.Errorf("set slot %s: %w", id, err)
+	}
+	if !utf8.ValidString(slot) {
+		return fmt.Errorf("set slot %s: %w: slot is not valid UTF-8", id, ErrInvalid)
+	}
+	var old string
+	err := t.q.QueryRowContext(ctx, `SELECT slot FROM records WHERE "user" = ? AND id = ?`, t.user, id).Scan(&old)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("set slot %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("set slot %s: %w", id, err)
+	}
+	if _, err := t.q.ExecContext(ctx, `UPDATE records SET slot = ?, single_valued = ? WHERE "user" = ? AND id = ?`, slot, boolInt(single), t.user, id); err != nil {
+		return fmt.Errorf("set slot %s: %w", id, err)
+	}
+	t.touched.record(Record{ID: id, Slot: old})
 	t.touched.record(Record{ID: id, Slot: slot})
 	return nil
 }

@@ -107,6 +107,9 @@ type Tx interface {
 	// Unlink removes from →t→ to and its reciprocal; ErrNotFound if the link is absent.
 	Unlink(ctx context.Context, from string, t LinkType, to string) error
 	SetStatus(ctx context.Context, id string, s Status) error
+	// SetSlot moves a record into the version group slot ("" for none), single-valued
+	// or not; ErrNotFound if it is absent.
+	SetSlot(ctx context.Context, id, slot string, single bool) error
 	// Delete removes a record and every link to or from it.
 	Delete(ctx context.Context, id string) error
 	VersionGroup(ctx context.Context, slot string) ([]Record, error)

@@ -74,6 +74,7 @@ func Run(t *testing.T, open Opener) {
 		{"PutInvalid", testPutInvalid},
 		{"Links", testLinks},
 		{"List", testList},
+		{"SetSlot", testSetSlot},
 		{"VersionGroupOrder", testVersionGroupOrder},
 		{"CommitEnforcesInvariants", testCommitEnforces},
 		{"LateOlderVersion", testLateOlderVersion},
@@ -583,6 +584,35 @@ func testCommitEnforces(t *testing.T, e env) {
 		}
 		mustCheck(t, e.s, "alice")
 	})
+}
+
+// testSetSlot: a record moves into another version group, whose check then covers it;
+// a move that breaks a group's invariant is refused; an absent record is ErrNotFound.
+func testSetSlot(t *testing.T, e env) {
+	ctx := t.Context()
+	put(t, e.s, "alice", fact("a", "user.city", 0, "I live in Paris"), store.Record{ID: "b", Content: "I work in Lyon now"})
+	if err := e.s.Tx(ctx, "alice", func(tx store.Tx) error { return tx.SetSlot(ctx, "b", "user.job", true) }); err != nil {
+		t.Fatal(err)
+	}
+	if b := get(t, e.s, "alice", "b"); b.Slot != "user.job" || !b.SingleValued || b.Content != "I work in Lyon now" {
+		t.Errorf("moved record: slot %q single %v content %q", b.Slot, b.SingleValued, b.Content)
+	}
+	if g, err := e.s.VersionGroup(ctx, "alice", "user.job"); err != nil || len(g) != 1 || g[0].ID != "b" {
+		t.Errorf("the new group: %v %v", g, err)
+	}
+	// Two active versions of one single-valued slot: refused, nothing written.
+	err := e.s.Tx(ctx, "alice", func(tx store.Tx) error { return tx.SetSlot(ctx, "b", "user.city", true) })
+	var ve *store.ViolationError
+	if !errors.As(err, &ve) {
+		t.Errorf("a move into an active single-valued group: %v, want a violation", err)
+	}
+	if b := get(t, e.s, "alice", "b"); b.Slot != "user.job" {
+		t.Errorf("a refused move left slot %q", b.Slot)
+	}
+	if err := e.s.Tx(ctx, "alice", func(tx store.Tx) error { return tx.SetSlot(ctx, "nope", "user.job", true) }); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("an absent record: %v", err)
+	}
+	mustCheck(t, e.s, "alice")
 }
 
 func testLateOlderVersion(t *testing.T, e env) {
