@@ -289,7 +289,7 @@ func checkCommit(ctx context.Context, view Tx, user string, t touches) error {
 	if t.empty() {
 		return nil
 	}
-	vs, err := verifyCommit(ctx, view, user, t.ids, t.slots)
+	vs, err := verifyCommit(ctx, view, user, t)
 	if err != nil {
 		return fmt.Errorf("tx: verify: %w", err)
 	}
@@ -305,9 +305,14 @@ type prefetcher interface {
 	getMany(ctx context.Context, ids []string) ([]Record, error)
 }
 
-func verifyCommit(ctx context.Context, tx Tx, user string, touched, slots map[string]bool) ([]Violation, error) {
-	// What was read ahead: a record, or absent (false) for an id read and not found.
+func verifyCommit(ctx context.Context, tx Tx, user string, t touches) ([]Violation, error) {
+	touched, slots := t.ids, t.slots
+	// What was read ahead: a record, or absent (nil) for an id read and not found. A
+	// record the transaction inserted and changed no further is as it was written.
 	ahead := map[string]*Record{}
+	for id, r := range t.fresh {
+		ahead[id] = &r
+	}
 	prefetch := func(ids []string) error {
 		pf, ok := tx.(prefetcher)
 		if !ok {
@@ -430,17 +435,33 @@ func verifyCommit(ctx context.Context, tx Tx, user string, touched, slots map[st
 type touches struct {
 	ids   map[string]bool
 	slots map[string]bool
+	// fresh: records the transaction inserted (no links yet) and changed no further,
+	// as they were written, which the check need not read back.
+	fresh map[string]Record
 }
 
 func newTouches() touches {
-	return touches{ids: map[string]bool{}, slots: map[string]bool{}}
+	return touches{ids: map[string]bool{}, slots: map[string]bool{}, fresh: map[string]Record{}}
 }
 
+// record notes a change of r (its id, and its slot when it has one).
 func (t touches) record(r Record) {
 	t.ids[r.ID] = true
 	if r.Slot != "" {
 		t.slots[r.Slot] = true
 	}
+	delete(t.fresh, r.ID)
 }
+
+// inserted notes a record inserted as r: with no links, whatever r.Links holds (Put
+// writes none).
+func (t touches) inserted(r Record) {
+	t.record(r)
+	r.Links = nil
+	t.fresh[r.ID] = r
+}
+
+// deleted notes that the record id is gone.
+func (t touches) deleted(id string) { delete(t.fresh, id) }
 
 func (t touches) empty() bool { return len(t.ids) == 0 && len(t.slots) == 0 }

@@ -508,7 +508,7 @@ func (t *sqlTx) Put(ctx context.Context, r Record) error {
 		return fmt.Errorf("put %s: %w", r.ID, err)
 	}
 	if added {
-		t.touched.record(rec)
+		t.touched.inserted(rec)
 		return nil
 	}
 	old := Record{ID: r.ID}
@@ -717,6 +717,7 @@ func (t *sqlTx) Delete(ctx context.Context, id string) error {
 	if r.Slot != "" {
 		t.touched.slots[r.Slot] = true
 	}
+	t.touched.deleted(id)
 	return nil
 }
 
