@@ -60,6 +60,9 @@
 //     "estate car", "room 12"). Long chat turns otherwise give
 //     each an attribute and a version group they do not have (LoCoMo's commits
 //     261 → 120 → 75 with these shapes, docs/benchmarks.md).
+//   - A fact read by meaning has the score of its attribute as its confidence, scaled
+//     by 0.8 in a message of more than 30 words: one clause of a long turn of chat that
+//     resembles a state is weaker evidence than a short message that says only that.
 //   - Form decides some attributes outright (rules.go): a job title ("works as a nurse
 //     at …"), a home ("relocated from Reno to Denver"), a team ("got moved to the ml
 //     team"), a partner, named pets, and labelled statements.

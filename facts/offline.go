@@ -394,6 +394,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		return slices.ContainsFunc(c.toks, func(t token) bool { return petWords[t.low] })
 	})
 	unresolved := ""
+	msgWords := wordCount(p)
 	for _, c := range p.clauses {
 		subj, rest, role := c.subj, c.rest, c.role
 		if subj == "" {
@@ -545,7 +546,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			v = act
 		}
 		f := Fact{Subject: subj, Attribute: name, Value: v, Negated: negated(c.text), Scope: scopeOf(c.text, v), EventTime: eventTime(c.text, in.Time),
-			Confidence: confidence(attrScore)}
+			Confidence: discounted(confidence(attrScore), msgWords)}
 		if scoped && activityAttrs[name] {
 			// An activity under a condition is read from the clause's form: certain.
 			f.Confidence = 0
@@ -609,8 +610,36 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 }
 
 // beginConfidence is the least confidence of a fact whose clause tells the start of a
-// state (beginning): above the overlay's default FactMin (0.52).
+// state (beginning): above the overlay's default FactMin (0.52), also in a long message.
 const beginConfidence = 0.6
+
+// A fact read by meaning from a long message — more than longMessage words, speaker and
+// asides left out — is less certain: its confidence is scaled by longDiscount. In a turn
+// of chat that runs over several sentences ("Wow, Dave, that's awesome! … I've been
+// working on this car …") one clause that matches an attribute by meaning is weaker
+// evidence of a state than a short message that says only that. Measured with the
+// use-lite backbone against the overlay's FactMin (docs/benchmarks.md, "Session 9").
+const (
+	longMessage  = 30
+	longDiscount = 0.8
+)
+
+// discounted is the confidence c of a fact read by meaning from a message of n words.
+func discounted(c float64, n int) float64 {
+	if n > longMessage {
+		return c * longDiscount
+	}
+	return c
+}
+
+// wordCount counts the words of the clauses an input was read as.
+func wordCount(p prepared) int {
+	n := 0
+	for _, c := range p.clauses {
+		n += len(c.toks)
+	}
+	return n
+}
 
 // confidence maps an attribute score (a cosine similarity plus bonuses) into (0, 1].
 func confidence(score float64) float64 { return math.Max(0.01, math.Min(1, score)) }

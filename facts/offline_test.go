@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -857,6 +858,15 @@ func TestAsideLeavesCasingAlone(t *testing.T) {
 		}
 		if home != tt.home {
 			t.Errorf("%q: home by form %q, want %q (facts %+v)", tt.text, home, tt.home, res[0].Facts)
+		}
+	}
+}
+
+// A fact read by meaning from a message of more than 30 words is less certain.
+func TestLongMessageDiscount(t *testing.T) {
+	for n, want := range map[int]float64{longMessage: 0.6, longMessage + 1: 0.48} {
+		if got := discounted(0.6, n); math.Abs(got-want) > 1e-9 {
+			t.Errorf("a message of %d words: confidence %.3f, want %.3f", n, got, want)
 		}
 	}
 }
