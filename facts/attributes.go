@@ -137,6 +137,18 @@ func attributeByName(name string) (attribute, bool) {
 	return attribute{}, false
 }
 
+// DistinctKinds reports whether two attributes of the table take values of kinds that
+// never name one state: a place and an amount (home, running-distance), a name and a
+// place (partner, home). Things and organisations are read too loosely to tell ("law" a
+// course, "history" read as a home), and an attribute outside the table is unknown:
+// neither is distinct from anything.
+func DistinctKinds(a, b string) bool {
+	x, okx := attributeByName(Kebab(a))
+	y, oky := attributeByName(Kebab(b))
+	loose := func(k valueKind) bool { return k == kindThing || k == kindOrg }
+	return okx && oky && !loose(x.kind) && !loose(y.kind) && x.kind != y.kind
+}
+
 // multiSuffixes name multi-valued attributes outside the table by their last word.
 var multiSuffixes = []string{"pet", "pets", "hobby", "hobbies", "language", "languages", "allergy", "allergies", "subscription", "subscriptions", "flatmate", "flatmates", "client", "clients", "tool", "tools", "likes", "dislikes", "offer", "offers", "medication", "medications", "condition", "conditions", "intolerance", "intolerances", "cloud-storage", "research-tool", "exercise", "watches", "watches-sport"}
 

@@ -870,3 +870,23 @@ func TestLongMessageDiscount(t *testing.T) {
 		}
 	}
 }
+
+// Attributes of the table whose values are places, names, amounts, times, dates or days
+// of different kinds are distinct; things, organisations and open attributes are not.
+func TestDistinctKinds(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"home", "running-distance", true},
+		{"partner", "home", true},
+		{"home", "trip-destination", false}, // both places
+		{"course", "home", false},           // a thing is read loosely
+		{"employer", "home", false},         // so is an organisation
+		{"study-buddy", "home", false},      // outside the table
+	} {
+		if got := DistinctKinds(tt.a, tt.b); got != tt.want {
+			t.Errorf("DistinctKinds(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

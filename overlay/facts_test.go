@@ -240,6 +240,32 @@ func TestAdoptSlot(t *testing.T) {
 	}
 }
 
+// A fact never adopts the slot of an attribute whose values are of another kind: a
+// running distance is no home, however near the topic head puts the two memories.
+func TestAdoptSlotKeepsKinds(t *testing.T) {
+	heads := gate.NewHeads(overlaytest.BagDim, 16, 8, rand.New(rand.NewPCG(3, 4)))
+	run := fact("priya", "running-distance", "9 km")
+	run.Confidence = 0.7
+	x := &mapExtractor{facts: map[string][]facts.Fact{
+		"my best friend Priya lives in Gdansk":         {fact("priya", "home", "Gdansk")},
+		"my best friend Priya runs 9 km every morning": {run},
+	}}
+	o := newTestOverlay(t, func(c *Config) { c.Facts, c.Heads, c.AdoptTop = x, heads, -1 })
+	trs, err := o.Add(t.Context(), "dee", []Input{
+		{Content: "my best friend Priya lives in Gdansk", EventTime: at(1)},
+		{Content: "my best friend Priya runs 9 km every morning", EventTime: at(2)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trs[1].Slot != "priya/running-distance" {
+		t.Errorf("the distance joined slot %q, want priya/running-distance", trs[1].Slot)
+	}
+	if st := statuses(t, o, "dee", trs); st["my best friend Priya lives in Gdansk"] != store.StatusActive {
+		t.Errorf("the home is %s after a distance", st["my best friend Priya lives in Gdansk"])
+	}
+}
+
 // Version groups by fact do not depend on arrival order or on deletions: for random
 // streams of moves, job changes, restatements, pets taken in and given away, reported in
 // any order with some memories deleted on the way, the final statuses are those of the
