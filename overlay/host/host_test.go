@@ -603,3 +603,30 @@ func TestSearchPrunesCommonTerms(t *testing.T) {
 		}
 	})
 }
+
+// TestAddBatchChunks: a batch of more memories than one statement writes, one replacing
+// a stored memory, is written whole with its vectors, and the user's row with it (its
+// dimension refuses a vector of another).
+func TestAddBatchChunks(t *testing.T) {
+	forEach(t, func(t *testing.T, h fullHost) {
+		ctx := t.Context()
+		add(t, h, "alice", host.Memory{ID: "m00000", Content: "the first one", Vector: unit(1, 0, 0)})
+		batch := make([]host.Memory, 250)
+		for i := range batch {
+			batch[i] = host.Memory{ID: fmt.Sprintf("m%05d", i), Content: fmt.Sprintf("memory number %d", i), Vector: unit(1, float32(i%7), float32(i%5))}
+		}
+		if err := h.AddBatch(ctx, "alice", batch); err != nil {
+			t.Fatal(err)
+		}
+		hits, err := h.Search(ctx, "alice", "", unit(1, 1, 1), 300)
+		if err != nil || len(hits) != 250 {
+			t.Fatalf("%d hits (%v), want 250", len(hits), err)
+		}
+		if hits, err := h.Search(ctx, "alice", "number 0", nil, 1); err != nil || len(hits) != 1 || hits[0].Content != "memory number 0" {
+			t.Errorf("the replaced memory: %v %v", hits, err)
+		}
+		if err := h.AddBatch(ctx, "alice", []host.Memory{{ID: "x", Content: "x", Vector: []float32{1, 0, 0, 0}}}); !errors.Is(err, host.ErrInvalid) {
+			t.Errorf("a vector of another dimension after the batch: %v", err)
+		}
+	})
+}

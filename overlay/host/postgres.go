@@ -21,8 +21,9 @@ var postgresDialect = &dialect{
 	// Read committed would let a write land between reading the generation and the
 	// memories: the index would be newer than its generation says (harmless, reloaded
 	// on the next search, but a wasted load).
-	snapshot: sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead},
-	classify: store.PostgresError,
+	snapshot:   sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead},
+	classify:   store.PostgresError,
+	withWrites: true,
 }
 
 // OpenPostgres connects to the database at url (postgres://…) and migrates the host's

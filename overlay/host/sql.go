@@ -49,6 +49,8 @@ type dialect struct {
 	snapshot sql.TxOptions
 	// classify maps a database error onto the store's sentinels (ErrUnavailable, …).
 	classify func(error) error
+	// withWrites: the database runs data-modifying WITH clauses (PostgreSQL).
+	withWrites bool
 }
 
 // cachedUser is one user's search index as of generation gen.
@@ -224,22 +226,7 @@ func (h *SQL) addIn(ctx context.Context, tx *sql.Tx, user string, ms []Memory, l
 		return nil, fmt.Errorf("add: %w: vectors have %d dimensions, this user's have %d", ErrInvalid, dim, st.dim)
 	}
 	next := userState{gen: st.gen + 1, dim: dim, vectors: kept + added, reset: st.reset}
-	for _, m := range batch {
-		meta := []byte("{}")
-		if len(m.Meta) > 0 {
-			if meta, err = json.Marshal(m.Meta); err != nil {
-				return nil, fmt.Errorf("add %q: encode meta: %w", m.ID, err)
-			}
-		}
-		// gen: the write's generation, by which other processes find what changed.
-		if _, err := q.ExecContext(ctx, `INSERT INTO host_memories ("user", id, content, time_ns, meta, vec, gen) VALUES (?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT ("user", id) DO UPDATE SET content = excluded.content, time_ns = excluded.time_ns,
-				meta = excluded.meta, vec = excluded.vec, gen = excluded.gen`,
-			user, m.ID, m.Content, m.Time.UnixNano(), string(meta), sqlitedb.EncodeVector(m.Vector), next.gen); err != nil {
-			return nil, fmt.Errorf("add %q: %w", m.ID, err)
-		}
-	}
-	if err := writeUserState(ctx, q, user, next); err != nil {
+	if err := h.writeMemories(ctx, q, user, batch, next); err != nil {
 		return nil, fmt.Errorf("add: %w", err)
 	}
 	return func() {
@@ -252,6 +239,43 @@ func (h *SQL) addIn(ctx context.Context, tx *sql.Tx, user string, ms []Memory, l
 			return nil
 		})
 	}, nil
+}
+
+// memoryChunk is the most memories one statement writes (7 parameters each).
+const memoryChunk = 100
+
+// writeMemories writes a batch of distinct ids at generation next.gen (by which other
+// processes find what changed) and the user's new state: a multi-row statement a chunk,
+// the last one with the user's row on PostgreSQL (a data-modifying WITH), so that an
+// ingest's host write is one round trip there; SQLite writes the user's row after.
+func (h *SQL) writeMemories(ctx context.Context, q sqlitedb.Execer, user string, batch []Memory, next userState) error {
+	for start := 0; start < len(batch); start += memoryChunk {
+		chunk := batch[start:min(start+memoryChunk, len(batch))]
+		args := make([]any, 0, 7*len(chunk)+5)
+		for _, m := range chunk {
+			meta := []byte("{}")
+			if len(m.Meta) > 0 {
+				var err error
+				if meta, err = json.Marshal(m.Meta); err != nil {
+					return fmt.Errorf("%q: encode meta: %w", m.ID, err)
+				}
+			}
+			args = append(args, user, m.ID, m.Content, m.Time.UnixNano(), string(meta), sqlitedb.EncodeVector(m.Vector), next.gen)
+		}
+		insert := `INSERT INTO host_memories ("user", id, content, time_ns, meta, vec, gen) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?), ", len(chunk)), ", ") + `
+			ON CONFLICT ("user", id) DO UPDATE SET content = excluded.content, time_ns = excluded.time_ns,
+				meta = excluded.meta, vec = excluded.vec, gen = excluded.gen`
+		if last := start+memoryChunk >= len(batch); last && h.d.withWrites {
+			args = append(args, user, next.gen, next.dim, next.vectors, next.reset)
+			_, err := q.ExecContext(ctx, `WITH m AS (`+insert+`) `+upsertUserState, args...)
+			return err
+		}
+		if _, err := q.ExecContext(ctx, insert, args...); err != nil {
+			return err
+		}
+	}
+	return writeUserState(ctx, q, user, next)
 }
 
 // readAddState reads the user's state and how many stored vectors the batch replaces
@@ -308,10 +332,12 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
+// upsertUserState writes a host_users row ("user", gen, dim, vectors, reset_gen).
+const upsertUserState = `INSERT INTO host_users ("user", gen, dim, vectors, reset_gen) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT ("user") DO UPDATE SET gen = excluded.gen, dim = excluded.dim, vectors = excluded.vectors, reset_gen = excluded.reset_gen`
+
 func writeUserState(ctx context.Context, q sqlitedb.Execer, user string, st userState) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO host_users ("user", gen, dim, vectors, reset_gen) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT ("user") DO UPDATE SET gen = excluded.gen, dim = excluded.dim, vectors = excluded.vectors, reset_gen = excluded.reset_gen`,
-		user, st.gen, st.dim, st.vectors, st.reset)
+	_, err := q.ExecContext(ctx, upsertUserState, user, st.gen, st.dim, st.vectors, st.reset)
 	return err
 }
 
