@@ -200,6 +200,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		ppl.knowEntities(x.Slots)
 		ppl.knowThings(x.Values)
 		text, speaker := splitSpeaker(strings.TrimSpace(asides.ReplaceAllString(x.Text, " ")), strings.TrimSpace(x.Speaker))
+		text = unshout(text)
 		p.cased = cased(text)
 		p.self = "user"
 		if speaker != "" {

@@ -165,6 +165,44 @@ func clauses(s string) [][]token {
 	return out
 }
 
+// unshout lower-cases each sentence of text written in capitals throughout ("POPPY HAS
+// SWITCHED TO ARSENAL" says "poppy has switched to arsenal"): its capitals mark no names.
+func unshout(text string) string {
+	var b strings.Builder
+	start := 0
+	for _, ix := range append(sentenceEnd.FindAllStringIndex(text, -1), []int{len(text), len(text)}) {
+		s := text[start:ix[0]]
+		if shouted(s) {
+			s = strings.ToLower(s)
+		}
+		b.WriteString(s)
+		b.WriteString(text[ix[0]:ix[1]])
+		start = ix[1]
+	}
+	return b.String()
+}
+
+// shouted reports a sentence written in capitals throughout, two words or more.
+func shouted(s string) bool {
+	letters, words := 0, 0
+	for _, w := range strings.Fields(s) {
+		has := false
+		for _, r := range w {
+			if unicode.IsLower(r) {
+				return false
+			}
+			if unicode.IsUpper(r) {
+				letters++
+				has = true
+			}
+		}
+		if has {
+			words++
+		}
+	}
+	return words >= 2 && letters >= 4
+}
+
 func isDigitStart(s string) bool { return s != "" && unicode.IsDigit(rune(s[0])) }
 
 // startsStatement reports whether ts starts with a subject and, so, a new statement.
