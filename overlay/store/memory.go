@@ -8,7 +8,6 @@ import (
 	"sort"
 	"sync"
 	"time"
-	"unicode/utf8"
 )
 
 // Memory is the in-memory Store, for tests and ephemeral runs. It behaves as SQLite
@@ -407,8 +406,8 @@ func (t *memTx) SetSlot(ctx context.Context, id, slot string, single bool) error
 	if err := t.check(ctx); err != nil {
 		return fmt.Errorf("set slot %s: %w", id, err)
 	}
-	if !utf8.ValidString(slot) {
-		return fmt.Errorf("set slot %s: %w: slot is not valid UTF-8", id, ErrInvalid)
+	if err := validSlot(slot, single); err != nil {
+		return fmt.Errorf("set slot %s: %w: %w", id, ErrInvalid, err)
 	}
 	r, ok := t.load(id)
 	if !ok {

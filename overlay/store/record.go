@@ -285,11 +285,8 @@ func validate(r Record) error {
 	if math.IsNaN(r.Confidence) || r.Confidence < 0 || r.Confidence > 1 {
 		add(fmt.Errorf("confidence %v is outside [0, 1]", r.Confidence))
 	}
-	if r.Slot != "" && !utf8.ValidString(r.Slot) {
-		add(errors.New("slot is not valid UTF-8"))
-	}
-	if r.SingleValued && r.Slot == "" {
-		add(errors.New("single-valued record without a slot"))
+	if err := validSlot(r.Slot, r.SingleValued); err != nil {
+		add(err)
 	}
 	if !utf8.ValidString(r.Source) || !utf8.ValidString(r.HostID) {
 		add(errors.New("source or host id is not valid UTF-8"))
@@ -349,4 +346,16 @@ func sortLinks(ls []Link) {
 		}
 		return ls[i].To < ls[j].To
 	})
+}
+
+// validSlot checks a record's version group: a slot in UTF-8, and one for a
+// single-valued record (validate, and Tx.SetSlot, which moves a record).
+func validSlot(slot string, single bool) error {
+	if slot != "" && !utf8.ValidString(slot) {
+		return errors.New("slot is not valid UTF-8")
+	}
+	if single && slot == "" {
+		return errors.New("single-valued record without a slot")
+	}
+	return nil
 }

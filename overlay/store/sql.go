@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
@@ -672,8 +671,8 @@ func (t *sqlTx) SetSlot(ctx context.Context, id, slot string, single bool) error
 	if err := t.checkWrite(); err != nil {
 		return fmt.Errorf("set slot %s: %w", id, err)
 	}
-	if !utf8.ValidString(slot) {
-		return fmt.Errorf("set slot %s: %w: slot is not valid UTF-8", id, ErrInvalid)
+	if err := validSlot(slot, single); err != nil {
+		return fmt.Errorf("set slot %s: %w: %w", id, ErrInvalid, err)
 	}
 	var old string
 	err := t.q.QueryRowContext(ctx, `SELECT slot FROM records WHERE "user" = ? AND id = ?`, t.user, id).Scan(&old)

@@ -612,6 +612,12 @@ func testSetSlot(t *testing.T, e env) {
 	if err := e.s.Tx(ctx, "alice", func(tx store.Tx) error { return tx.SetSlot(ctx, "nope", "user.job", true) }); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("an absent record: %v", err)
 	}
+	// The checks of Put: a single-valued record has a slot, a slot is UTF-8.
+	for _, slot := range []string{"", "user.\xff"} {
+		if err := e.s.Tx(ctx, "alice", func(tx store.Tx) error { return tx.SetSlot(ctx, "b", slot, true) }); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("a move into single-valued slot %q: %v, want ErrInvalid", slot, err)
+		}
+	}
 	mustCheck(t, e.s, "alice")
 }
 
