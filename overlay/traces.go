@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -170,20 +169,18 @@ func (t *SQLTraces) put(ctx context.Context, rows []traceRow) error {
 		at[k] = len(uniq)
 		uniq = append(uniq, r)
 	}
-	q := t.q(nil)
-	if len(uniq) > traceBatch {
-		tx, err := t.db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
-		q = t.q(tx)
-		if err := putTraceRows(ctx, q, uniq); err != nil {
-			return err
-		}
-		return tx.Commit()
+	if len(uniq) <= traceBatch {
+		return putTraceRows(ctx, t.q(nil), uniq)
 	}
-	return putTraceRows(ctx, q, uniq)
+	tx, err := t.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := putTraceRows(ctx, t.q(tx), uniq); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 func putTraceRows(ctx context.Context, q sqlitedb.Execer, uniq []traceRow) error {
@@ -193,8 +190,7 @@ func putTraceRows(ctx context.Context, q sqlitedb.Execer, uniq []traceRow) error
 		for _, r := range chunk {
 			args = append(args, r.user, r.id, r.kind, r.created, r.data)
 		}
-		values := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", len(chunk)), ", ")
-		if _, err := q.ExecContext(ctx, `INSERT INTO overlay_traces ("user", id, kind, created, data) VALUES `+values+`
+		if _, err := q.ExecContext(ctx, `INSERT INTO overlay_traces ("user", id, kind, created, data) VALUES `+sqlitedb.Values(len(chunk), 5)+`
 			ON CONFLICT ("user", id) DO UPDATE SET kind = excluded.kind, created = excluded.created, data = excluded.data`, args...); err != nil {
 			return err
 		}

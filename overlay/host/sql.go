@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -262,8 +261,7 @@ func (h *SQL) writeMemories(ctx context.Context, q sqlitedb.Execer, user string,
 			}
 			args = append(args, user, m.ID, m.Content, m.Time.UnixNano(), string(meta), sqlitedb.EncodeVector(m.Vector), next.gen)
 		}
-		insert := `INSERT INTO host_memories ("user", id, content, time_ns, meta, vec, gen) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?), ", len(chunk)), ", ") + `
+		insert := `INSERT INTO host_memories ("user", id, content, time_ns, meta, vec, gen) VALUES ` + sqlitedb.Values(len(chunk), 7) + `
 			ON CONFLICT ("user", id) DO UPDATE SET content = excluded.content, time_ns = excluded.time_ns,
 				meta = excluded.meta, vec = excluded.vec, gen = excluded.gen`
 		if last := start+memoryChunk >= len(batch); last && h.d.withWrites {
@@ -279,19 +277,13 @@ func (h *SQL) writeMemories(ctx context.Context, q sqlitedb.Execer, user string,
 }
 
 // readAddState reads the user's state and how many stored vectors the batch replaces
-// (the vectors after it: those of memories it does not replace, plus its own), in one
-// statement — one round trip on PostgreSQL — for a batch of up to vectorChunk memories.
+// (the vectors after it: those of memories it does not replace, plus its own): the
+// state with the first vectorChunk ids in one statement — one round trip on PostgreSQL
+// for an ingest's batch — and any further ids a statement each vectorChunk.
 func readAddState(ctx context.Context, q sqlitedb.Querier, user string, batch []Memory) (userState, int64, error) {
-	if len(batch) > vectorChunk {
-		st, err := readUserState(ctx, q, user)
-		if err != nil {
-			return userState{}, 0, err
-		}
-		n, err := vectorsAmong(ctx, q, user, batch)
-		return st, n, err
-	}
+	head := batch[:min(len(batch), vectorChunk)]
 	args := []any{user}
-	for _, m := range batch {
+	for _, m := range head {
 		args = append(args, m.ID)
 	}
 	args = append(args, user)
@@ -300,9 +292,13 @@ func readAddState(ctx context.Context, q sqlitedb.Querier, user string, batch []
 		replaced                 int64
 	)
 	err := q.QueryRowContext(ctx, `SELECT u.gen, u.dim, u.vectors, u.reset_gen,
-			(SELECT count(*) FROM host_memories WHERE "user" = ? AND vec IS NOT NULL AND id IN (`+placeholders(len(batch))+`))
+			(SELECT count(*) FROM host_memories WHERE "user" = ? AND vec IS NOT NULL AND id IN (`+sqlitedb.Placeholders(len(head))+`))
 		FROM (SELECT 1) AS one LEFT JOIN host_users u ON u."user" = ?`, args...).Scan(&gen, &dim, &vectors, &reset, &replaced)
-	return userState{gen: gen.Int64, dim: dim.Int64, vectors: vectors.Int64, reset: reset.Int64}, replaced, err
+	if err != nil {
+		return userState{}, 0, err
+	}
+	rest, err := vectorsAmong(ctx, q, user, batch[len(head):])
+	return userState{gen: gen.Int64, dim: dim.Int64, vectors: vectors.Int64, reset: reset.Int64}, replaced + rest, err
 }
 
 // vectorChunk is the most ids one statement looks up.
@@ -319,17 +315,13 @@ func vectorsAmong(ctx context.Context, q sqlitedb.Querier, user string, batch []
 		}
 		var n int64
 		err := q.QueryRowContext(ctx, `SELECT count(*) FROM host_memories WHERE "user" = ? AND vec IS NOT NULL AND id IN (`+
-			placeholders(len(chunk))+`)`, args...).Scan(&n)
+			sqlitedb.Placeholders(len(chunk))+`)`, args...).Scan(&n)
 		if err != nil {
 			return 0, err
 		}
 		total += n
 	}
 	return total, nil
-}
-
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
 // upsertUserState writes a host_users row ("user", gen, dim, vectors, reset_gen).

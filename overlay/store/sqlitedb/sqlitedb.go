@@ -340,3 +340,14 @@ func DiskSize(ctx context.Context, db *sql.DB, path string) (int64, error) {
 	}
 	return n, nil
 }
+
+// Placeholders is n "?" separated by commas, for an IN list.
+func Placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// Values is the VALUES list of a multi-row INSERT: rows groups of cols placeholders,
+// "(?, ?), (?, ?)".
+func Values(rows, cols int) string {
+	return strings.TrimSuffix(strings.Repeat("("+Placeholders(cols)+"), ", rows), ", ")
+}

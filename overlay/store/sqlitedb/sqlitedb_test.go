@@ -304,3 +304,12 @@ func TestCollect(t *testing.T) {
 		}
 	})
 }
+
+func TestPlaceholders(t *testing.T) {
+	if got := sqlitedb.Placeholders(3); got != "?, ?, ?" {
+		t.Errorf("Placeholders(3) = %q", got)
+	}
+	if got := sqlitedb.Values(2, 3); got != "(?, ?, ?), (?, ?, ?)" {
+		t.Errorf("Values(2, 3) = %q", got)
+	}
+}
