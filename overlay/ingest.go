@@ -310,12 +310,14 @@ func (o *Overlay) commitWithHost(ctx context.Context, user string, rec *store.Re
 	)
 	err := o.cfg.Store.Tx(ctx, user, func(tx store.Tx) error {
 		tr.Commits = tr.Commits[:0]
-		var err error
-		if newest, err = o.commit(ctx, tx, rec, cands, verdicts, tr); err != nil {
+		transitions, err := o.commit(ctx, tx, rec, cands, verdicts, tr)
+		if err != nil {
 			return err
 		}
-		if ms, err = o.hostMemories(ctx, tx.Get, mem, tr); err != nil {
-			return err
+		ms = hostMemories(mem, transitions, tx.Now())
+		newest = rec.ID
+		for _, t := range transitions {
+			newest = max(newest, t.ID)
 		}
 		if o.inTx == nil {
 			return nil
@@ -346,22 +348,20 @@ func (o *Overlay) commitWithHost(ctx context.Context, user string, rec *store.Re
 }
 
 // hostMemories are what an ingest adds to the host memory: the new memory, then the
-// transition records its commit made, which are searchable by text ("job: nurse ->
+// transition records its commit wrote (as planned, not read back; one put without a
+// time takes the transaction's, now), which are searchable by text ("job: nurse ->
 // pharmacist") so that a query naming the slot finds the change and, through its
 // links, both states.
-func (o *Overlay) hostMemories(ctx context.Context, get func(context.Context, string) (store.Record, error), mem host.Memory, tr *IngestTrace) ([]host.Memory, error) {
+func hostMemories(mem host.Memory, transitions []store.Record, now time.Time) []host.Memory {
 	ms := []host.Memory{mem}
-	for _, c := range tr.Commits {
-		if c.Transition == "" {
-			continue
+	for _, t := range transitions {
+		at := t.Time()
+		if at.IsZero() {
+			at = now
 		}
-		t, err := get(ctx, c.Transition)
-		if err != nil {
-			return ms, fmt.Errorf("transition record %s: %w", c.Transition, err)
-		}
-		ms = append(ms, host.Memory{ID: t.ID, Content: t.Content, Time: t.Time()})
+		ms = append(ms, host.Memory{ID: t.ID, Content: t.Content, Time: at})
 	}
-	return ms, nil
+	return ms
 }
 
 // candidateFactor × Config.Candidates is both how many seeds an ingest asks the host for
@@ -452,17 +452,16 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 }
 
 // commit plans what the verdicts change (planCommit) and writes the plan in tx. It
-// returns the id of the newest record it wrote: the new record's, or its newest
-// transition record's.
-func (o *Overlay) commit(ctx context.Context, tx store.Tx, rec *store.Record, cands []store.Record, verdicts []*judge.Verdict, tr *IngestTrace) (string, error) {
+// returns the transition records it wrote, in the order of their commits.
+func (o *Overlay) commit(ctx context.Context, tx store.Tx, rec *store.Record, cands []store.Record, verdicts []*judge.Verdict, tr *IngestTrace) ([]store.Record, error) {
 	groups, err := planGroups(ctx, tx, *rec, cands, verdicts)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	pl := planCommit(planInput{Record: *rec, Candidates: cands, Verdicts: verdicts, Groups: groups,
 		Facts: o.cfg.Facts != nil, NoCommit: o.cfg.NoCommit, NewID: func() string { return store.NewID(tx.Now()) }})
 	if err := applyPlan(ctx, tx, pl); err != nil {
-		return "", err
+		return nil, err
 	}
 	tr.Commits = pl.Commits
 	*rec = pl.Record
@@ -474,11 +473,11 @@ func (o *Overlay) commit(ctx context.Context, tx store.Tx, rec *store.Record, ca
 	} else if rec.Status == "" {
 		rec.Status = store.StatusActive // as Put stores it
 	}
-	newest := rec.ID
-	for _, t := range pl.Transitions {
-		newest = max(newest, t.Record.ID)
+	transitions := make([]store.Record, len(pl.Transitions))
+	for i, t := range pl.Transitions {
+		transitions[i] = t.Record
 	}
-	return newest, nil
+	return transitions, nil
 }
 
 // planGroups reads the version groups a plan may merge or reconcile: the new record's
