@@ -313,9 +313,9 @@ func verifyCommit(ctx context.Context, tx Tx, user string, t touches) ([]Violati
 	for id, r := range t.fresh {
 		ahead[id] = &r
 	}
+	pf, batched := tx.(prefetcher)
 	prefetch := func(ids []string) error {
-		pf, ok := tx.(prefetcher)
-		if !ok {
+		if !batched {
 			return nil
 		}
 		ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { _, done := ahead[id]; return done })
