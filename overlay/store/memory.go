@@ -402,6 +402,25 @@ func (t *memTx) SetStatus(ctx context.Context, id string, s Status) error {
 	return nil
 }
 
+func (t *memTx) SetStatusUntil(ctx context.Context, id string, s Status, until time.Time) error {
+	if err := t.check(ctx); err != nil {
+		return fmt.Errorf("set status %s: %w", id, err)
+	}
+	if err := validStatusUntil(s, until); err != nil {
+		return fmt.Errorf("set status %s: %w", id, err)
+	}
+	r, ok := t.load(id)
+	if !ok {
+		return fmt.Errorf("set status %s: %w", id, ErrNotFound)
+	}
+	if !until.IsZero() && !r.ValidFrom.IsZero() && until.Before(r.ValidFrom) {
+		return fmt.Errorf("set status %s: %w: valid_until %v is before valid_from %v", id, ErrInvalid, until, r.ValidFrom)
+	}
+	r.Status, r.ValidUntil = s, normTime(until)
+	t.stage(r)
+	return nil
+}
+
 func (t *memTx) SetSlot(ctx context.Context, id, slot string, single bool) error {
 	if err := t.check(ctx); err != nil {
 		return fmt.Errorf("set slot %s: %w", id, err)

@@ -20,6 +20,7 @@ var postgresDialect = func() *dialect {
 		getManyFrom: `json_array_elements_text(?::json) AS j(value) JOIN records r ON r."user" = ? AND r.id = j.value`,
 		slotFrom:    "records r",
 		claim:       pgdb.LockUser,
+		withWrites:  true,
 		classify:    func(err error) (error, bool) { return PostgresError(err), false },
 		integrity:   func(context.Context, *sql.DB, bool) ([]string, error) { return nil, nil },
 	}

@@ -257,6 +257,17 @@ func validName(what, s string, max int) error {
 
 // validate checks r as Put would store it, reporting every problem at once wrapped in
 // ErrInvalid.
+// validStatusUntil checks SetStatusUntil's arguments on their own.
+func validStatusUntil(s Status, until time.Time) error {
+	if !s.Valid() {
+		return fmt.Errorf("%w: unknown status %q", ErrInvalid, s)
+	}
+	if !sqlitedb.TimeInRange(until) {
+		return fmt.Errorf("%w: valid_until %v is outside 1678..2262", ErrInvalid, until)
+	}
+	return nil
+}
+
 func validate(r Record) error {
 	var errs []error
 	add := func(err error) {

@@ -51,6 +51,9 @@ type dialect struct {
 	slotFrom string
 	// oneWriter: the database admits one writer at a time (SQLite).
 	oneWriter bool
+	// withWrites: the database runs data-modifying WITH clauses (PostgreSQL), so that a
+	// read and the write that depends on it are one statement.
+	withWrites bool
 	// claim runs first in every write transaction: PostgreSQL's per-user advisory lock,
 	// which serialises the user's writers across processes (nil: BEGIN IMMEDIATE did it).
 	claim func(ctx context.Context, q querier, user string) error
@@ -567,16 +570,25 @@ func boolInt(b bool) int {
 	return 0
 }
 
+// endpointsSQL reads the (id, slot) of two records, "user" and id bound for each: two
+// point lookups in one statement (one round trip on PostgreSQL). SQLite plans "id IN
+// (?, ?)" on the (user, …) version index and scans the user's records, which made every
+// link cost O(records).
+const endpointsSQL = `SELECT id, slot FROM records WHERE "user" = ? AND id = ?
+		UNION ALL SELECT id, slot FROM records WHERE "user" = ? AND id = ?`
+
 // endpoints returns the slots of from and to, ErrNotFound unless both exist.
 func (t *sqlTx) endpoints(ctx context.Context, from, to string) (map[string]string, error) {
-	// Two point lookups in one statement (one round trip on PostgreSQL): SQLite plans
-	// "id IN (?, ?)" on the (user, …) version index and scans the user's records, which
-	// made every link cost O(records).
-	rows, err := t.q.QueryContext(ctx, `SELECT id, slot FROM records WHERE "user" = ? AND id = ?
-		UNION ALL SELECT id, slot FROM records WHERE "user" = ? AND id = ?`, t.user, from, t.user, to)
+	rows, err := t.q.QueryContext(ctx, endpointsSQL, t.user, from, t.user, to)
 	if err != nil {
 		return nil, err
 	}
+	return scanEndpoints(rows, from, to)
+}
+
+// scanEndpoints reads rows of (id, slot) into the slots of from and to, ErrNotFound
+// unless both are there, and closes rows.
+func scanEndpoints(rows *sql.Rows, from, to string) (map[string]string, error) {
 	defer rows.Close()
 	slots := map[string]string{}
 	for rows.Next() {
@@ -611,13 +623,31 @@ func (t *sqlTx) Link(ctx context.Context, from string, lt LinkType, to string) e
 	if err := validLink(from, lt, to); err != nil {
 		return err
 	}
-	slots, err := t.endpoints(ctx, from, to)
-	if err != nil {
-		return fmt.Errorf("link %s %s %s: %w", from, lt, to, err)
-	}
-	if _, err := t.q.ExecContext(ctx, `INSERT INTO links ("user", src, type, dst) VALUES (?, ?, ?, ?), (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		t.user, from, string(lt), to, t.user, to, string(lt.Reciprocal()), from); err != nil {
-		return fmt.Errorf("link %s %s %s: %w", from, lt, to, err)
+	args := []any{t.user, from, string(lt), to, t.user, to, string(lt.Reciprocal()), from}
+	var slots map[string]string
+	if t.d.withWrites {
+		// One round trip: the endpoints read, and the links written when both exist.
+		rows, err := t.q.QueryContext(ctx, `WITH e AS (`+endpointsSQL+`),
+			l AS (INSERT INTO links ("user", src, type, dst)
+				SELECT v.u, v.s, v.t, v.d FROM (VALUES (CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS text)),
+					(CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS text))) AS v(u, s, t, d)
+				WHERE (SELECT count(*) FROM e) = 2
+				ON CONFLICT DO NOTHING)
+			SELECT id, slot FROM e`, append([]any{t.user, from, t.user, to}, args...)...)
+		if err == nil {
+			slots, err = scanEndpoints(rows, from, to)
+		}
+		if err != nil {
+			return fmt.Errorf("link %s %s %s: %w", from, lt, to, err)
+		}
+	} else {
+		var err error
+		if slots, err = t.endpoints(ctx, from, to); err != nil {
+			return fmt.Errorf("link %s %s %s: %w", from, lt, to, err)
+		}
+		if _, err := t.q.ExecContext(ctx, `INSERT INTO links ("user", src, type, dst) VALUES (?, ?, ?, ?), (?, ?, ?, ?) ON CONFLICT DO NOTHING`, args...); err != nil {
+			return fmt.Errorf("link %s %s %s: %w", from, lt, to, err)
+		}
 	}
 	t.touchSlots(slots)
 	return nil
@@ -667,6 +697,37 @@ func (t *sqlTx) SetStatus(ctx context.Context, id string, st Status) error {
 	return nil
 }
 
+func (t *sqlTx) SetStatusUntil(ctx context.Context, id string, st Status, until time.Time) error {
+	if err := t.checkWrite(); err != nil {
+		return fmt.Errorf("set status %s: %w", id, err)
+	}
+	if err := validStatusUntil(st, until); err != nil {
+		return fmt.Errorf("set status %s: %w", id, err)
+	}
+	// The end is checked against valid_from in the statement: a row it would break is
+	// left as it is, and only then read again, to tell an invalid end from a missing id.
+	end := sqlitedb.TimeToNull(until)
+	var slot string
+	err := t.q.QueryRowContext(ctx, `UPDATE records SET status = ?, valid_until_ns = ?
+		WHERE "user" = ? AND id = ? AND (CAST(? AS BIGINT) IS NULL OR valid_from_ns IS NULL OR valid_from_ns <= ?)
+		RETURNING slot`, string(st), end, t.user, id, end, end).Scan(&slot)
+	if errors.Is(err, sql.ErrNoRows) {
+		var from sql.NullInt64
+		switch err := t.q.QueryRowContext(ctx, `SELECT valid_from_ns FROM records WHERE "user" = ? AND id = ?`, t.user, id).Scan(&from); {
+		case errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("set status %s: %w", id, ErrNotFound)
+		case err != nil:
+			return fmt.Errorf("set status %s: %w", id, err)
+		}
+		return fmt.Errorf("set status %s: %w: valid_until %v is before valid_from %v", id, ErrInvalid, until, sqlitedb.NullToTime(from))
+	}
+	if err != nil {
+		return fmt.Errorf("set status %s: %w", id, err)
+	}
+	t.touched.record(Record{ID: id, Slot: slot})
+	return nil
+}
+
 func (t *sqlTx) SetSlot(ctx context.Context, id, slot string, single bool) error {
 	if err := t.checkWrite(); err != nil {
 		return fmt.Errorf("set slot %s: %w", id, err)
@@ -674,15 +735,21 @@ func (t *sqlTx) SetSlot(ctx context.Context, id, slot string, single bool) error
 	if err := validSlot(slot, single); err != nil {
 		return fmt.Errorf("set slot %s: %w: %w", id, ErrInvalid, err)
 	}
+	const update = `UPDATE records SET slot = ?, single_valued = ? WHERE "user" = ? AND id = ?`
 	var old string
-	err := t.q.QueryRowContext(ctx, `SELECT slot FROM records WHERE "user" = ? AND id = ?`, t.user, id).Scan(&old)
+	var err error
+	if t.d.withWrites {
+		// One round trip: the update returns the slot it replaced.
+		err = t.q.QueryRowContext(ctx, `WITH o AS (SELECT slot FROM records WHERE "user" = ? AND id = ?),
+			u AS (`+update+` RETURNING 1)
+			SELECT o.slot FROM o CROSS JOIN u`, t.user, id, slot, boolInt(single), t.user, id).Scan(&old)
+	} else if err = t.q.QueryRowContext(ctx, `SELECT slot FROM records WHERE "user" = ? AND id = ?`, t.user, id).Scan(&old); err == nil {
+		_, err = t.q.ExecContext(ctx, update, slot, boolInt(single), t.user, id)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("set slot %s: %w", id, ErrNotFound)
 	}
 	if err != nil {
-		return fmt.Errorf("set slot %s: %w", id, err)
-	}
-	if _, err := t.q.ExecContext(ctx, `UPDATE records SET slot = ?, single_valued = ? WHERE "user" = ? AND id = ?`, slot, boolInt(single), t.user, id); err != nil {
 		return fmt.Errorf("set slot %s: %w", id, err)
 	}
 	t.touched.record(Record{ID: id, Slot: old})

@@ -107,6 +107,11 @@ type Tx interface {
 	// Unlink removes from →t→ to and its reciprocal; ErrNotFound if the link is absent.
 	Unlink(ctx context.Context, from string, t LinkType, to string) error
 	SetStatus(ctx context.Context, id string, s Status) error
+	// SetStatusUntil sets a record's status and the end of its validity (zero: none) and
+	// leaves the rest as it is: one statement where Get and Put are three or four (the
+	// reconciliation of a version group). ErrNotFound if the record is absent;
+	// ErrInvalid for an unknown status or an end before the record's valid_from.
+	SetStatusUntil(ctx context.Context, id string, s Status, until time.Time) error
 	// SetSlot moves a record into the version group slot ("" for none), single-valued
 	// or not; ErrNotFound if it is absent.
 	SetSlot(ctx context.Context, id, slot string, single bool) error

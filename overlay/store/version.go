@@ -161,7 +161,7 @@ func Reconcile(ctx context.Context, tx Tx, slot string) error {
 // StateGroup is tx.VersionGroup, oldest first, without the embeddings where the store
 // can leave them out (SQL): reconciling and commit planning read whole groups, and the
 // embeddings were most of them. Write a record read here only after reading it whole
-// with tx.Get (reconcileGroup does).
+// with tx.Get, or change it field by field (reconcileGroup's SetStatusUntil).
 func StateGroup(ctx context.Context, tx Tx, slot string) ([]Record, error) {
 	if t, ok := tx.(*sqlTx); ok {
 		return versionGroup(ctx, t.q, t.d.stateCols, t.user, slot)
@@ -256,14 +256,9 @@ func reconcileGroup(ctx context.Context, tx Tx, g []Record) error {
 			next.ValidUntil = next.ValidFrom
 		}
 		if next.Status != r.Status || !next.ValidUntil.Equal(r.ValidUntil) {
-			// The group may have been read without embeddings (StateGroup): write the
-			// stored record with the new status and end.
-			full, err := tx.Get(ctx, r.ID)
-			if err != nil {
-				return err
-			}
-			full.Status, full.ValidUntil = next.Status, next.ValidUntil
-			if err := tx.Put(ctx, full); err != nil {
+			// The group may have been read without embeddings (StateGroup): only the
+			// status and the end are written.
+			if err := tx.SetStatusUntil(ctx, r.ID, next.Status, next.ValidUntil); err != nil {
 				return err
 			}
 		}

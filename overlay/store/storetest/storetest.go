@@ -204,6 +204,27 @@ func testRoundTrip(t *testing.T, e env) {
 	if d := cmp.Diff(want, got, cmpRecord); d != "" {
 		t.Errorf("after SetStatus (-want +got):\n%s", d)
 	}
+	// So does a change of status and end; an end before the start changes nothing.
+	end := want.ValidFrom.Add(time.Hour)
+	if err := e.s.Tx(t.Context(), "alice", func(tx store.Tx) error {
+		return tx.SetStatusUntil(t.Context(), "r1", store.StatusUnknown, end)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want, got = got, get(t, e.s, "alice", "r1")
+	want.Status, want.ValidUntil = store.StatusUnknown, end.UTC()
+	if d := cmp.Diff(want, got, cmpRecord); d != "" {
+		t.Errorf("after SetStatusUntil (-want +got):\n%s", d)
+	}
+	if err := e.s.Tx(t.Context(), "alice", func(tx store.Tx) error {
+		return tx.SetStatusUntil(t.Context(), "r1", store.StatusActive, time.Time{})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want.Status, want.ValidUntil = store.StatusActive, time.Time{}
+	if d := cmp.Diff(want, get(t, e.s, "alice", "r1"), cmpRecord); d != "" {
+		t.Errorf("after SetStatusUntil with no end (-want +got):\n%s", d)
+	}
 }
 
 func testPutDefaults(t *testing.T, e env) {
@@ -308,6 +329,7 @@ func testLinks(t *testing.T, e env) {
 	if got := get(t, e.s, "alice", "a"); len(got.Links) != 2 {
 		t.Errorf("Put dropped links: %v", got.Links)
 	}
+	put(t, e.s, "alice", store.Record{ID: "from", Content: "from", ValidFrom: T0})
 	errTests := []struct {
 		name string
 		op   func(tx store.Tx) error
@@ -320,6 +342,11 @@ func testLinks(t *testing.T, e env) {
 		{"unlink absent", func(tx store.Tx) error { return tx.Unlink(ctx, "b", store.LinkScopedException, "c") }, store.ErrNotFound},
 		{"status unknown id", func(tx store.Tx) error { return tx.SetStatus(ctx, "zz", store.StatusActive) }, store.ErrNotFound},
 		{"bad status", func(tx store.Tx) error { return tx.SetStatus(ctx, "a", "gone") }, store.ErrInvalid},
+		{"status until unknown id", func(tx store.Tx) error { return tx.SetStatusUntil(ctx, "zz", store.StatusActive, time.Time{}) }, store.ErrNotFound},
+		{"status until bad status", func(tx store.Tx) error { return tx.SetStatusUntil(ctx, "a", "gone", time.Time{}) }, store.ErrInvalid},
+		{"status until before valid_from", func(tx store.Tx) error {
+			return tx.SetStatusUntil(ctx, "from", store.StatusSuperseded, T0.Add(-time.Hour))
+		}, store.ErrInvalid},
 		{"delete unknown", func(tx store.Tx) error { return tx.Delete(ctx, "zz") }, store.ErrNotFound},
 	}
 	for _, tt := range errTests {
@@ -328,6 +355,9 @@ func testLinks(t *testing.T, e env) {
 				t.Errorf("err = %v, want %v", err, tt.want)
 			}
 		})
+	}
+	if f := get(t, e.s, "alice", "from"); f.Status != store.StatusActive || !f.ValidUntil.IsZero() {
+		t.Errorf("a refused SetStatusUntil changed the record: status %s, valid_until %v", f.Status, f.ValidUntil)
 	}
 	if err := e.s.Tx(ctx, "alice", func(tx store.Tx) error { return tx.Unlink(ctx, "b", store.LinkCoexistsWith, "a") }); err != nil {
 		t.Fatal(err)
