@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -201,31 +202,13 @@ func (h *SQL) addIn(ctx context.Context, tx *sql.Tx, user string, ms []Memory, l
 			return nil, fmt.Errorf("add: %w", err)
 		}
 	}
-	st, replaced, err := readAddState(ctx, q, user, batch)
+	var st, next userState
+	if h.d.withWrites && len(batch) <= memoryChunk && len(batch) <= vectorChunk {
+		st, next, err = writeFolded(ctx, q, user, batch)
+	} else {
+		st, next, err = readAndWrite(ctx, q, user, batch)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("add: %w", err)
-	}
-	kept := st.vectors - replaced
-	dim, added := int64(0), int64(0)
-	for _, m := range batch {
-		if n := int64(len(m.Vector)); n > 0 {
-			if dim != 0 && n != dim {
-				return nil, fmt.Errorf("add %q: %w: a %d-dimensional vector in a batch of %d", m.ID, ErrInvalid, n, dim)
-			}
-			dim = n
-			added++
-		}
-	}
-	switch {
-	case dim == 0 && kept == 0:
-		// no vectors left
-	case dim == 0:
-		dim = st.dim
-	case kept > 0 && dim != st.dim:
-		return nil, fmt.Errorf("add: %w: vectors have %d dimensions, this user's have %d", ErrInvalid, dim, st.dim)
-	}
-	next := userState{gen: st.gen + 1, dim: dim, vectors: kept + added, reset: st.reset}
-	if err := h.writeMemories(ctx, q, user, batch, next); err != nil {
 		return nil, fmt.Errorf("add: %w", err)
 	}
 	return func() {
@@ -243,37 +226,140 @@ func (h *SQL) addIn(ctx context.Context, tx *sql.Tx, user string, ms []Memory, l
 // memoryChunk is the most memories one statement writes (7 parameters each).
 const memoryChunk = 100
 
+// nextState is the user's state after batch replaces replaced of the stored vectors:
+// the generation moves on, and every vector the user keeps has one dimension.
+func nextState(st userState, replaced int64, batch []Memory) (userState, error) {
+	kept := st.vectors - replaced
+	dim, added := int64(0), int64(0)
+	for _, m := range batch {
+		if n := int64(len(m.Vector)); n > 0 {
+			if dim != 0 && n != dim {
+				return userState{}, fmt.Errorf("%q: %w: a %d-dimensional vector in a batch of %d", m.ID, ErrInvalid, n, dim)
+			}
+			dim = n
+			added++
+		}
+	}
+	switch {
+	case dim == 0 && kept == 0:
+		// no vectors left
+	case dim == 0:
+		dim = st.dim
+	case kept > 0 && dim != st.dim:
+		return userState{}, fmt.Errorf("%w: vectors have %d dimensions, this user's have %d", ErrInvalid, dim, st.dim)
+	}
+	return userState{gen: st.gen + 1, dim: dim, vectors: kept + added, reset: st.reset}, nil
+}
+
+// readAndWrite reads the user's state, then writes batch at the next generation (see
+// writeMemories) and the state after it.
+func readAndWrite(ctx context.Context, q sqlitedb.Execer, user string, batch []Memory) (st, next userState, err error) {
+	st, replaced, err := readAddState(ctx, q, user, batch)
+	if err != nil {
+		return st, next, err
+	}
+	if next, err = nextState(st, replaced, batch); err != nil {
+		return st, next, err
+	}
+	return st, next, writeMemories(ctx, q, user, batch, next)
+}
+
+// memoryArgs are one memory's columns after "user": id, content, time_ns, meta, vec.
+func memoryArgs(m Memory) ([]any, error) {
+	meta := []byte("{}")
+	if len(m.Meta) > 0 {
+		var err error
+		if meta, err = json.Marshal(m.Meta); err != nil {
+			return nil, fmt.Errorf("%q: encode meta: %w", m.ID, err)
+		}
+	}
+	return []any{m.ID, m.Content, m.Time.UnixNano(), string(meta), sqlitedb.EncodeVector(m.Vector)}, nil
+}
+
+// upsertMemory is what a memory's insert does when its id is taken.
+const upsertMemory = `ON CONFLICT ("user", id) DO UPDATE SET content = excluded.content, time_ns = excluded.time_ns,
+		meta = excluded.meta, vec = excluded.vec, gen = excluded.gen`
+
 // writeMemories writes a batch of distinct ids at generation next.gen (by which other
-// processes find what changed) and the user's new state: a multi-row statement a chunk,
-// the last one with the user's row on PostgreSQL (a data-modifying WITH), so that an
-// ingest's host write is one round trip there; SQLite writes the user's row after.
-func (h *SQL) writeMemories(ctx context.Context, q sqlitedb.Execer, user string, batch []Memory, next userState) error {
+// processes find what changed), a multi-row statement a chunk, and the user's new state.
+func writeMemories(ctx context.Context, q sqlitedb.Execer, user string, batch []Memory, next userState) error {
 	for start := 0; start < len(batch); start += memoryChunk {
 		chunk := batch[start:min(start+memoryChunk, len(batch))]
-		args := make([]any, 0, 7*len(chunk)+5)
+		args := make([]any, 0, 7*len(chunk))
 		for _, m := range chunk {
-			meta := []byte("{}")
-			if len(m.Meta) > 0 {
-				var err error
-				if meta, err = json.Marshal(m.Meta); err != nil {
-					return fmt.Errorf("%q: encode meta: %w", m.ID, err)
-				}
+			cols, err := memoryArgs(m)
+			if err != nil {
+				return err
 			}
-			args = append(args, user, m.ID, m.Content, m.Time.UnixNano(), string(meta), sqlitedb.EncodeVector(m.Vector), next.gen)
+			args = append(append(append(args, user), cols...), next.gen)
 		}
-		insert := `INSERT INTO host_memories ("user", id, content, time_ns, meta, vec, gen) VALUES ` + sqlitedb.Values(len(chunk), 7) + `
-			ON CONFLICT ("user", id) DO UPDATE SET content = excluded.content, time_ns = excluded.time_ns,
-				meta = excluded.meta, vec = excluded.vec, gen = excluded.gen`
-		if last := start+memoryChunk >= len(batch); last && h.d.withWrites {
-			args = append(args, user, next.gen, next.dim, next.vectors, next.reset)
-			_, err := q.ExecContext(ctx, `WITH m AS (`+insert+`) `+upsertUserState, args...)
-			return err
-		}
-		if _, err := q.ExecContext(ctx, insert, args...); err != nil {
+		if _, err := q.ExecContext(ctx, `INSERT INTO host_memories ("user", id, content, time_ns, meta, vec, gen) VALUES `+
+			sqlitedb.Values(len(chunk), 7)+` `+upsertMemory, args...); err != nil {
 			return err
 		}
 	}
 	return writeUserState(ctx, q, user, next)
+}
+
+// writeFolded is readAndWrite in one statement, for a database that runs
+// data-modifying WITH clauses (PostgreSQL) and a batch of at most memoryChunk memories
+// and vectorChunk ids: an ingest's host write is one round trip there, not two. The
+// statement reads the state and the replaced vectors, writes the memories at the next
+// generation and the state after them, and returns both states; nextState, the one
+// rule, then checks what it wrote (a batch it refuses is written, and the caller's
+// transaction rolls back on the error, as with every error in it).
+func writeFolded(ctx context.Context, q sqlitedb.Execer, user string, batch []Memory) (st, next userState, err error) {
+	args := []any{user, user}
+	for _, m := range batch {
+		args = append(args, m.ID)
+	}
+	rows := make([]string, len(batch))
+	for i, m := range batch {
+		cols, err := memoryArgs(m)
+		if err != nil {
+			return st, next, err
+		}
+		args = append(append(args, user), cols...)
+		rows[i] = `(CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS bigint), CAST(? AS text), CAST(? AS bytea))`
+	}
+	dim, added := int64(0), int64(0)
+	for _, m := range batch {
+		if len(m.Vector) > 0 {
+			dim, added = int64(len(m.Vector)), added+1
+		}
+	}
+	args = append(args, user, dim, dim, added)
+	var (
+		replaced int64
+		wrote    userState
+	)
+	err = q.QueryRowContext(ctx, `WITH u AS (SELECT gen, dim, vectors, reset_gen FROM host_users WHERE "user" = ?),
+		s AS (SELECT coalesce((SELECT gen FROM u), 0) AS gen, coalesce((SELECT dim FROM u), 0) AS dim,
+			coalesce((SELECT vectors FROM u), 0) AS vectors, coalesce((SELECT reset_gen FROM u), 0) AS reset_gen,
+			(SELECT count(*) FROM host_memories WHERE "user" = ? AND vec IS NOT NULL AND id IN (`+sqlitedb.Placeholders(len(batch))+`)) AS replaced),
+		m AS (INSERT INTO host_memories ("user", id, content, time_ns, meta, vec, gen)
+			SELECT v.u, v.id, v.content, v.t, v.meta, v.vec, s.gen + 1
+			FROM s CROSS JOIN (VALUES `+strings.Join(rows, ", ")+`) AS v(u, id, content, t, meta, vec)
+			`+upsertMemory+`),
+		w AS (INSERT INTO host_users ("user", gen, dim, vectors, reset_gen)
+			SELECT CAST(? AS text), s.gen + 1,
+				CASE WHEN CAST(? AS integer) <> 0 THEN CAST(? AS integer) WHEN s.vectors = s.replaced THEN 0 ELSE s.dim END,
+				s.vectors - s.replaced + CAST(? AS bigint), s.reset_gen
+			FROM s
+			ON CONFLICT ("user") DO UPDATE SET gen = excluded.gen, dim = excluded.dim, vectors = excluded.vectors, reset_gen = excluded.reset_gen
+			RETURNING gen, dim, vectors, reset_gen)
+		SELECT s.gen, s.dim, s.vectors, s.reset_gen, s.replaced, w.gen, w.dim, w.vectors, w.reset_gen FROM s CROSS JOIN w`, args...).
+		Scan(&st.gen, &st.dim, &st.vectors, &st.reset, &replaced, &wrote.gen, &wrote.dim, &wrote.vectors, &wrote.reset)
+	if err != nil {
+		return st, next, err
+	}
+	if next, err = nextState(st, replaced, batch); err != nil {
+		return st, next, err
+	}
+	if wrote != next {
+		return st, next, fmt.Errorf("the user's state written (%+v) is not the one the rule gives (%+v)", wrote, next)
+	}
+	return st, next, nil
 }
 
 // readAddState reads the user's state and how many stored vectors the batch replaces
