@@ -167,7 +167,13 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 	actx, cancel := context.WithTimeout(ctx, c.wait)
 	defer cancel()
 	conn, err := c.conns.Connect(actx)
-	if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+	if err == nil {
+		if sc, ok := conn.(*stdlib.Conn); ok {
+			return &beginConn{Conn: sc}, nil
+		}
+		return conn, nil
+	}
+	if ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
 		return conn, err // the caller's own deadline or cancel passes as it is
 	}
 	if st := c.pool.Stat(); st.AcquiredConns() >= st.MaxConns() {
@@ -291,13 +297,17 @@ func Rebind(query string) string {
 // that they do not collide with other applications' locks on the same database.
 const lockNamespace = 0x61746d61
 
+// lockSQL is LockUser's statement; a transaction that runs it first sends it with its
+// BEGIN (beginConn).
+const lockSQL = `SELECT pg_advisory_xact_lock(?, hashtext(current_schema() || '/' || ?))`
+
 // LockUser takes the transaction-scoped advisory lock of user in the current schema,
 // waiting for the transaction of another process (or connection) that holds it: writes
 // of one user are serialised across every process on the database. q must run in a
 // transaction; the lock goes when it commits or rolls back. Taking it again in the same
 // transaction does not wait.
 func LockUser(ctx context.Context, q sqlitedb.Execer, user string) error {
-	if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?, hashtext(current_schema() || '/' || ?))`, lockNamespace, user); err != nil {
+	if _, err := q.ExecContext(ctx, lockSQL, int64(lockNamespace), user); err != nil {
 		return fmt.Errorf("lock user %q: %w", user, err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package pgdb_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -229,5 +230,117 @@ func TestPoolExhausted(t *testing.T) {
 	}
 	if s.InUse != 0 {
 		t.Errorf("%d connections in use after the statements ended", s.InUse)
+	}
+}
+
+// TestTransactionsBeginWithTheirFirstStatement: a default transaction sends BEGIN with
+// LockUser's statement, as one simple query with the user written in, or before any
+// other first statement. Either way what runs in it rolls back with it, the lock is the
+// one the parameterised statement takes (a name with quotes and backslashes too) and
+// serialises that user's writers, and a transaction that failed does not commit.
+func TestTransactionsBeginWithTheirFirstStatement(t *testing.T) {
+	ctx := t.Context()
+	db, err := pgdb.Open(ctx, pgtest.URL(t), pgdb.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	table := fmt.Sprintf("begin_test_%d", time.Now().UnixNano())
+	if _, err := db.ExecContext(ctx, `CREATE TABLE `+table+` (v text)`); err != nil {
+		t.Fatal(err)
+	}
+	defer db.ExecContext(context.WithoutCancel(ctx), `DROP TABLE `+table)
+	q := func(tx *sql.Tx) pgdb.Q { return pgdb.On(db, tx) }
+	count := func() int {
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	const user = `o'brien\'; DROP TABLE x; --`
+	for _, lock := range []bool{true, false} {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lock {
+			if err := pgdb.LockUser(ctx, q(tx), user); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := q(tx).ExecContext(ctx, `INSERT INTO `+table+` VALUES (?)`, "x"); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(); n != 0 {
+			t.Errorf("lock first %v: a rolled back transaction left %d rows", lock, n)
+		}
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pgdb.LockUser(ctx, q(tx), user); err != nil {
+		t.Fatal(err)
+	}
+	var held int
+	if err := q(tx).QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
+		AND classid = CAST(CAST(? AS bigint) AS oid) AND objid = CAST(hashtext(current_schema() || '/' || ?)::bigint & 4294967295 AS oid)`,
+		int64(0x61746d61), user).Scan(&held); err != nil || held != 1 {
+		t.Errorf("the transaction holds %d advisory locks of the user's key (%v), want 1", held, err)
+	}
+	// Another writer of the user waits for this one.
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	other, err := db.BeginTx(short, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pgdb.LockUser(short, q(other), user); err == nil {
+		t.Error("a second writer of the user took its lock while the first held it")
+	}
+	other.Rollback()
+	cancel()
+	if _, err := q(tx).ExecContext(ctx, `INSERT INTO `+table+` VALUES (?)`, "kept"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 1 {
+		t.Errorf("a committed transaction left %d rows, want 1", n)
+	}
+	// A transaction whose statement failed rolls back at its commit.
+	tx, err = db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pgdb.LockUser(ctx, q(tx), user); err != nil {
+		t.Fatal(err)
+	}
+	q(tx).ExecContext(ctx, `INSERT INTO `+table+` VALUES (?)`, "lost")
+	if _, err := q(tx).ExecContext(ctx, `SELECT 1 / 0`); err == nil {
+		t.Fatal("1 / 0 ran")
+	}
+	if err := tx.Commit(); err == nil {
+		t.Error("a failed transaction committed")
+	}
+	if n := count(); n != 1 {
+		t.Errorf("after the failed transaction %d rows, want 1", n)
+	}
+	// One that ran nothing commits, and the connection serves again.
+	for range 3 {
+		tx, err = db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Errorf("an empty transaction: %v", err)
+		}
+	}
+	if n := count(); n != 1 {
+		t.Errorf("%d rows, want 1", n)
 	}
 }
