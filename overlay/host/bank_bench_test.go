@@ -10,31 +10,53 @@ import (
 	"time"
 
 	"github.com/atma-dev/atma/overlay/host"
+	"github.com/atma-dev/atma/overlay/store/pgdb/pgtest"
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
 var bank = flag.Bool("bank", false, "run BenchmarkBank: a million memories over 1,000 users (minutes, about 4 GB on disk)")
 
-// BenchmarkBank measures the SQLite host at a million memories, 1,000 users of 1,000
-// each, drawn as BenchmarkSearch's (512-d vectors, 15–35 words from the Zipf law): the
-// size on disk per 1,000 memories after a WAL checkpoint (bytes/1k-memories), the fill
-// (fill-s), and the hybrid search's median latency over users picked at random: cold,
-// each user's first search, which reads the user's memories into its index (cold-p50-ms),
-// and warm, once every user is cached (p50-ms). It runs only when asked for:
+// BenchmarkBank measures the host at a million memories, 1,000 users of 1,000 each,
+// drawn as BenchmarkSearch's (512-d vectors, 15–35 words from the Zipf law), on SQLite
+// and on the PostgreSQL server of ATMA_TEST_DATABASE_URL (skipped without it): the size
+// on disk per 1,000 memories (SQLite: the file after a WAL checkpoint; PostgreSQL: the
+// schema's tables with their indexes and TOAST), the fill (fill-s), and the hybrid
+// search's median latency over users picked at random: cold, each user's first search,
+// which reads the user's memories into its index (cold-p50-ms), and warm, once every
+// user is cached (p50-ms). It runs only when asked for:
 //
-//	go test -run '^$' -bench Bank -benchtime 2000x ./overlay/host/ -args -bank
+//	scripts/pg-test.sh run go test -run '^$' -bench Bank -benchtime 2000x ./overlay/host/ -args -bank
 func BenchmarkBank(b *testing.B) {
 	if !*bank {
 		b.Skip("a million memories take minutes and about 4 GB on disk: run with -args -bank")
 	}
+	b.Run("SQLite", func(b *testing.B) {
+		path := filepath.Join(b.TempDir(), "atma.db")
+		h, err := host.OpenSQLite(b.Context(), path, host.Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer h.Close()
+		benchBank(b, h, func(ctx context.Context) (int64, error) { return sqlitedb.DiskSize(ctx, h.DB(), path) })
+	})
+	b.Run("Postgres", func(b *testing.B) {
+		h, err := host.OpenPostgres(b.Context(), pgtest.URL(b), host.Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer h.Close()
+		benchBank(b, h, func(ctx context.Context) (int64, error) {
+			var n int64
+			err := h.DB().QueryRowContext(ctx, `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+				JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = current_schema() AND c.relkind = 'r'`).Scan(&n)
+			return n, err
+		})
+	})
+}
+
+func benchBank(b *testing.B, h *host.SQL, diskSize func(context.Context) (int64, error)) {
 	const users, per = 1000, 1000
-	ctx := context.Background()
-	path := filepath.Join(b.TempDir(), "atma.db")
-	h, err := host.OpenSQLite(ctx, path, host.Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer h.Close()
+	ctx := b.Context()
 	user := func(u int) string { return fmt.Sprintf("user%04d", u) }
 	c := newCorpus(1)
 	start := time.Now()
@@ -46,9 +68,12 @@ func BenchmarkBank(b *testing.B) {
 		if err := h.AddBatch(ctx, user(u), batch); err != nil {
 			b.Fatal(err)
 		}
+		if (u+1)%100 == 0 {
+			b.Logf("%d of %d users filled, %s", u+1, users, time.Since(start).Round(time.Second))
+		}
 	}
 	fill := time.Since(start)
-	size, err := sqlitedb.DiskSize(ctx, h.DB(), path)
+	size, err := diskSize(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
