@@ -71,9 +71,11 @@
 //     subject goes through the gate to an LLM Judge (which may merge the two groups),
 //     while the rule auditor, a judge over facts, leaves it alone;
 //   - after the Judge's links the group's time line decides (store.Reconcile): its
-//     newest version is current (a restatement is the newest version of the same
-//     value; "gave Miso away" is the newest of Miso's), a scoped exception holds within
-//     its scope, and a version reported late stays history behind a newer one. The
+//     newest version is current ("gave Miso away" is the newest of Miso's), and so are
+//     the versions just before it that state its value (a restatement changes
+//     nothing: "still 40 minutes" leaves "sorry, I meant 40" current; the record's
+//     store.MetaValue), a scoped exception holds within its scope, and a version
+//     reported late stays history behind a newer one. The
 //     final statuses do not depend on the order the memories arrive in
 //     (TestVersionGroupsArrivalOrder).
 //

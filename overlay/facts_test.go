@@ -91,9 +91,9 @@ func TestVersionGroupsByFact(t *testing.T) {
 		"My sister lives in Lisbon too.":              store.StatusActive, // another subject: untouched
 		"Watched the football with friends tonight.":  store.StatusActive, // no fact: never compared
 		"we have a cat, Miso":                         store.StatusSuperseded,
-		"The movers came, first night in Porto!":      store.StatusSuperseded, // the restatement is the newer version
-		"and now a puppy, Biscuit!":                   store.StatusActive,     // pets are many
-		"still loving Porto":                          store.StatusActive,     // the current version of Porto
+		"The movers came, first night in Porto!":      store.StatusActive, // a restatement keeps it current
+		"and now a puppy, Biscuit!":                   store.StatusActive, // pets are many
+		"still loving Porto":                          store.StatusActive, // Porto again: the same state
 		"we had to rehome Miso":                       store.StatusActive,
 		"forgot to say: back in 2024 I lived in Faro": store.StatusSuperseded, // reported late: history
 	}

@@ -190,6 +190,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 			if rec.Meta, err = withFacts(rec.Meta, fs); err != nil {
 				return nil, err
 			}
+			setValue(rec.Meta, f)
 			tr.Slot = rec.Slot
 			if cands, err = o.withSlot(ctx, user, rec.Slot, cands, tr); err != nil {
 				return nil, err
@@ -530,6 +531,16 @@ func withFacts(meta map[string]string, fs []facts.Fact) (map[string]string, erro
 // (Config.FactMin), in a new slice.
 func (o *Overlay) certain(fs []facts.Fact) []facts.Fact {
 	return slices.DeleteFunc(slices.Clone(fs), func(f facts.Fact) bool { return !f.Certain(o.cfg.FactMin) })
+}
+
+// setValue writes into meta (withFacts's copy) the value f states in its version group
+// (store.MetaValue), by which the group's time line tells a restatement: none for a
+// denial or a scoped fact, which restate nothing plainly.
+func setValue(meta map[string]string, f facts.Fact) {
+	delete(meta, store.MetaValue)
+	if k := facts.ValueKey(f.Value); k != "" && !f.Negated && f.Scope == "" {
+		meta[store.MetaValue] = k
+	}
 }
 
 // RecordFacts returns the facts stored with a record (none when it has none or they do

@@ -109,6 +109,7 @@ func (o *Overlay) Reindex(ctx context.Context, user string) (ReindexReport, erro
 				r.Slot, r.SingleValued = fs[0].Group(), true
 				slots[r.Slot] = true
 				rep.Moved++
+				setValue(r.Meta, fs[0])
 			}
 			if err := tx.Put(ctx, r); err != nil {
 				return err

@@ -40,8 +40,8 @@ func sharedSlot(old, new []fx.Fact) (fx.Fact, fx.Fact, bool) {
 }
 
 // decideFacts judges a pair whose records state facts of one slot: the rule auditor as a
-// judge over facts. Same value → a restatement (consistent, keep: the newer statement is
-// the current version); the new fact denies the old value → explicit negation; a value taken up
+// judge over facts. Same value → a restatement (consistent, keep: nothing changes, and
+// the time line keeps both current); the new fact denies the old value → explicit negation; a value taken up
 // again → temporal update; the same value under a new scope "now" → a change of the rule
 // (scope mismatch, supersede); a new scope → scoped exception; another value of a
 // single-valued attribute → temporal update (value discrepancy when the input corrects
@@ -55,8 +55,8 @@ func decideFacts(old, new fx.Fact, newText string) (judge.Steps, judge.Verdict) 
 	var why string
 	switch {
 	case same && old.Negated == new.Negated && (new.Scope == "" || new.Scope == old.Scope):
-		// No link: the newer statement is the current version of the same value, so
-		// the time line alone decides, whatever order the two arrive in.
+		// No link: the version group's time line keeps both current (a restatement
+		// changes nothing, store.DeriveStatuses), whatever order the two arrive in.
 		st, ct, act, why = judge.StatusConsistent, judge.TypeNone, judge.ActionKeep, "the new input restates the same value"
 	case same && new.Negated && !old.Negated:
 		st, ct, act, why = judge.StatusConflict, judge.TypeExplicitNegation, judge.ActionSupersede, "the new input says the value no longer holds"

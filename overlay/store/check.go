@@ -24,7 +24,8 @@ const (
 	// KindMissingReciprocal: a link without its reciprocal on the target.
 	KindMissingReciprocal ViolationKind = "missing-reciprocal"
 	// KindMultipleActive: a single-valued slot with active records not joined by
-	// coexists_with (or scoped_exception) links.
+	// coexists_with (or scoped_exception) links, nor stating one value (MetaValue: a
+	// restatement is the same state, said again).
 	KindMultipleActive ViolationKind = "multiple-active"
 	// KindNoValidUntil: a superseded record without ValidUntil.
 	KindNoValidUntil ViolationKind = "superseded-without-valid-until"
@@ -246,7 +247,8 @@ func checkGroup(user, slot string, g []Record) []Violation {
 	return vs
 }
 
-// components counts the groups of rs joined by coexists_with or scoped_exception links.
+// components counts the groups of rs joined by coexists_with or scoped_exception links
+// or by stating one value (MetaValue).
 func components(rs []Record) int {
 	parent := map[string]string{}
 	var find func(string) string
@@ -261,6 +263,22 @@ func components(rs []Record) int {
 		parent[r.ID] = r.ID
 	}
 	n := len(rs)
+	union := func(x, y string) {
+		if a, b := find(x), find(y); a != b {
+			parent[a] = b
+			n--
+		}
+	}
+	byValue := map[string]string{}
+	for _, r := range rs {
+		if v := r.Meta[MetaValue]; v != "" {
+			if first, ok := byValue[v]; ok {
+				union(r.ID, first)
+			} else {
+				byValue[v] = r.ID
+			}
+		}
+	}
 	for _, r := range rs {
 		for _, l := range r.Links {
 			if l.Type != LinkCoexistsWith && l.Type != LinkScopedException {
@@ -269,10 +287,7 @@ func components(rs []Record) int {
 			if _, ok := parent[l.To]; !ok {
 				continue
 			}
-			if a, b := find(r.ID), find(l.To); a != b {
-				parent[a] = b
-				n--
-			}
+			union(r.ID, l.To)
 		}
 	}
 	return n

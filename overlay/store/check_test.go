@@ -74,6 +74,9 @@ func TestCheckKinds(t *testing.T) {
 		return func(r *store.Record) { r.Slot, r.SingleValued, r.EventTime = s, single, t0.AddDate(0, 0, day) }
 	}
 	until := func(r *store.Record) { r.ValidUntil = t0 }
+	value := func(v string) func(*store.Record) {
+		return func(r *store.Record) { r.Meta = map[string]string{store.MetaValue: v} }
+	}
 	tests := []struct {
 		name string
 		recs []store.Record
@@ -105,6 +108,12 @@ func TestCheckKinds(t *testing.T) {
 		}, map[store.ViolationKind]string{store.KindTransitionLinks: "t", store.KindStaleStatus: "t"}},
 		{"two active in single-valued slot", []store.Record{
 			rec("v1", slot("city", true, 1)), rec("v2", slot("city", true, 2)),
+		}, map[store.ViolationKind]string{store.KindMultipleActive: "v2", store.KindStaleStatus: "v1"}},
+		{"one value stated twice is one state", []store.Record{
+			rec("v1", slot("city", true, 1), value("porto")), rec("v2", slot("city", true, 2), value("porto")),
+		}, nil},
+		{"two values stated are two states", []store.Record{
+			rec("v1", slot("city", true, 1), value("porto")), rec("v2", slot("city", true, 2), value("lisbon")),
 		}, map[store.ViolationKind]string{store.KindMultipleActive: "v2", store.KindStaleStatus: "v1"}},
 		{"older version current", []store.Record{
 			rec("v1", slot("city", true, 1)), rec("v2", slot("city", true, 2), status(store.StatusSuperseded), until),

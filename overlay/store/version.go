@@ -34,6 +34,12 @@ func singleValued(group []Record) bool {
 	return slices.ContainsFunc(group, func(r Record) bool { return r.SingleValued })
 }
 
+// MetaValue is the record metadata key of the value a record states in its version
+// group, in the form two statements of one value share (package overlay writes
+// facts.ValueKey of the record's fact; none for a denial or a scoped fact). A record
+// without it states no value the time line can compare.
+const MetaValue = "value"
+
 // DeriveStatuses returns the status each member of a version group (the records of one
 // user and slot) should have, by id. In order of precedence:
 //
@@ -46,9 +52,11 @@ func singleValued(group []Record) bool {
 //
 // The rest are the group's candidates. In a multi-valued slot they are all active. In a
 // single-valued slot the newest candidate (CompareVersions) is active, so are the
-// candidates joined to an active one by coexists_with or scoped_exception links (unless
-// superseded_by a newer member: a link does not undo a replacement), and the others are
-// superseded. A newest version that retrieval missed when an older one was
+// candidates just before it that state its value (MetaValue) with no other value
+// between — a restatement changes nothing: "still 40 minutes" leaves "sorry, I meant 40"
+// current — and the candidates joined to an active one by coexists_with or
+// scoped_exception links; none of these when superseded_by a newer member (a link or a
+// restatement does not undo a replacement). The others are superseded. A newest version that retrieval missed when an older one was
 // (re)written therefore still wins, and retracting the newest version makes the one
 // before it current again.
 //
@@ -79,6 +87,18 @@ func DeriveStatuses(group []Record) map[string]Status {
 	newest := slices.MaxFunc(cands, CompareVersions)
 	active := map[string]bool{newest.ID: true}
 	queue := []string{newest.ID}
+	if v := newest.Meta[MetaValue]; v != "" {
+		older := slices.SortedFunc(slices.Values(cands), CompareVersions)
+		for _, r := range slices.Backward(older[:len(older)-1]) {
+			if r.Meta[MetaValue] != v {
+				break
+			}
+			if !replaced(r) {
+				active[r.ID] = true
+				queue = append(queue, r.ID)
+			}
+		}
+	}
 	for len(queue) > 0 {
 		r := byID[queue[0]]
 		queue = queue[1:]

@@ -22,6 +22,9 @@ func TestDeriveStatuses(t *testing.T) {
 	link := func(t store.LinkType, to string) func(*store.Record) {
 		return func(r *store.Record) { r.Links = append(r.Links, store.Link{Type: t, To: to}) }
 	}
+	value := func(v string) func(*store.Record) {
+		return func(r *store.Record) { r.Meta = map[string]string{store.MetaValue: v} }
+	}
 	retracted := func(r *store.Record) { r.Retracted = true }
 	unknown := func(r *store.Record) { r.Status = store.StatusUnknown }
 	transition := func(r *store.Record) { r.Status = store.StatusTransition }
@@ -70,6 +73,21 @@ func TestDeriveStatuses(t *testing.T) {
 		{"multi-valued: all active", []store.Record{v("a", 1, false), v("b", 2, false)}, map[string]store.Status{"a": A, "b": A}},
 		{"multi-valued: explicit supersession", []store.Record{v("a", 1, false, link(store.LinkSupersededBy, "b")), v("b", 2, false)}, map[string]store.Status{"a": S, "b": A}},
 		{"one single-valued member makes the slot single", []store.Record{v("a", 1, false), v("b", 2, true)}, map[string]store.Status{"a": S, "b": A}},
+		{"a restatement keeps what it restates current", []store.Record{v("a", 1, true, value("40")), v("b", 2, true, value("40"))},
+			map[string]store.Status{"a": A, "b": A}},
+		{"only the restatements after the last other value", []store.Record{
+			v("a", 1, true, value("40")), v("b", 2, true, value("14")), v("c", 3, true, value("40")), v("d", 4, true, value("40")),
+		}, map[string]store.Status{"a": S, "b": S, "c": A, "d": A}},
+		{"a denial states no value", []store.Record{v("a", 1, true, value("miso")), v("b", 2, true)}, map[string]store.Status{"a": S, "b": A}},
+		{"a statement of no value between breaks the run", []store.Record{
+			v("a", 1, true, value("porto")), v("b", 2, true), v("c", 3, true, value("porto")),
+		}, map[string]store.Status{"a": S, "b": S, "c": A}},
+		{"a restatement does not bring back a replaced version", []store.Record{
+			v("a", 1, true, value("40"), link(store.LinkSupersededBy, "b")), v("b", 2, true, value("40"), link(store.LinkSupersedes, "a")),
+		}, map[string]store.Status{"a": S, "b": A}},
+		{"restated late: the newer value stays current", []store.Record{
+			v("a", 1, true, value("lisbon")), v("b", 3, true, value("porto")), v("c", 2, true, value("lisbon")),
+		}, map[string]store.Status{"a": S, "b": A, "c": S}},
 		{"ingest time stands in for event time", []store.Record{
 			v("a", 5, true),
 			{ID: "b", Slot: "s", SingleValued: true, IngestTime: t0.AddDate(0, 0, 9), Status: A},
