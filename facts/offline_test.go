@@ -690,7 +690,9 @@ func TestAbstractValue(t *testing.T) {
 // A change told by a slot's own value: the value returned to, or another in the place of
 // the one the memory names.
 func TestOfflineValueMentions(t *testing.T) {
-	values := map[string][]string{"user/trip-destination": {"whistler"}, "farah/team": {"ml team", "platform team"}, "user/contact": {"jess", "tom"}}
+	values := map[string][]string{"user/trip-destination": {"whistler"}, "farah/team": {"ml team", "platform team"}, "user/contact": {"jess", "tom"},
+		"user/drink": {"hot chocolate"}, "user/phone": {"iphone"}, "user/phone-plan": {"vodafone"}, "user/university": {"edinburgh"},
+		"user/standup-time": {"9:30"}, "user/statin": {"atorvastatin"}}
 	tests := []struct {
 		text, slot, value string // slot "" means no fact read by form in any of values' slots
 	}{
@@ -698,6 +700,20 @@ func TestOfflineValueMentions(t *testing.T) {
 		{"farah's back on platform!! the reorg was a mess", "farah/team", "platform team"},
 		{"so we're back on whistler!!", "user/trip-destination", "whistler"},
 		{"tom's back from canada, switched my emergency contact back to him", "user/contact", "tom"},
+		// The value that takes the place is the one before "instead", not the one given up.
+		{"I stopped drinking hot chocolate and now order kombucha instead.", "user/drink", "kombucha"},
+		{"sold the iphone, using an old nokia instead", "user/phone", "old nokia"},
+		// So is the one switched to, when the memory names the slot's value.
+		{"switched from vodafone to giffgaff, 12 a month now", "user/phone-plan", "giffgaff"},
+		{"so... I switched to glasgow. withdrew from edinburgh", "user/university", "glasgow"},
+		// Someone else moves the time of the user's thing, or switches the user to another.
+		{"raj moved standup to 10, says 9:30 is brutal for the folks in new york", "user/standup-time", "10"},
+		{"gp switched me to rosuvastatin, the atorvastatin was giving me cramps", "user/statin", "rosuvastatin"},
+		// Someone else's switch of their own is not the user's; a time moves only to a time.
+		{"my sister switched from vodafone to ee", "", ""},
+		{"raj moved to leeds, says 9:30 standups are too early for him", "", ""},
+		// A switch of a value the memory does not name ties it to no slot.
+		{"switched my bank to monzo", "", ""},
 		// The old value is not named: "instead" alone says nothing of which slot.
 		{"we're doing banff instead", "", ""},
 		// Another subject's clause is not about the user's slot.

@@ -762,10 +762,23 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 		// old value named elsewhere in the memory.
 		named := slices.ContainsFunc(vals, func(v string) bool { return mentions(words, v) })
 		for _, c := range p.clauses {
+			f := Fact{Subject: subj, Attribute: attr, EventTime: eventTime(c.text, in.Time)}
+			// The verb of switching may precede the clause's rest ("the gp switched me |
+			// to rosuvastatin"): the clause's first words, then the rest as read.
+			all := tokenize(c.text)
+			all = append(all[:max(len(all)-len(c.rest), 0):max(len(all)-len(c.rest), 0)], c.rest...)
 			if c.subj != subj {
+				// Someone else may move the time of a thing of the subject's ("raj moved
+				// standup to 10"), or switch the speaker to another ("the gp switched me to
+				// rosuvastatin").
+				if v := switchValue(all); named && v != "" && (whenValue.MatchString(v) || subj == "user" && objectOfSwitch(all)) &&
+					!slices.ContainsFunc(vals, func(x string) bool { return SameValue(x, v) }) {
+					f.Value = v
+					out = append(out, f)
+					break
+				}
 				continue
 			}
-			f := Fact{Subject: subj, Attribute: attr, EventTime: eventTime(c.text, in.Time)}
 			if m := backTo.FindStringSubmatch(c.text); m != nil {
 				back := m[1]
 				if w := strings.ToLower(strings.Fields(back)[0]); objectPronouns[w] || w == "them" {
@@ -779,6 +792,11 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 				}
 			}
 			if v := insteadValue(c.rest); named && v != "" && !slices.ContainsFunc(vals, func(x string) bool { return SameValue(x, v) }) {
+				f.Value = v
+				out = append(out, f)
+				break
+			}
+			if v := switchValue(all); named && v != "" && !slices.ContainsFunc(vals, func(x string) bool { return SameValue(x, v) }) {
 				f.Value = v
 				out = append(out, f)
 				break
@@ -903,27 +921,95 @@ func isNumber(s string) bool {
 }
 
 // mentions reports whether words — lower-case words, each between spaces, the text
-// padded with one — hold every content word of value.
+// padded with one — hold every content word of value. Words under three letters count
+// only as digits of a value of three digits or more ("9:30", "1,450"; not "12").
 func mentions(words, value string) bool {
 	ws := valueWords(value)
 	if len(ws) == 0 {
 		return false
 	}
+	digits := strings.Count(strings.Map(func(r rune) rune {
+		if unicode.IsDigit(r) {
+			return 'd'
+		}
+		return -1
+	}, value), "d")
 	for _, w := range ws {
-		if len(w) < 3 || !strings.Contains(words, " "+w+" ") {
+		short := len(w) < 3 && !(digits >= 3 && isDigitStart(w))
+		if short || !strings.Contains(words, " "+w+" ") {
 			return false
 		}
 	}
 	return true
 }
 
-// insteadValue reads "<verb> X instead" (not "instead of"): the thing phrase X.
+// switchVerbs change one thing for another: "switched (from A) to B", "swapped A for B",
+// "replaced A with B". ("moved to" is a home's, read by form elsewhere.)
+var switchVerbs = wordSet(`switch switched switching switches swap swapped swapping swaps change changed changing
+	changes transfer transferred transferring replace replaced replacing trade traded traded trading`)
+
+// rescheduleVerbs move a time: "raj moved standup to 10", "the opening got pushed to
+// august". Their value must be a time, a date or a day; "moved to Lisbon" is a home's.
+var rescheduleVerbs = wordSet(`moved moving pushed pushing shifted shifting bumped postponed rescheduled brought`)
+
+var whenValue = regexp.MustCompile(`(?i)^(?:\d|` + monthName + `\b|` + dayName + `\b)`)
+
+// objectOfSwitch reports a verb of switching whose object is the speaker: "switched me
+// to", "moved us to".
+func objectOfSwitch(rest []token) bool {
+	for i, t := range rest[:max(len(rest)-1, 0)] {
+		if (switchVerbs[t.low] || rescheduleVerbs[t.low]) && (rest[i+1].low == "me" || rest[i+1].low == "us") {
+			return true
+		}
+	}
+	return false
+}
+
+// switchValue reads the thing a clause switches to: the phrase after "to" (or "for",
+// "with" after swapping, trading or replacing) within a few words of a verb of
+// switching — "switched from vodafone to giffgaff", "gp switched me to rosuvastatin",
+// "so... I switched to glasgow". valueMentions takes it only when the memory names a
+// value of the slot, so the verb alone ties it to no slot.
+func switchValue(rest []token) string {
+	for i, t := range rest {
+		reschedule := rescheduleVerbs[t.low]
+		if !switchVerbs[t.low] && !reschedule {
+			continue
+		}
+		for j := i + 1; j < min(len(rest), i+7); j++ {
+			w := rest[j].low
+			if w == "to" || !reschedule && (w == "for" || w == "with") && !strings.HasPrefix(t.low, "switch") && !strings.HasPrefix(t.low, "chang") {
+				v := thingPhrase(rest[j+1:])
+				if v == "" || emptyValue(v) || abstractValue(v) || reschedule && !whenValue.MatchString(v) {
+					return ""
+				}
+				return v
+			}
+			if rest[j].end {
+				break
+			}
+		}
+	}
+	return ""
+}
+
+// insteadValue reads "<verb> X instead" (not "instead of"): the thing phrase X, the
+// one that ends at "instead" — "stopped drinking hot chocolate and now order kombucha
+// instead" takes kombucha, not the thing it gave up.
 func insteadValue(rest []token) string {
 	for i, t := range rest {
 		if t.low != "instead" || i == 0 || i+1 < len(rest) && rest[i+1].low == "of" {
 			continue
 		}
-		v := thingPhrase(rest[:i])
+		// The longest span before "instead" whose phrase still ends there.
+		v := ""
+		for j := i - 1; j >= 0; j-- {
+			p := thingPhrase(rest[j:i])
+			if p == "" || !strings.HasSuffix(strings.ToLower(p), rest[i-1].low) {
+				break
+			}
+			v = p
+		}
 		if v == "" || emptyValue(v) || abstractValue(v) {
 			return ""
 		}

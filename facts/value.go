@@ -529,6 +529,11 @@ func SameValue(a, b string) bool {
 	return contains(wa, wb) || contains(wb, wa)
 }
 
+// ValueKey is a value in the form two statements of the same value share: its words
+// in lower case without articles or possessives ("the Porto flat" → "porto flat",
+// "Ghent" → "ghent", "7.5 hours" → "7 5 hours").
+func ValueKey(v string) string { return strings.Join(valueWords(v), " ") }
+
 func valueWords(s string) []string {
 	var out []string
 	for _, w := range words.Split(s) {
@@ -610,7 +615,7 @@ var (
 		appreciate appreciates support supports reach explore visit check find found saw see sees says said told
 		sounds sound seems seem looks look let remind reminds thought guess wish imagine miss
 		gain share stick save enhance improve learn grow build achieve pursue continue finish try use spend enjoy relax
-		unwind focus stay follow`)
+		unwind focus stay follow order orders eat eats buy buys`)
 	// leadAdverbs open a verb phrase as -ly adverbs do: "further enhance", "still going".
 	leadAdverbs = wordSet(`further still just also even really already never always`)
 	// finiteVerbs inside a value make it a clause ("city living makes", "the trip sounds
