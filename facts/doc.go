@@ -66,6 +66,13 @@
 //   - Form decides some attributes outright (rules.go): a job title ("works as a nurse
 //     at …"), a home ("relocated from Reno to Denver"), a team ("got moved to the ml
 //     team"), a partner, named pets, and labelled statements.
+//   - A fact read by meaning in the speaker's name goes to the one third party the
+//     memory names who has a slot of that attribute, when the speaker has none ("first
+//     day at oakfield primary for leo" is leo's school).
+//   - A change told by a slot's value: a memory that names a value of an existing slot
+//     and goes "back to" another, takes another "instead", switches ("switched from
+//     vodafone to giffgaff", "the gp switched me to rosuvastatin") or moves a time ("raj
+//     moved standup to 10") gives that slot the new value, by form.
 //   - Negation ("sold", "no longer", "don't … anymore", "split up"), scope ("except on
 //     fridays", "only when I travel") and event time ("back in March", "since april",
 //     "from the 1st of july", "last month", resolved against Input.Time) are read from

@@ -587,6 +587,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			facts = append(facts, g)
 		}
 	}
+	facts = ownersByAttribute(in, p, facts, known)
 	for _, f := range valueMentions(in, p, facts, known) {
 		// Read by form, the change replaces what the meaning made of the same version group
 		// (of a multi-valued attribute, the same value: "ben moved out :( new flatmate is

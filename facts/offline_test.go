@@ -895,3 +895,31 @@ func TestDistinctKinds(t *testing.T) {
 		}
 	}
 }
+
+// A fact read by meaning in the speaker's name belongs to the one third party named in
+// the memory who has the attribute, unless the speaker has it too.
+func TestOwnersByAttribute(t *testing.T) {
+	mem := func(text string) prepared { return prepared{self: "user", clauses: []clause{{text: text}}} }
+	school := Fact{Subject: "user", Attribute: "school", Value: "oakfield primary", Confidence: 0.6}
+	tests := []struct {
+		name  string
+		text  string
+		slots []string
+		fact  Fact
+		want  string
+	}{
+		{"the one named holder", "first day at oakfield primary for leo", []string{"leo/school", "user/home"}, school, "leo"},
+		{"a holder not named", "first day at oakfield primary", []string{"leo/school"}, school, "user"},
+		{"the speaker holds it too", "first day at oakfield primary for leo", []string{"leo/school", "user/school"}, school, "user"},
+		{"two holders named", "oakfield primary for leo and nora", []string{"leo/school", "nora/school"}, school, "user"},
+		{"a fact read by form stays", "first day at oakfield primary for leo", []string{"leo/school"}, Fact{Subject: "user", Attribute: "school", Value: "oakfield"}, "user"},
+		{"a described party by its words", "the mobile team moved to the atlas project", []string{"mobile-team/project"},
+			Fact{Subject: "user", Attribute: "project", Value: "atlas", Confidence: 0.6}, "mobile-team"},
+	}
+	for _, tt := range tests {
+		got := ownersByAttribute(Input{Slots: tt.slots}, mem(tt.text), []Fact{tt.fact}, nil)
+		if got[0].Subject != tt.want {
+			t.Errorf("%s: subject %q, want %q", tt.name, got[0].Subject, tt.want)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/atma-dev/atma/internal/words"
 )
 
 // Rules for clause classes whose attribute is decided by form rather than meaning:
@@ -805,6 +807,54 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 		out = append(out, leftValues(subj, attr, vals, p, in, have)...)
 	}
 	return out
+}
+
+// ownersByAttribute gives a fact read by meaning in the speaker's name to the one third
+// party the memory names who has that attribute, when the speaker has none: "first day
+// at oakfield primary for leo" after "leo started year 2 at hillside primary" is leo's
+// school, not the speaker's. The speaker's own slot of the attribute, or two such
+// parties named, leave the fact as it is.
+func ownersByAttribute(in Input, p prepared, fs []Fact, known []slotSeen) []Fact {
+	holders := map[string][]string{} // attribute → subjects with a slot of it
+	add := func(subj, attr string) {
+		subj, attr = Kebab(subj), Kebab(attr)
+		if !slices.Contains(holders[attr], subj) {
+			holders[attr] = append(holders[attr], subj)
+		}
+	}
+	for _, k := range in.Slots {
+		if subj, attr, ok := strings.Cut(k, "/"); ok {
+			attr, _, _ = strings.Cut(attr, "/") // a multi-valued group's value
+			add(subj, attr)
+		}
+	}
+	for _, s := range known {
+		add(s.subject, s.attribute)
+	}
+	if len(holders) == 0 {
+		return fs
+	}
+	var b strings.Builder
+	for _, c := range p.clauses {
+		b.WriteString(strings.ToLower(c.text) + " ")
+	}
+	text := " " + strings.Join(words.Split(b.String()), " ") + " "
+	for i, f := range fs {
+		attr := Kebab(f.Attribute)
+		if f.Subject != p.self || f.Confidence == 0 || slices.Contains(holders[attr], Kebab(p.self)) {
+			continue
+		}
+		var named []string
+		for _, subj := range holders[attr] {
+			if subj != "user" && strings.Contains(text, " "+strings.ReplaceAll(subj, "-", " ")+" ") {
+				named = append(named, subj)
+			}
+		}
+		if len(named) == 1 {
+			fs[i].Subject = named[0]
+		}
+	}
+	return fs
 }
 
 // leaving is a verb phrase of someone going out of the speaker's life or out of a role,

@@ -137,6 +137,10 @@ func TestNegatedScopeEventTime(t *testing.T) {
 		{"back in february i started at the library", false, "", "2026-02"},
 		{"since october i've been in leeds", false, "", "2025-10"},
 		{"the fee goes up from july", false, "", "2026-07"},
+		{"my landlord says rent goes up to 1,450 in june", false, "", "2026-06"},
+		{"the new timetable starts in september", false, "", "2026-09"},
+		{"we'll be in lisbon in august", false, "", "2026-08"},
+		{"we were in lisbon in august", false, "", "2025-08"},
 		{"i moved last month", false, "", "2026-04"},
 		{"back in early march the scan was clear", false, "", "2026-03"},
 	}

@@ -407,6 +407,10 @@ var oneDayRe = regexp.MustCompile(`(?i)^on ` + oneDay + `\b`)
 
 var months = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
 
+// futureRe is a clause that tells what is to come: its month is the next one of that
+// name ("rent goes up to 1,450 in june", "the new timetable starts in september").
+var futureRe = regexp.MustCompile(`(?i)\b(?:will|going to|gonna|goes (?:up|down)|go (?:up|down)|is due|are due|starts|kicks in|from next)\b|\w'll\b`)
+
 // eventTime resolves "back in March", "since april", "from the 1st of july", "last
 // month", "on the 20th" against now. Past cues take the latest such date not after now;
 // "from" and "starting" may point forward.
@@ -447,7 +451,7 @@ func eventTime(clause string, now time.Time) time.Time {
 		day, _ = strconv.Atoi(m[3])
 	}
 	t := time.Date(y, month, day, 0, 0, 0, 0, loc)
-	forward := strings.HasPrefix(strings.ToLower(m[0]), "from") || strings.HasPrefix(strings.ToLower(m[0]), "starting")
+	forward := strings.HasPrefix(strings.ToLower(m[0]), "from") || strings.HasPrefix(strings.ToLower(m[0]), "starting") || futureRe.MatchString(clause)
 	if forward {
 		if t.Before(time.Date(y, mo, 1, 0, 0, 0, 0, loc).AddDate(0, -2, 0)) {
 			t = t.AddDate(1, 0, 0)
