@@ -712,6 +712,8 @@ func TestOfflineValueMentions(t *testing.T) {
 		// Someone else's switch of their own is not the user's; a time moves only to a time.
 		{"my sister switched from vodafone to ee", "", ""},
 		{"raj moved to leeds, says 9:30 standups are too early for him", "", ""},
+		// A change as a noun switches nothing.
+		{"road trip along the edinburgh coast, such a nice change to my regular life", "", ""},
 		// A switch of a value the memory does not name ties it to no slot.
 		{"switched my bank to monzo", "", ""},
 		// The old value is not named: "instead" alone says nothing of which slot.
@@ -912,12 +914,14 @@ func TestOwnersByAttribute(t *testing.T) {
 		{"a holder not named", "first day at oakfield primary", []string{"leo/school"}, school, "user"},
 		{"the speaker holds it too", "first day at oakfield primary for leo", []string{"leo/school", "user/school"}, school, "user"},
 		{"two holders named", "oakfield primary for leo and nora", []string{"leo/school", "nora/school"}, school, "user"},
+		{"a holder addressed", "thanks leo! first day at oakfield primary went well", []string{"leo/school"}, school, "user"},
+		{"a holder addressed in a clause of its own", "Dave: Thanks, Calvin! first day at oakfield primary went well", []string{"calvin/school"}, school, "user"},
 		{"a fact read by form stays", "first day at oakfield primary for leo", []string{"leo/school"}, Fact{Subject: "user", Attribute: "school", Value: "oakfield"}, "user"},
 		{"a described party by its words", "the mobile team moved to the atlas project", []string{"mobile-team/project"},
 			Fact{Subject: "user", Attribute: "project", Value: "atlas", Confidence: 0.6}, "mobile-team"},
 	}
 	for _, tt := range tests {
-		got := ownersByAttribute(Input{Slots: tt.slots}, mem(tt.text), []Fact{tt.fact}, nil)
+		got := ownersByAttribute(Input{Text: tt.text, Slots: tt.slots}, mem(tt.text), []Fact{tt.fact}, nil)
 		if got[0].Subject != tt.want {
 			t.Errorf("%s: subject %q, want %q", tt.name, got[0].Subject, tt.want)
 		}

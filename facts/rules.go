@@ -846,7 +846,8 @@ func ownersByAttribute(in Input, p prepared, fs []Fact, known []slotSeen) []Fact
 		}
 		var named []string
 		for _, subj := range holders[attr] {
-			if subj != "user" && strings.Contains(text, " "+strings.ReplaceAll(subj, "-", " ")+" ") {
+			name := strings.ReplaceAll(subj, "-", " ")
+			if subj != "user" && strings.Contains(text, " "+name+" ") && !addressed(in.Text, name) {
 				named = append(named, subj)
 			}
 		}
@@ -855,6 +856,20 @@ func ownersByAttribute(in Input, p prepared, fs []Fact, known []slotSeen) []Fact
 		}
 	}
 	return fs
+}
+
+// vocative is a name the speaker addresses, not one it speaks of: "Thanks, Sam!", "hey
+// calvin", "Congrats Nate".
+var vocative = regexp.MustCompile(`(?i)\b(?:hey|hi|hiya|hello|thanks|thank you|thx|congrats|congratulations|cheers|yo|dear|sorry|aw+|oh|wow|haha)[,!]?\s+([\p{L}-]+)\b`)
+
+// addressed reports whether text (lower case) addresses name rather than speaking of it.
+func addressed(text, name string) bool {
+	for _, m := range vocative.FindAllStringSubmatch(text, -1) {
+		if strings.EqualFold(m[1], name) {
+			return true
+		}
+	}
+	return false
 }
 
 // leaving is a verb phrase of someone going out of the speaker's life or out of a role,
@@ -994,9 +1009,10 @@ func mentions(words, value string) bool {
 }
 
 // switchVerbs change one thing for another: "switched (from A) to B", "swapped A for B",
-// "replaced A with B". ("moved to" is a home's, read by form elsewhere.)
-var switchVerbs = wordSet(`switch switched switching switches swap swapped swapping swaps change changed changing
-	changes transfer transferred transferring replace replaced replacing trade traded traded trading`)
+// "replaced A with B". Only the forms that are no nouns: "a nice change to my regular
+// life" switches nothing. ("moved to" is a home's, read by form elsewhere.)
+var switchVerbs = wordSet(`switched switching swapped swapping changed changing transferred transferring replaced
+	replacing traded trading`)
 
 // rescheduleVerbs move a time: "raj moved standup to 10", "the opening got pushed to
 // august". Their value must be a time, a date or a day; "moved to Lisbon" is a home's.
