@@ -2,14 +2,18 @@ package store_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
-	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/atma-dev/atma/overlay/store"
+	"github.com/atma-dev/atma/overlay/store/pgdb/pgtest"
+	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
 // Embedding sizes for the benchmarks: a 512-d backbone (USE-lite) and 128-d projections.
@@ -147,4 +151,110 @@ func BenchmarkBankSize(b *testing.B) {
 		}
 		b.ReportMetric(float64(size)/(n/1000), "bytes/1k-records")
 	}
+}
+
+var bankMillion = flag.Bool("bank", false, "run BenchmarkBankMillion: a million records over 1,000 users (minutes, about 5 GB on disk an engine)")
+
+// BenchmarkBankMillion measures the bank at a million records, 1,000 users of 1,000
+// each (a 512-d backbone and two 256-d projections, the default checkpoint's, as the
+// commit path stores them; 50 slots a user), on SQLite and on the PostgreSQL server of
+// ATMA_TEST_DATABASE_URL (skipped without it): the size on disk per 1,000 records
+// (SQLite: the file after a WAL checkpoint; PostgreSQL: the schema's tables with their
+// indexes and TOAST), the fill (a transaction of 1,000 a user, fill-s), and the median
+// of the reads a query makes of the bank for a user picked at random: its pool's
+// records by id (20 of them, getmany-p50-ms) and a slot's version group
+// (group-p50-ms). The host memory's share is package host's BenchmarkBank. It runs only
+// when asked for:
+//
+//	scripts/pg-test.sh run go test -run '^$' -bench BankMillion -benchtime 2000x -timeout 60m ./overlay/store/ -args -bank
+func BenchmarkBankMillion(b *testing.B) {
+	if !*bankMillion {
+		b.Skip("a million records take minutes and gigabytes of disk: run with -args -bank")
+	}
+	b.Run("SQLite", func(b *testing.B) {
+		path := filepath.Join(b.TempDir(), "bank.db")
+		s, err := store.OpenSQLite(b.Context(), path, store.Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		benchMillion(b, s, func(ctx context.Context) (int64, error) { return sqlitedb.DiskSize(ctx, s.DB(), path) })
+	})
+	b.Run("Postgres", func(b *testing.B) {
+		s, err := store.OpenPostgres(b.Context(), pgtest.URL(b), store.Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		benchMillion(b, s, func(ctx context.Context) (int64, error) {
+			var n int64
+			err := s.DB().QueryRowContext(ctx, `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+				JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = current_schema() AND c.relkind = 'r'`).Scan(&n)
+			return n, err
+		})
+	})
+}
+
+func benchMillion(b *testing.B, s *store.SQL, diskSize func(context.Context) (int64, error)) {
+	const users, per, proj = 1000, 1000, 256
+	ctx := b.Context()
+	user := func(u int) string { return fmt.Sprintf("user%04d", u) }
+	rng := rand.New(rand.NewPCG(5, 6))
+	start := time.Now()
+	for u := range users {
+		err := s.Tx(ctx, user(u), func(tx store.Tx) error {
+			for i := range per {
+				r := benchRecord(rng, i)
+				for _, v := range []*[]float32{&r.Embeddings.Topic, &r.Embeddings.Logic} {
+					*v = make([]float32, proj)
+					for j := range *v {
+						(*v)[j] = float32(rng.NormFloat64())
+					}
+				}
+				r.Meta["facts"] = `[{"subject":"user","attribute":"home","value":"lisbon","confidence":0.8}]`
+				if err := tx.Put(ctx, r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if (u+1)%100 == 0 {
+			b.Logf("%d of %d users filled, %s", u+1, users, time.Since(start).Round(time.Second))
+		}
+	}
+	fill := time.Since(start)
+	size, err := diskSize(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var many, group []time.Duration
+	for b.Loop() {
+		u := user(rng.IntN(users))
+		ids := make([]string, 20)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("r%08d", rng.IntN(per))
+		}
+		t := time.Now()
+		if rs, err := s.GetMany(ctx, u, ids); err != nil || len(rs) == 0 {
+			b.Fatalf("get many: %d records, %v", len(rs), err)
+		}
+		many = append(many, time.Since(t))
+		t = time.Now()
+		if _, err := s.VersionGroup(ctx, u, fmt.Sprintf("slot.%d", rng.IntN(50))); err != nil {
+			b.Fatal(err)
+		}
+		group = append(group, time.Since(t))
+	}
+	b.ReportMetric(float64(size)/(users*per/1000), "bytes/1k-records")
+	b.ReportMetric(fill.Seconds(), "fill-s")
+	b.ReportMetric(p50(many), "getmany-p50-ms")
+	b.ReportMetric(p50(group), "group-p50-ms")
+}
+
+func p50(ds []time.Duration) float64 {
+	slices.Sort(ds)
+	return float64(ds[len(ds)/2].Microseconds()) / 1000
 }
