@@ -230,15 +230,9 @@ const memoryChunk = 100
 // the generation moves on, and every vector the user keeps has one dimension.
 func nextState(st userState, replaced int64, batch []Memory) (userState, error) {
 	kept := st.vectors - replaced
-	dim, added := int64(0), int64(0)
-	for _, m := range batch {
-		if n := int64(len(m.Vector)); n > 0 {
-			if dim != 0 && n != dim {
-				return userState{}, fmt.Errorf("%q: %w: a %d-dimensional vector in a batch of %d", m.ID, ErrInvalid, n, dim)
-			}
-			dim = n
-			added++
-		}
+	dim, added, err := batchVectors(batch)
+	if err != nil {
+		return userState{}, err
 	}
 	switch {
 	case dim == 0 && kept == 0:
@@ -249,6 +243,21 @@ func nextState(st userState, replaced int64, batch []Memory) (userState, error) 
 		return userState{}, fmt.Errorf("%w: vectors have %d dimensions, this user's have %d", ErrInvalid, dim, st.dim)
 	}
 	return userState{gen: st.gen + 1, dim: dim, vectors: kept + added, reset: st.reset}, nil
+}
+
+// batchVectors returns the dimension of batch's vectors and how many it has, refusing
+// a batch of two dimensions.
+func batchVectors(batch []Memory) (dim, added int64, err error) {
+	for _, m := range batch {
+		if n := int64(len(m.Vector)); n > 0 {
+			if dim != 0 && n != dim {
+				return 0, 0, fmt.Errorf("%q: %w: a %d-dimensional vector in a batch of %d", m.ID, ErrInvalid, n, dim)
+			}
+			dim = n
+			added++
+		}
+	}
+	return dim, added, nil
 }
 
 // readAndWrite reads the user's state, then writes batch at the next generation (see
@@ -309,10 +318,11 @@ func writeMemories(ctx context.Context, q sqlitedb.Execer, user string, batch []
 // rule, then checks what it wrote (a batch it refuses is written, and the caller's
 // transaction rolls back on the error, as with every error in it).
 func writeFolded(ctx context.Context, q sqlitedb.Execer, user string, batch []Memory) (st, next userState, err error) {
-	args := []any{user, user}
-	for _, m := range batch {
-		args = append(args, m.ID)
+	dim, added, err := batchVectors(batch)
+	if err != nil {
+		return st, next, err
 	}
+	args := addStateArgs(user, batch)
 	rows := make([]string, len(batch))
 	for i, m := range batch {
 		cols, err := memoryArgs(m)
@@ -322,21 +332,12 @@ func writeFolded(ctx context.Context, q sqlitedb.Execer, user string, batch []Me
 		args = append(append(args, user), cols...)
 		rows[i] = `(CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS bigint), CAST(? AS text), CAST(? AS bytea))`
 	}
-	dim, added := int64(0), int64(0)
-	for _, m := range batch {
-		if len(m.Vector) > 0 {
-			dim, added = int64(len(m.Vector)), added+1
-		}
-	}
 	args = append(args, user, dim, dim, added)
 	var (
 		replaced int64
 		wrote    userState
 	)
-	err = q.QueryRowContext(ctx, `WITH u AS (SELECT gen, dim, vectors, reset_gen FROM host_users WHERE "user" = ?),
-		s AS (SELECT coalesce((SELECT gen FROM u), 0) AS gen, coalesce((SELECT dim FROM u), 0) AS dim,
-			coalesce((SELECT vectors FROM u), 0) AS vectors, coalesce((SELECT reset_gen FROM u), 0) AS reset_gen,
-			(SELECT count(*) FROM host_memories WHERE "user" = ? AND vec IS NOT NULL AND id IN (`+sqlitedb.Placeholders(len(batch))+`)) AS replaced),
+	err = q.QueryRowContext(ctx, `WITH s AS (`+addStateSQL(len(batch))+`),
 		m AS (INSERT INTO host_memories ("user", id, content, time_ns, meta, vec, gen)
 			SELECT v.u, v.id, v.content, v.t, v.meta, v.vec, s.gen + 1
 			FROM s CROSS JOIN (VALUES `+strings.Join(rows, ", ")+`) AS v(u, id, content, t, meta, vec)
@@ -346,7 +347,7 @@ func writeFolded(ctx context.Context, q sqlitedb.Execer, user string, batch []Me
 				CASE WHEN CAST(? AS integer) <> 0 THEN CAST(? AS integer) WHEN s.vectors = s.replaced THEN 0 ELSE s.dim END,
 				s.vectors - s.replaced + CAST(? AS bigint), s.reset_gen
 			FROM s
-			ON CONFLICT ("user") DO UPDATE SET gen = excluded.gen, dim = excluded.dim, vectors = excluded.vectors, reset_gen = excluded.reset_gen
+			`+userStateConflict+`
 			RETURNING gen, dim, vectors, reset_gen)
 		SELECT s.gen, s.dim, s.vectors, s.reset_gen, s.replaced, w.gen, w.dim, w.vectors, w.reset_gen FROM s CROSS JOIN w`, args...).
 		Scan(&st.gen, &st.dim, &st.vectors, &st.reset, &replaced, &wrote.gen, &wrote.dim, &wrote.vectors, &wrote.reset)
@@ -368,23 +369,34 @@ func writeFolded(ctx context.Context, q sqlitedb.Execer, user string, batch []Me
 // for an ingest's batch — and any further ids a statement each vectorChunk.
 func readAddState(ctx context.Context, q sqlitedb.Querier, user string, batch []Memory) (userState, int64, error) {
 	head := batch[:min(len(batch), vectorChunk)]
-	args := []any{user}
-	for _, m := range head {
-		args = append(args, m.ID)
-	}
-	args = append(args, user)
 	var (
-		gen, dim, vectors, reset sql.NullInt64
-		replaced                 int64
+		st       userState
+		replaced int64
 	)
-	err := q.QueryRowContext(ctx, `SELECT u.gen, u.dim, u.vectors, u.reset_gen,
-			(SELECT count(*) FROM host_memories WHERE "user" = ? AND vec IS NOT NULL AND id IN (`+sqlitedb.Placeholders(len(head))+`))
-		FROM (SELECT 1) AS one LEFT JOIN host_users u ON u."user" = ?`, args...).Scan(&gen, &dim, &vectors, &reset, &replaced)
+	err := q.QueryRowContext(ctx, addStateSQL(len(head)), addStateArgs(user, head)...).Scan(&st.gen, &st.dim, &st.vectors, &st.reset, &replaced)
 	if err != nil {
 		return userState{}, 0, err
 	}
 	rest, err := vectorsAmong(ctx, q, user, batch[len(head):])
-	return userState{gen: gen.Int64, dim: dim.Int64, vectors: vectors.Int64, reset: reset.Int64}, replaced + rest, err
+	return st, replaced + rest, err
+}
+
+// addStateSQL reads a user's state (zeros for a new user) and how many of n ids hold a
+// stored vector, as (gen, dim, vectors, reset_gen, replaced); its arguments are
+// addStateArgs.
+func addStateSQL(n int) string {
+	return `SELECT coalesce(u.gen, 0) AS gen, coalesce(u.dim, 0) AS dim, coalesce(u.vectors, 0) AS vectors,
+			coalesce(u.reset_gen, 0) AS reset_gen,
+			(SELECT count(*) FROM host_memories WHERE "user" = ? AND vec IS NOT NULL AND id IN (` + sqlitedb.Placeholders(n) + `)) AS replaced
+		FROM (SELECT 1) AS one LEFT JOIN host_users u ON u."user" = ?`
+}
+
+func addStateArgs(user string, batch []Memory) []any {
+	args := []any{user}
+	for _, m := range batch {
+		args = append(args, m.ID)
+	}
+	return append(args, user)
 }
 
 // vectorChunk is the most ids one statement looks up.
@@ -412,7 +424,10 @@ func vectorsAmong(ctx context.Context, q sqlitedb.Querier, user string, batch []
 
 // upsertUserState writes a host_users row ("user", gen, dim, vectors, reset_gen).
 const upsertUserState = `INSERT INTO host_users ("user", gen, dim, vectors, reset_gen) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT ("user") DO UPDATE SET gen = excluded.gen, dim = excluded.dim, vectors = excluded.vectors, reset_gen = excluded.reset_gen`
+		` + userStateConflict
+
+// userStateConflict is what a host_users insert does when the user has a row.
+const userStateConflict = `ON CONFLICT ("user") DO UPDATE SET gen = excluded.gen, dim = excluded.dim, vectors = excluded.vectors, reset_gen = excluded.reset_gen`
 
 func writeUserState(ctx context.Context, q sqlitedb.Execer, user string, st userState) error {
 	_, err := q.ExecContext(ctx, upsertUserState, user, st.gen, st.dim, st.vectors, st.reset)
