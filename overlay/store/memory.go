@@ -387,22 +387,15 @@ func (t *memTx) Unlink(ctx context.Context, from string, lt LinkType, to string)
 }
 
 func (t *memTx) SetStatus(ctx context.Context, id string, s Status) error {
-	if err := t.check(ctx); err != nil {
-		return fmt.Errorf("set status %s: %w", id, err)
-	}
-	if !s.Valid() {
-		return fmt.Errorf("set status %s: %w: unknown status %q", id, ErrInvalid, s)
-	}
-	r, ok := t.load(id)
-	if !ok {
-		return fmt.Errorf("set status %s: %w", id, ErrNotFound)
-	}
-	r.Status = s
-	t.stage(r)
-	return nil
+	return t.setStatus(ctx, id, s, nil)
 }
 
 func (t *memTx) SetStatusUntil(ctx context.Context, id string, s Status, until time.Time) error {
+	return t.setStatus(ctx, id, s, &until)
+}
+
+// setStatus sets id's status, and its end when until is not nil.
+func (t *memTx) setStatus(ctx context.Context, id string, s Status, until *time.Time) error {
 	if err := t.check(ctx); err != nil {
 		return fmt.Errorf("set status %s: %w", id, err)
 	}
@@ -413,10 +406,13 @@ func (t *memTx) SetStatusUntil(ctx context.Context, id string, s Status, until t
 	if !ok {
 		return fmt.Errorf("set status %s: %w", id, ErrNotFound)
 	}
-	if !until.IsZero() && !r.ValidFrom.IsZero() && until.Before(r.ValidFrom) {
-		return fmt.Errorf("set status %s: %w: valid_until %v is before valid_from %v", id, ErrInvalid, until, r.ValidFrom)
+	r.Status = s
+	if until != nil {
+		if !until.IsZero() && !r.ValidFrom.IsZero() && until.Before(r.ValidFrom) {
+			return fmt.Errorf("set status %s: %w: valid_until %v is before valid_from %v", id, ErrInvalid, *until, r.ValidFrom)
+		}
+		r.ValidUntil = normTime(*until)
 	}
-	r.Status, r.ValidUntil = s, normTime(until)
 	t.stage(r)
 	return nil
 }

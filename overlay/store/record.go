@@ -255,19 +255,20 @@ func validName(what, s string, max int) error {
 	return nil
 }
 
-// validate checks r as Put would store it, reporting every problem at once wrapped in
-// ErrInvalid.
-// validStatusUntil checks SetStatusUntil's arguments on their own.
-func validStatusUntil(s Status, until time.Time) error {
+// validStatusUntil checks SetStatus's and SetStatusUntil's arguments on their own (until
+// nil: SetStatus's, which leaves the end as it is).
+func validStatusUntil(s Status, until *time.Time) error {
 	if !s.Valid() {
 		return fmt.Errorf("%w: unknown status %q", ErrInvalid, s)
 	}
-	if !sqlitedb.TimeInRange(until) {
-		return fmt.Errorf("%w: valid_until %v is outside 1678..2262", ErrInvalid, until)
+	if until != nil && !sqlitedb.TimeInRange(*until) {
+		return fmt.Errorf("%w: valid_until %v is outside 1678..2262", ErrInvalid, *until)
 	}
 	return nil
 }
 
+// validate checks r as Put would store it, reporting every problem at once wrapped in
+// ErrInvalid.
 func validate(r Record) error {
 	var errs []error
 	add := func(err error) {

@@ -679,47 +679,45 @@ func (t *sqlTx) Unlink(ctx context.Context, from string, lt LinkType, to string)
 }
 
 func (t *sqlTx) SetStatus(ctx context.Context, id string, st Status) error {
-	if err := t.checkWrite(); err != nil {
-		return fmt.Errorf("set status %s: %w", id, err)
-	}
-	if !st.Valid() {
-		return fmt.Errorf("set status %s: %w: unknown status %q", id, ErrInvalid, st)
-	}
-	var slot string
-	err := t.q.QueryRowContext(ctx, `UPDATE records SET status = ? WHERE "user" = ? AND id = ? RETURNING slot`, string(st), t.user, id).Scan(&slot)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("set status %s: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return fmt.Errorf("set status %s: %w", id, err)
-	}
-	t.touched.record(Record{ID: id, Slot: slot})
-	return nil
+	return t.setStatus(ctx, id, st, nil)
 }
 
 func (t *sqlTx) SetStatusUntil(ctx context.Context, id string, st Status, until time.Time) error {
+	return t.setStatus(ctx, id, st, &until)
+}
+
+// setStatus sets id's status, and its end when until is not nil: one statement. The end
+// is checked against valid_from in the statement: a row it would break is left as it
+// is, and only then read again, to tell an invalid end from a missing id.
+func (t *sqlTx) setStatus(ctx context.Context, id string, st Status, until *time.Time) error {
 	if err := t.checkWrite(); err != nil {
 		return fmt.Errorf("set status %s: %w", id, err)
 	}
 	if err := validStatusUntil(st, until); err != nil {
 		return fmt.Errorf("set status %s: %w", id, err)
 	}
-	// The end is checked against valid_from in the statement: a row it would break is
-	// left as it is, and only then read again, to tell an invalid end from a missing id.
-	end := sqlitedb.TimeToNull(until)
 	var slot string
-	err := t.q.QueryRowContext(ctx, `UPDATE records SET status = ?, valid_until_ns = ?
-		WHERE "user" = ? AND id = ? AND (CAST(? AS BIGINT) IS NULL OR valid_from_ns IS NULL OR valid_from_ns <= ?)
-		RETURNING slot`, string(st), end, t.user, id, end, end).Scan(&slot)
-	if errors.Is(err, sql.ErrNoRows) {
+	var err error
+	if until == nil {
+		err = t.q.QueryRowContext(ctx, `UPDATE records SET status = ? WHERE "user" = ? AND id = ? RETURNING slot`, string(st), t.user, id).Scan(&slot)
+	} else {
+		end := sqlitedb.TimeToNull(*until)
+		err = t.q.QueryRowContext(ctx, `UPDATE records SET status = ?, valid_until_ns = ?
+			WHERE "user" = ? AND id = ? AND (CAST(? AS BIGINT) IS NULL OR valid_from_ns IS NULL OR valid_from_ns <= ?)
+			RETURNING slot`, string(st), end, t.user, id, end, end).Scan(&slot)
+	}
+	if errors.Is(err, sql.ErrNoRows) && until != nil {
 		var from sql.NullInt64
 		switch err := t.q.QueryRowContext(ctx, `SELECT valid_from_ns FROM records WHERE "user" = ? AND id = ?`, t.user, id).Scan(&from); {
 		case errors.Is(err, sql.ErrNoRows):
-			return fmt.Errorf("set status %s: %w", id, ErrNotFound)
 		case err != nil:
 			return fmt.Errorf("set status %s: %w", id, err)
+		default:
+			return fmt.Errorf("set status %s: %w: valid_until %v is before valid_from %v", id, ErrInvalid, *until, sqlitedb.NullToTime(from))
 		}
-		return fmt.Errorf("set status %s: %w: valid_until %v is before valid_from %v", id, ErrInvalid, until, sqlitedb.NullToTime(from))
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("set status %s: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return fmt.Errorf("set status %s: %w", id, err)

@@ -56,9 +56,9 @@ const MetaValue = "value"
 // between — a restatement changes nothing: "still 40 minutes" leaves "sorry, I meant 40"
 // current — and the candidates joined to an active one by coexists_with or
 // scoped_exception links; none of these when superseded_by a newer member (a link or a
-// restatement does not undo a replacement). The others are superseded. A newest version that retrieval missed when an older one was
-// (re)written therefore still wins, and retracting the newest version makes the one
-// before it current again.
+// restatement does not undo a replacement). The others are superseded. A newest version
+// that retrieval missed when an older one was (re)written therefore still wins, and
+// retracting the newest version makes the one before it current again.
 //
 // A group of one unslotted record is derived the multi-valued way.
 func DeriveStatuses(group []Record) map[string]Status {
@@ -84,12 +84,12 @@ func DeriveStatuses(group []Record) map[string]Status {
 			return ok && CompareVersions(by, r) > 0
 		})
 	}
-	newest := slices.MaxFunc(cands, CompareVersions)
+	byAge := slices.SortedFunc(slices.Values(cands), CompareVersions)
+	newest := byAge[len(byAge)-1]
 	active := map[string]bool{newest.ID: true}
 	queue := []string{newest.ID}
 	if v := newest.Meta[MetaValue]; v != "" {
-		older := slices.SortedFunc(slices.Values(cands), CompareVersions)
-		for _, r := range slices.Backward(older[:len(older)-1]) {
+		for _, r := range slices.Backward(byAge[:len(byAge)-1]) {
 			if r.Meta[MetaValue] != v {
 				break
 			}
