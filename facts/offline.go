@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/atma-dev/atma/internal/words"
 )
 
 // Embedder turns texts into vectors; *onnx.Encoder implements it.
@@ -143,6 +145,16 @@ type prepared struct {
 	referent string
 	// cased says the text read (speaker and asides left out) writes names with capitals.
 	cased bool
+}
+
+// words are the clauses' words in lower case, each between spaces, the whole padded
+// with one (what mentions looks in).
+func (p prepared) words() string {
+	var b strings.Builder
+	for _, c := range p.clauses {
+		b.WriteString(c.text + " ")
+	}
+	return " " + strings.Join(words.Split(b.String()), " ") + " "
 }
 
 type slotRef struct {

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-
-	"github.com/atma-dev/atma/internal/words"
 )
 
 // Rules for clause classes whose attribute is decided by form rather than meaning:
@@ -739,11 +737,7 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 	if len(values) == 0 {
 		return nil
 	}
-	var b strings.Builder
-	for _, c := range p.clauses {
-		b.WriteString(strings.ToLower(c.text) + " ")
-	}
-	words := " " + strings.Join(strings.FieldsFunc(b.String(), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ") + " "
+	words := p.words()
 	var out []Fact
 	keys := make([]string, 0, len(values))
 	for k := range values {
@@ -763,18 +757,17 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 		// "back on platform" names the value it returns to; "banff instead" needs the
 		// old value named elsewhere in the memory.
 		named := slices.ContainsFunc(vals, func(v string) bool { return mentions(words, v) })
+		// fresh: a value the slot does not hold yet.
+		fresh := func(v string) bool {
+			return v != "" && !slices.ContainsFunc(vals, func(x string) bool { return SameValue(x, v) })
+		}
 		for _, c := range p.clauses {
 			f := Fact{Subject: subj, Attribute: attr, EventTime: eventTime(c.text, in.Time)}
-			// The verb of switching may precede the clause's rest ("the gp switched me |
-			// to rosuvastatin"): the clause's first words, then the rest as read.
-			all := tokenize(c.text)
-			all = append(all[:max(len(all)-len(c.rest), 0):max(len(all)-len(c.rest), 0)], c.rest...)
 			if c.subj != subj {
 				// Someone else may move the time of a thing of the subject's ("raj moved
 				// standup to 10"), or switch the speaker to another ("the gp switched me to
-				// rosuvastatin").
-				if v := switchValue(all); named && v != "" && (whenValue.MatchString(v) || subj == "user" && objectOfSwitch(all)) &&
-					!slices.ContainsFunc(vals, func(x string) bool { return SameValue(x, v) }) {
+				// rosuvastatin"); the verb of switching may precede the clause's rest.
+				if v := switchValue(c.toks); named && fresh(v) && (whenValue.MatchString(v) || subj == "user" && objectOfSwitch(c.toks)) {
 					f.Value = v
 					out = append(out, f)
 					break
@@ -793,12 +786,12 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 					break
 				}
 			}
-			if v := insteadValue(c.rest); named && v != "" && !slices.ContainsFunc(vals, func(x string) bool { return SameValue(x, v) }) {
+			if v := insteadValue(c.rest); named && fresh(v) {
 				f.Value = v
 				out = append(out, f)
 				break
 			}
-			if v := switchValue(all); named && v != "" && !slices.ContainsFunc(vals, func(x string) bool { return SameValue(x, v) }) {
+			if v := switchValue(c.toks); named && fresh(v) {
 				f.Value = v
 				out = append(out, f)
 				break
@@ -834,11 +827,7 @@ func ownersByAttribute(in Input, p prepared, fs []Fact, known []slotSeen) []Fact
 	if len(holders) == 0 {
 		return fs
 	}
-	var b strings.Builder
-	for _, c := range p.clauses {
-		b.WriteString(strings.ToLower(c.text) + " ")
-	}
-	text := " " + strings.Join(words.Split(b.String()), " ") + " "
+	text := p.words()
 	for i, f := range fs {
 		attr := Kebab(f.Attribute)
 		if f.Subject != p.self || f.Confidence == 0 || slices.Contains(holders[attr], Kebab(p.self)) {
@@ -862,7 +851,7 @@ func ownersByAttribute(in Input, p prepared, fs []Fact, known []slotSeen) []Fact
 // calvin", "Congrats Nate".
 var vocative = regexp.MustCompile(`(?i)\b(?:hey|hi|hiya|hello|thanks|thank you|thx|congrats|congratulations|cheers|yo|dear|sorry|aw+|oh|wow|haha)[,!]?\s+([\p{L}-]+)\b`)
 
-// addressed reports whether text (lower case) addresses name rather than speaking of it.
+// addressed reports whether text addresses name rather than speaking of it.
 func addressed(text, name string) bool {
 	for _, m := range vocative.FindAllStringSubmatch(text, -1) {
 		if strings.EqualFold(m[1], name) {
@@ -993,12 +982,12 @@ func mentions(words, value string) bool {
 	if len(ws) == 0 {
 		return false
 	}
-	digits := strings.Count(strings.Map(func(r rune) rune {
+	digits := 0
+	for _, r := range value {
 		if unicode.IsDigit(r) {
-			return 'd'
+			digits++
 		}
-		return -1
-	}, value), "d")
+	}
 	for _, w := range ws {
 		short := len(w) < 3 && !(digits >= 3 && isDigitStart(w))
 		if short || !strings.Contains(words, " "+w+" ") {
