@@ -23,7 +23,7 @@ import (
 // pipelines and batches are outside database/sql, which every component uses).
 type beginConn struct {
 	*stdlib.Conn
-	ctx     context.Context // the pending transaction's, for its BEGIN, COMMIT and ROLLBACK
+	ctx     context.Context // the transaction's (BeginTx's), for its COMMIT and ROLLBACK
 	pending bool            // a transaction has begun and sent nothing yet
 	open    bool            // a transaction of this connection is open (sent or pending)
 }
@@ -82,6 +82,17 @@ func (c *beginConn) PrepareContext(ctx context.Context, query string) (driver.St
 	return c.Conn.PrepareContext(ctx, query)
 }
 
+// end closes the connection's transaction; sent says whether its BEGIN went to the
+// server (so that COMMIT or ROLLBACK must), err that it was closed already.
+func (c *beginConn) end() (sent bool, err error) {
+	if !c.open {
+		return false, pgx.ErrTxClosed
+	}
+	sent = !c.pending
+	c.open, c.pending = false, false
+	return sent, nil
+}
+
 // beginTx is a default transaction of a beginConn.
 type beginTx struct{ c *beginConn }
 
@@ -89,13 +100,8 @@ type beginTx struct{ c *beginConn }
 // (the transaction had failed) is pgx.ErrTxCommitRollback.
 func (t beginTx) Commit() error {
 	c := t.c
-	if !c.open {
-		return pgx.ErrTxClosed
-	}
-	c.open = false
-	if c.pending { // nothing was sent: nothing to commit
-		c.pending = false
-		return nil
+	if sent, err := c.end(); !sent {
+		return err // closed, or nothing was sent: nothing to commit
 	}
 	conn := c.Conn.Conn()
 	tag, err := conn.Exec(c.ctx, "commit")
@@ -115,13 +121,8 @@ func (t beginTx) Commit() error {
 // no known state and is closed (the pool then drops it).
 func (t beginTx) Rollback() error {
 	c := t.c
-	if !c.open {
-		return pgx.ErrTxClosed
-	}
-	c.open = false
-	if c.pending {
-		c.pending = false
-		return nil
+	if sent, err := c.end(); !sent {
+		return err
 	}
 	conn := c.Conn.Conn()
 	if _, err := conn.Exec(c.ctx, "rollback"); err != nil {
@@ -140,21 +141,15 @@ func lockLiteral(query string, args []driver.NamedValue) (string, bool) {
 	if query != lockStatement || len(args) != 2 {
 		return "", false
 	}
-	var ns int64
-	switch v := args[0].Value.(type) {
-	case int64:
-		ns = v
-	case int:
-		ns = int64(v)
-	default:
+	ns, ok1 := args[0].Value.(int64) // LockUser passes the namespace as an int64
+	user, ok2 := args[1].Value.(string)
+	if !ok1 || !ok2 || strings.IndexByte(user, 0) >= 0 {
 		return "", false
 	}
-	user, ok := args[1].Value.(string)
-	if !ok || strings.IndexByte(user, 0) >= 0 {
-		return "", false
-	}
-	// An E'' literal reads backslashes as escapes whatever standard_conforming_strings
-	// says: both backslashes and quotes are escaped.
-	lit := "E'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(user) + "'"
-	return strings.NewReplacer("$1", strconv.FormatInt(ns, 10), "$2", lit).Replace(lockStatement), true
+	lit := "E'" + literalEscaper.Replace(user) + "'"
+	return strings.Replace(strings.Replace(lockStatement, "$1", strconv.FormatInt(ns, 10), 1), "$2", lit, 1), true
 }
+
+// literalEscaper escapes text for an E” literal, which reads backslashes as escapes
+// whatever standard_conforming_strings says: both backslashes and quotes.
+var literalEscaper = strings.NewReplacer(`\`, `\\`, `'`, `''`)
