@@ -45,12 +45,7 @@ func BenchmarkBank(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer h.Close()
-		benchBank(b, h, func(ctx context.Context) (int64, error) {
-			var n int64
-			err := h.DB().QueryRowContext(ctx, `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
-				JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = current_schema() AND c.relkind = 'r'`).Scan(&n)
-			return n, err
-		})
+		benchBank(b, h, func(ctx context.Context) (int64, error) { return pgtest.SchemaSize(ctx, h.DB()) })
 	})
 }
 

@@ -109,3 +109,12 @@ func WithParams(t testing.TB, rawURL string, kv ...string) string {
 	u.RawQuery = q.Encode()
 	return u.String()
 }
+
+// SchemaSize is the bytes the tables of db's current schema take on disk, with their
+// indexes and TOAST (the benchmarks' size of a bank on PostgreSQL).
+func SchemaSize(ctx context.Context, db *sql.DB) (int64, error) {
+	var n int64
+	err := db.QueryRowContext(ctx, `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+		JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = current_schema() AND c.relkind = 'r'`).Scan(&n)
+	return n, err
+}
