@@ -14,6 +14,7 @@ const (
 	DefaultANNM              = 12
 	DefaultANNEfConstruction = 48
 	DefaultANNEfSearch       = 200
+	DefaultANNRecall         = 0.95
 )
 
 // ANNConfig configures the approximate nearest-neighbour index (HNSW) a user's dense
@@ -32,6 +33,15 @@ type ANNConfig struct {
 	// EfSearch is the candidate list of a search; a search of n candidates keeps at least
 	// max(EfSearch, n). Default DefaultANNEfSearch.
 	EfSearch int
+	// Recall is the recall@10 the graph must reach on a sample of the user's own vectors
+	// (each searched for among the others, against brute force), checked whenever the
+	// graph is built and whenever the user has doubled since: the search beam is
+	// EfSearch, doubled until the sample reaches Recall, and when only a beam as costly
+	// as a scan would, the graph is dropped and dense search stays exact until the user
+	// doubles (vectors without neighbourhood structure, such as uniform random
+	// directions). Default DefaultANNRecall; negative: not checked, the beam stays
+	// EfSearch.
+	Recall float64
 	// Seed draws the nodes' layers (with the memory's id, so an index is the same
 	// whatever order it was built in).
 	Seed uint64
@@ -52,6 +62,9 @@ func (c ANNConfig) Validate() error {
 	if c.EfSearch < 0 {
 		errs = append(errs, fmt.Errorf("ef search %d is negative", c.EfSearch))
 	}
+	if math.IsNaN(c.Recall) || c.Recall > 1 {
+		errs = append(errs, fmt.Errorf("recall %v: want a share up to 1 (0: default %v, negative: not checked)", c.Recall, DefaultANNRecall))
+	}
 	return errors.Join(errs...)
 }
 
@@ -69,6 +82,9 @@ func (c ANNConfig) resolved() ANNConfig {
 	c.EfConstruction = max(c.EfConstruction, c.M)
 	if c.EfSearch == 0 {
 		c.EfSearch = DefaultANNEfSearch
+	}
+	if c.Recall == 0 {
+		c.Recall = DefaultANNRecall
 	}
 	return c
 }
@@ -93,6 +109,7 @@ type hnsw struct {
 	entry int32 // -1 while empty
 	top   int   // the entry's layer
 	seen  []uint64
+	ef    int // the search beam: cfg.EfSearch, or wider after denseIndex.calibrate
 }
 
 type hnswNode struct {
@@ -101,7 +118,7 @@ type hnswNode struct {
 }
 
 func newHNSW(cfg ANNConfig, d *denseIndex) *hnsw {
-	return &hnsw{cfg: cfg, ml: 1 / math.Log(float64(cfg.M)), d: d, entry: -1}
+	return &hnsw{cfg: cfg, ml: 1 / math.Log(float64(cfg.M)), d: d, entry: -1, ef: cfg.EfSearch}
 }
 
 // level draws a node's top layer from its memory's id: floor(-ln(u)·ml), u uniform in (0, 1].
@@ -288,8 +305,13 @@ func (g *hnsw) searchLayer(q []float32, ep cand, ef, l int, live bool, seen []ui
 }
 
 // search returns the n live nodes most similar to unit vector q that a beam of
-// max(EfSearch, n) finds, best first, ties by id, as the memories' ids and exact cosines.
+// max(ef, n) finds, best first, ties by id, as the memories' ids and exact cosines.
 func (g *hnsw) search(q []float32, n int) []scoredID {
+	return g.searchBeam(q, n, g.ef)
+}
+
+// searchBeam is search with a beam of max(ef, n).
+func (g *hnsw) searchBeam(q []float32, n, ef int) []scoredID {
 	if g.entry < 0 || n <= 0 {
 		return nil
 	}
@@ -298,7 +320,7 @@ func (g *hnsw) search(q []float32, n int) []scoredID {
 		ep = g.greedy(q, ep, l)
 	}
 	seen := make([]uint64, (len(g.nodes)+63)/64)
-	found := g.searchLayer(q, ep, max(g.cfg.EfSearch, n), 0, true, seen)
+	found := g.searchLayer(q, ep, max(ef, n), 0, true, seen)
 	out := make([]scoredID, len(found))
 	for i, c := range found {
 		out[i] = scoredID{id: g.d.ids[c.i], score: float64(c.s)}

@@ -91,10 +91,10 @@ func annIndex(t testing.TB, cfg ANNConfig, vecs [][]float32) *denseIndex {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("built the graph of %d vectors in %v", len(vecs), time.Since(start).Round(time.Millisecond))
 	if d.ann == nil {
-		t.Fatal("no graph")
+		t.Fatalf("no graph: calibration dropped it (recall under %v at every beam cheaper than a scan)", d.cfg.Recall)
 	}
+	t.Logf("built the graph of %d vectors in %v; search beam %d", len(vecs), time.Since(start).Round(time.Millisecond), d.ann.ef)
 	return d
 }
 
@@ -119,6 +119,91 @@ func TestANNRecallRandom(t *testing.T) {
 	t.Logf("recall@10 %.4f (50,000 vectors, default parameters, %d queries)", r, len(queries))
 	if r < 0.95 {
 		t.Errorf("recall@10 %.4f, want ≥ 0.95", r)
+	}
+}
+
+// uniform draws unit vectors of dim dimensions uniformly over the sphere.
+func uniform(rng *rand.Rand, dim int) []float32 {
+	v := make([]float32, dim)
+	for i := range v {
+		v[i] = float32(rng.NormFloat64())
+	}
+	u, err := normalize(v)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+// TestANNRecallUniform: on 50,000 uniform random 512-d vectors, which no graph searches
+// well without visiting most of them, the index still finds at least 95 % of the exact
+// top 10: its calibration drops the graph and searches exactly. The graph is built
+// (and dropped) as the vectors arrive, 10–30 s on two cores, so -short skips it.
+func TestANNRecallUniform(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds graphs of up to 50,000 512-d vectors (10–30 s); run without -short")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	d := newDenseIndex(ANNConfig{Threshold: 1})
+	start := time.Now()
+	for i := range 50_000 {
+		if err := d.set(fmt.Sprintf("m%07d", i), uniform(rng, 512)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("indexed 50,000 vectors in %v; graph kept: %v, tried again from %d vectors", time.Since(start).Round(time.Millisecond), d.ann != nil, d.exactUntil)
+	if d.ann != nil {
+		t.Errorf("the graph was kept (beam %d) on uniform random vectors", d.ann.ef)
+	}
+	queries := make([][]float32, 100)
+	for i := range queries {
+		queries[i] = uniform(rng, 512)
+	}
+	r := recallAt10(t, d, queries)
+	t.Logf("recall@10 %.4f (50,000 vectors, default parameters, %d queries)", r, len(queries))
+	if r < 0.95 {
+		t.Errorf("recall@10 %.4f, want ≥ 0.95", r)
+	}
+	// Without the check the graph stays, and misses much of the top 10.
+	d = newDenseIndex(ANNConfig{Threshold: 1, Recall: -1})
+	for i := range 20_000 {
+		if err := d.set(fmt.Sprintf("m%07d", i), uniform(rng, 512)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d.ann == nil || d.ann.ef != DefaultANNEfSearch {
+		t.Fatalf("Recall -1: graph %v, want one with the beam %d", d.ann != nil, DefaultANNEfSearch)
+	}
+	r = recallAt10(t, d, queries)
+	t.Logf("recall@10 without the check, 20,000 vectors: %.4f", r)
+	if r >= 0.95 {
+		t.Errorf("recall@10 without the check %.4f: this data no longer shows what the check is for", r)
+	}
+}
+
+// TestANNCalibrationWidensBeam: a graph whose beam is too narrow for Recall gets a wider
+// one, not dropped, when a beam cheaper than a scan reaches it.
+func TestANNCalibrationWidensBeam(t *testing.T) {
+	g := newLowRank(2, 64, 8)
+	d := newDenseIndex(ANNConfig{Threshold: 1, M: 4, EfConstruction: 8, EfSearch: 11})
+	for i := range 4000 {
+		if err := d.set(fmt.Sprintf("m%07d", i), g.vector()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d.ann == nil {
+		t.Fatal("the graph was dropped")
+	}
+	t.Logf("beam %d (EfSearch 11)", d.ann.ef)
+	if d.ann.ef <= 11 {
+		t.Errorf("beam %d: calibration did not widen it", d.ann.ef)
+	}
+	queries := make([][]float32, 200)
+	for i := range queries {
+		queries[i] = g.vector()
+	}
+	if r := recallAt10(t, d, queries); r < 0.9 {
+		t.Errorf("recall@10 %.4f after calibration, want ≥ 0.9", r)
 	}
 }
 

@@ -23,6 +23,9 @@ type denseIndex struct {
 	vecs []float32 // len(ids) × dim
 	pos  map[string]int
 	ann  *hnsw
+	// calibrated is the number of vectors at the graph's last calibration; exactUntil,
+	// after a calibration dropped the graph, the number from which a graph is tried again.
+	calibrated, exactUntil int
 }
 
 func newDenseIndex(cfg ANNConfig) *denseIndex {
@@ -52,6 +55,7 @@ func (d *denseIndex) set(id string, v []float32) error {
 	d.remove(id)
 	if d.len() == 0 {
 		d.ids, d.vecs, d.ann = d.ids[:0], d.vecs[:0], nil
+		d.calibrated, d.exactUntil = 0, 0
 	}
 	d.dim = len(v)
 	slot := len(d.ids)
@@ -61,7 +65,10 @@ func (d *denseIndex) set(id string, v []float32) error {
 	switch {
 	case d.ann != nil:
 		d.ann.insert(slot)
-	case d.cfg.Threshold > 0 && d.len() >= d.cfg.Threshold:
+		if d.len() >= 2*d.calibrated {
+			d.calibrate()
+		}
+	case d.cfg.Threshold > 0 && d.len() >= d.cfg.Threshold && d.len() >= d.exactUntil:
 		d.rebuild()
 	}
 	return nil
@@ -74,6 +81,71 @@ func (d *denseIndex) rebuild() {
 	for slot := range d.ids {
 		d.ann.insert(slot)
 	}
+	d.calibrate()
+}
+
+// calibrationSample is how many of a user's vectors calibrate searches the graph for.
+const calibrationSample = 64
+
+// calibrate checks the graph against cfg.Recall: each vector of a sample of the user's
+// own (evenly spaced over the slots, so the same vectors give the same sample) is
+// searched for among the others, by brute force and through the graph with the beam
+// EfSearch, then twice that, and so on, and the first beam whose top 10 hold Recall of
+// brute force's becomes the search beam. A beam of n/(4M) nodes already computes about
+// n/2 dot products, as much as a scan of half the vectors with a heap kept besides: when
+// no beam up to that (or EfSearch, if larger) reaches Recall, the graph is dropped and
+// dense search is exact until the user has twice as many vectors. Vectors with
+// neighbourhood structure (sentence embeddings) pass at EfSearch; uniform random
+// directions in many dimensions do not pass at all.
+func (d *denseIndex) calibrate() {
+	g := d.ann
+	d.calibrated = d.len()
+	if g == nil || d.cfg.Recall < 0 || d.len() < 2 {
+		return
+	}
+	const k = 10
+	var sample []int
+	step := max(len(d.ids)/calibrationSample, 1)
+	for slot := 0; slot < len(d.ids) && len(sample) < calibrationSample; slot += step {
+		if d.ids[slot] != "" {
+			sample = append(sample, slot)
+		}
+	}
+	// others are the n best of a search for slot's vector, without slot's own memory.
+	others := func(slot int, hits []scoredID, n int) []string {
+		var out []string
+		for _, h := range hits {
+			if h.id != d.ids[slot] && len(out) < n {
+				out = append(out, h.id)
+			}
+		}
+		return out
+	}
+	want := make([][]string, len(sample))
+	total := 0
+	for i, slot := range sample {
+		want[i] = others(slot, d.exact(d.vecs[slot*d.dim:(slot+1)*d.dim], k+1), k)
+		total += len(want[i])
+	}
+	efMax := max(g.cfg.EfSearch, d.len()/(4*g.cfg.M))
+	for ef := g.cfg.EfSearch; ef <= efMax; ef *= 2 {
+		found := 0
+		for i, slot := range sample {
+			got := others(slot, g.searchBeam(d.vecs[slot*d.dim:(slot+1)*d.dim], k+1, ef), k)
+			for _, id := range got {
+				if slices.Contains(want[i], id) {
+					found++
+				}
+			}
+		}
+		if float64(found) >= d.cfg.Recall*float64(total) {
+			g.ef = ef
+			return
+		}
+	}
+	d.ann = nil
+	d.compact()
+	d.exactUntil = 2 * d.len()
 }
 
 // compact drops the dead slots.

@@ -51,12 +51,17 @@
 // cache or another process's DeleteUser — builds its graph again; the change log's
 // refresh goes through the same adds and removals. Nothing of the graph is stored.
 //
-// Recall@10 against brute force is checked by TestANNRecallText (generated sentences
-// embedded by use-lite) and TestANNRecallRandom (random vectors of low intrinsic
-// dimension). On uniform random directions in many dimensions, which have no
-// neighbourhood structure, HNSW needs most of the points: keep the graph off
-// (Threshold -1) for a backbone whose vectors look like that. The measured recalls,
-// search and build times are in docs/benchmarks.md ("Host memory").
+// The graph checks its own recall (Config.ANN.Recall, default 0.95) when it is built and
+// whenever the user has doubled since: a sample of the user's vectors is searched for
+// among the others by brute force and through the graph, whose beam doubles until the
+// sample's recall@10 reaches the target; when only a beam about as costly as a scan
+// would, the graph is dropped and the user is searched exactly until it has doubled.
+// Vectors without neighbourhood structure (uniform random directions in many
+// dimensions, where HNSW needs most of the points) are so searched exactly, whatever the
+// backbone. Recall@10 against brute force is checked by TestANNRecallText (generated
+// sentences embedded by use-lite), TestANNRecallRandom (random vectors of low intrinsic
+// dimension) and TestANNRecallUniform (uniform random ones). The measured recalls,
+// search and build times are in docs/scaling.md and docs/benchmarks.md ("Host memory").
 //
 // Why our own: the module proxy serves github.com/coder/hnsw (v0.6.1, its latest),
 // whose layer search bounds its result set by k instead of ef (recall@10 under 0.1
