@@ -55,8 +55,11 @@ type CasesSystem struct {
 // CasesSentry scores the Sentry gate on the corpus's pairs.
 type CasesSentry struct {
 	Thresholds gate.Thresholds `json:"thresholds"`
-	// SameSlotAUC: topic similarity a separates same-slot pairs from the others.
-	SameSlotAUC *float64 `json:"same_slot_auc"`
+	// SameSlotAUC: topic similarity a separates same-slot pairs from the others;
+	// SameSlotBackboneAUC: the backbone's own cosine of the two texts does, without the
+	// heads (what the topic head adds, or takes away, on text it was not trained on).
+	SameSlotAUC         *float64 `json:"same_slot_auc"`
+	SameSlotBackboneAUC *float64 `json:"same_slot_backbone_auc"`
 	// ConflictAUC: gap = a − b separates conflicting from consistent same-slot pairs.
 	ConflictAUC *float64 `json:"conflict_auc"`
 	// The same separation by other scores, to tell what the logic head adds: 1 − b
@@ -461,17 +464,18 @@ func scoreCasePairs(ctx context.Context, c *Corpus, pairs []CasePair, env Env, r
 		proj := env.Heads.ProjectAll(vecs)
 		g := gate.NewGate(env.Thresholds)
 		cs := &CasesSentry{Thresholds: env.Thresholds}
-		var a, gap, notB, notCos, notOverlap []float64
+		var a, cos, gap, notB, notCos, notOverlap []float64
 		var same, conflict []bool
 		for i, p := range pairs {
 			d := g.Score(proj[2*i+1], proj[2*i])
 			decisions = append(decisions, d)
 			a = append(a, d.A)
+			cos = append(cos, cosine(vecs[2*i], vecs[2*i+1]))
 			same = append(same, p.SameSlot)
 			if p.SameSlot {
 				gap = append(gap, d.Gap)
 				notB = append(notB, 1-d.B)
-				notCos = append(notCos, 1-cosine(vecs[2*i], vecs[2*i+1]))
+				notCos = append(notCos, 1-cos[i])
 				notOverlap = append(notOverlap, 1-wordJaccard(p.OldText, p.NewText))
 				conflict = append(conflict, p.Gold.Status == judge.StatusConflict)
 			}
@@ -483,7 +487,7 @@ func scoreCasePairs(ctx context.Context, c *Corpus, pairs []CasePair, env Env, r
 				cs.UnrelatedRouted.Add(d.Route)
 			}
 		}
-		cs.SameSlotAUC = auc(a, same)
+		cs.SameSlotAUC, cs.SameSlotBackboneAUC = auc(a, same), auc(cos, same)
 		cs.ConflictAUC = auc(gap, conflict)
 		cs.LogicAUC, cs.BackboneAUC, cs.LexicalAUC = auc(notB, conflict), auc(notCos, conflict), auc(notOverlap, conflict)
 		rep.Sentry = cs
@@ -634,6 +638,8 @@ func WriteCasesTables(w io.Writer, r *CasesReport) {
 	if s := r.Sentry; s != nil {
 		fmt.Fprintf(w, "Sentry on %d pairs (τ_top %.2f, τ_log %.2f, τ_gap %.2f): same-slot AUC %s, conflict-vs-consistent AUC (gap) %s, conflict recall %s, routed %s of all pairs, %s of other-slot pairs.\n",
 			r.Pairs, s.Thresholds.Top, s.Thresholds.Log, s.Thresholds.Gap, optFloat(s.SameSlotAUC), optFloat(s.ConflictAUC), s.Recall, s.Routing, s.UnrelatedRouted)
+		fmt.Fprintf(w, "Same slot vs other pairs, AUC by score: a (topic head) %s, backbone cosine (no heads) %s.\n",
+			optFloat(s.SameSlotAUC), optFloat(s.SameSlotBackboneAUC))
 		fmt.Fprintf(w, "Conflict vs consistent among same-slot pairs, AUC by score: gap %s, 1 − b (logic head) %s, 1 − backbone cosine (no heads) %s, 1 − word overlap %s.\n\n",
 			optFloat(s.ConflictAUC), optFloat(s.LogicAUC), optFloat(s.BackboneAUC), optFloat(s.LexicalAUC))
 	} else {
