@@ -469,11 +469,14 @@ func TestConfigValidate(t *testing.T) {
 	if err := (host.Config{}).Validate(); err != nil {
 		t.Errorf("zero config: %v", err)
 	}
-	err := host.Config{RRFK: -1, Candidates: -2, SQLite: sqlitedb.Config{BusyTimeout: -time.Second}}.Validate()
+	if err := (host.Config{ANN: host.ANNConfig{Recall: -1}}).Validate(); err != nil {
+		t.Errorf("recall check off: %v", err)
+	}
+	err := host.Config{RRFK: -1, Candidates: -2, SQLite: sqlitedb.Config{BusyTimeout: -time.Second}, ANN: host.ANNConfig{Recall: 1.5}}.Validate()
 	if err == nil {
 		t.Fatal("bad config accepted")
 	}
-	for _, want := range []string{"rrf k", "candidates", "busy timeout"} {
+	for _, want := range []string{"rrf k", "candidates", "busy timeout", "recall 1.5"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
