@@ -13,7 +13,8 @@ import (
 
 // denseIndex holds one user's unit vectors in one row-major slice and searches them by
 // brute force, a dot product per vector, or, from cfg.Threshold vectors, through an
-// HNSW graph over the same slots (ann). While the graph exists slots are stable: a
+// HNSW graph over the same slots (ann) while the graph passes its recall check
+// (calibrate). While the graph exists slots are stable: a
 // removed or replaced vector leaves a dead slot (id "") that keeps its vector for the
 // graph's routing until the next rebuild. Not safe for concurrent use.
 type denseIndex struct {
