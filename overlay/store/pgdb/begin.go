@@ -150,6 +150,6 @@ func lockLiteral(query string, args []driver.NamedValue) (string, bool) {
 	return strings.Replace(strings.Replace(lockStatement, "$1", strconv.FormatInt(ns, 10), 1), "$2", lit, 1), true
 }
 
-// literalEscaper escapes text for an E” literal, which reads backslashes as escapes
+// literalEscaper escapes text for an escape string literal (E'...'), which reads backslashes as escapes
 // whatever standard_conforming_strings says: both backslashes and quotes.
 var literalEscaper = strings.NewReplacer(`\`, `\\`, `'`, `''`)
