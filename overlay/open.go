@@ -148,34 +148,13 @@ func CopyBank(ctx context.Context, dst, src *Bank, progress func(user string, re
 		if err != nil {
 			return rep, fmt.Errorf("copy bank: read %s: %w", u, err)
 		}
-		links := 0
-		if len(recs) > 0 {
-			err = dst.Store.Tx(ctx, u, func(tx store.Tx) error {
-				for _, r := range recs {
-					if err := tx.Put(ctx, r); err != nil {
-						return err
-					}
-				}
-				for _, r := range recs {
-					for _, l := range r.Links {
-						links++
-						if err := tx.Link(ctx, r.ID, l.Type, l.To); err != nil {
-							return err
-						}
-					}
-				}
-				return nil
-			})
-			if err != nil {
-				return rep, fmt.Errorf("copy bank: records of %s: %w", u, err)
-			}
-		}
 		ms, err := src.Host.Memories(ctx, u)
 		if err != nil {
 			return rep, fmt.Errorf("copy bank: read %s: %w", u, err)
 		}
-		if err := dst.Host.AddBatch(ctx, u, ms); err != nil {
-			return rep, fmt.Errorf("copy bank: host memories of %s: %w", u, err)
+		links, err := copyUser(ctx, dst, u, recs, ms)
+		if err != nil {
+			return rep, fmt.Errorf("copy bank: %w", err)
 		}
 		if err := verifyUser(ctx, dst, u, len(recs), links, len(ms)); err != nil {
 			return rep, fmt.Errorf("copy bank: %w", err)
@@ -201,6 +180,38 @@ func CopyBank(ctx context.Context, dst, src *Bank, progress func(user string, re
 		return rep, fmt.Errorf("copy bank: the target holds %d keys (%v), the source %d", len(keys), err, rep.Keys)
 	}
 	return rep, nil
+}
+
+// copyUser writes recs, with their links, and ms as user's in dst: the records in one
+// transaction, the host memories in one batch. It returns how many links it wrote.
+func copyUser(ctx context.Context, dst *Bank, user string, recs []store.Record, ms []host.Memory) (int, error) {
+	links := 0
+	if len(recs) > 0 {
+		err := dst.Store.Tx(ctx, user, func(tx store.Tx) error {
+			for _, r := range recs {
+				r.User = user
+				if err := tx.Put(ctx, r); err != nil {
+					return err
+				}
+			}
+			for _, r := range recs {
+				for _, l := range r.Links {
+					links++
+					if err := tx.Link(ctx, r.ID, l.Type, l.To); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, fmt.Errorf("records of %s: %w", user, err)
+		}
+	}
+	if err := dst.Host.AddBatch(ctx, user, ms); err != nil {
+		return links, fmt.Errorf("host memories of %s: %w", user, err)
+	}
+	return links, nil
 }
 
 // bankUsers lists the users with records or host memories, sorted.
