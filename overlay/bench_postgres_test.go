@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/atma-dev/atma/overlay"
+	"github.com/atma-dev/atma/overlay/internal/benchtest"
 	"github.com/atma-dev/atma/overlay/store/pgdb"
 	"github.com/atma-dev/atma/overlay/store/pgdb/pgtest"
 )
@@ -123,10 +124,10 @@ func BenchmarkQueryEngines(b *testing.B) {
 				search = append(search, tr.Timings.Seeds)
 				pool = append(pool, tr.Timings.Pool)
 			}
-			b.ReportMetric(percentileMs(total, 50), "p50-ms")
-			b.ReportMetric(percentileMs(total, 99), "p99-ms")
-			b.ReportMetric(percentileMs(search, 50), "search-p50-ms")
-			b.ReportMetric(percentileMs(pool, 50), "pool-p50-ms")
+			b.ReportMetric(benchtest.Percentile(total, 50), "p50-ms")
+			b.ReportMetric(benchtest.Percentile(total, 99), "p99-ms")
+			b.ReportMetric(benchtest.Percentile(search, 50), "search-p50-ms")
+			b.ReportMetric(benchtest.Percentile(pool, 50), "pool-p50-ms")
 		})
 	}
 }

@@ -3,16 +3,15 @@ package overlay_test
 import (
 	"context"
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
-	"math"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/overlay"
+	"github.com/atma-dev/atma/overlay/internal/benchtest"
 	"github.com/atma-dev/atma/overlay/retrieval"
 )
 
@@ -313,12 +312,12 @@ func BenchmarkQuery(b *testing.B) {
 						}
 					}
 				}
-				b.ReportMetric(percentileMs(total, 50), "p50-ms")
-				b.ReportMetric(percentileMs(total, 95), "p95-ms")
-				b.ReportMetric(percentileMs(total, 99), "p99-ms")
-				b.ReportMetric(percentileMs(embed, 50), "embed-p50-ms")
-				b.ReportMetric(percentileMs(search, 50), "search-p50-ms")
-				b.ReportMetric(percentileMs(pool, 50), "pool-p50-ms")
+				b.ReportMetric(benchtest.Percentile(total, 50), "p50-ms")
+				b.ReportMetric(benchtest.Percentile(total, 95), "p95-ms")
+				b.ReportMetric(benchtest.Percentile(total, 99), "p99-ms")
+				b.ReportMetric(benchtest.Percentile(embed, 50), "embed-p50-ms")
+				b.ReportMetric(benchtest.Percentile(search, 50), "search-p50-ms")
+				b.ReportMetric(benchtest.Percentile(pool, 50), "pool-p50-ms")
 				b.ReportMetric(float64(hops)/float64(len(total)), "hops/query")
 			})
 
@@ -351,16 +350,4 @@ func BenchmarkQuery(b *testing.B) {
 			})
 		})
 	}
-}
-
-// percentileMs returns the p-th percentile (nearest rank) of ds in milliseconds.
-func percentileMs(ds []time.Duration, p float64) float64 {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	i := int(math.Ceil(float64(len(s))*p/100)) - 1
-	i = min(max(i, 0), len(s)-1)
-	return float64(s[i]) / float64(time.Millisecond)
 }

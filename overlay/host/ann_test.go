@@ -14,6 +14,7 @@ import (
 	"github.com/atma-dev/atma/data"
 	"github.com/atma-dev/atma/internal/orttest"
 	"github.com/atma-dev/atma/onnx"
+	"github.com/atma-dev/atma/overlay/internal/benchtest"
 	"github.com/atma-dev/atma/sentry"
 )
 
@@ -485,8 +486,7 @@ func BenchmarkANNSearch(b *testing.B) {
 						lat = append(lat, time.Since(start))
 						i++
 					}
-					slices.Sort(lat)
-					p50 := float64(lat[len(lat)/2]) / 1e6
+					p50 := benchtest.Percentile(lat, 50)
 					b.ReportMetric(p50, "p50-ms")
 					if mode == "exact" {
 						exactP50 = p50

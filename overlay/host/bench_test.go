@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/atma-dev/atma/overlay/host"
+	"github.com/atma-dev/atma/overlay/internal/benchtest"
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
@@ -77,12 +77,6 @@ func (c *corpus) queries(n int) []query {
 		qs[i] = query{c.text(6), c.vector()}
 	}
 	return qs
-}
-
-// p50ms sorts lat and returns its median in milliseconds.
-func p50ms(lat []time.Duration) float64 {
-	slices.Sort(lat)
-	return float64(lat[len(lat)/2]) / 1e6
 }
 
 // fillHost adds n memories drawn from c to user bench of h, in batches of 1,000.
@@ -191,7 +185,7 @@ func benchSearches(b *testing.B, h fullHost, qc *corpus) {
 				}
 				lat = append(lat, time.Since(t))
 			}
-			b.ReportMetric(p50ms(lat), "p50-ms")
+			b.ReportMetric(benchtest.Percentile(lat, 50), "p50-ms")
 			if mode == "hybrid" {
 				b.ReportMetric(load.Seconds(), "load-s")
 			}

@@ -2,17 +2,15 @@ package store_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/atma-dev/atma/overlay/internal/benchtest"
 	"github.com/atma-dev/atma/overlay/store"
-	"github.com/atma-dev/atma/overlay/store/pgdb/pgtest"
 	"github.com/atma-dev/atma/overlay/store/sqlitedb"
 )
 
@@ -153,8 +151,6 @@ func BenchmarkBankSize(b *testing.B) {
 	}
 }
 
-var bankMillion = flag.Bool("bank", false, "run BenchmarkBankMillion: a million records over 1,000 users (minutes, about 5 GB on disk an engine)")
-
 // BenchmarkBankMillion measures the bank at a million records, 1,000 users of 1,000
 // each (a 512-d backbone and two 256-d projections, the default checkpoint's, as the
 // commit path stores them; 50 slots a user), on SQLite and on the PostgreSQL server of
@@ -168,36 +164,28 @@ var bankMillion = flag.Bool("bank", false, "run BenchmarkBankMillion: a million 
 //
 //	scripts/pg-test.sh run go test -run '^$' -bench BankMillion -benchtime 2000x -timeout 60m ./overlay/store/ -args -bank
 func BenchmarkBankMillion(b *testing.B) {
-	if !*bankMillion {
-		b.Skip("a million records take minutes and gigabytes of disk: run with -args -bank")
-	}
-	b.Run("SQLite", func(b *testing.B) {
-		path := filepath.Join(b.TempDir(), "bank.db")
-		s, err := store.OpenSQLite(b.Context(), path, store.Config{})
+	benchtest.Engines(b, "a million records", func(b *testing.B, e benchtest.Engine) {
+		open := func() (*store.SQL, error) {
+			if e.URL != "" {
+				return store.OpenPostgres(b.Context(), e.URL, store.Config{})
+			}
+			return store.OpenSQLite(b.Context(), filepath.Join(e.Dir, "bank.db"), store.Config{})
+		}
+		s, err := open()
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer s.Close()
-		benchMillion(b, s, func(ctx context.Context) (int64, error) { return sqlitedb.DiskSize(ctx, s.DB(), path) })
-	})
-	b.Run("Postgres", func(b *testing.B) {
-		s, err := store.OpenPostgres(b.Context(), pgtest.URL(b), store.Config{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
-		benchMillion(b, s, func(ctx context.Context) (int64, error) { return pgtest.SchemaSize(ctx, s.DB()) })
+		benchMillion(b, e, s)
 	})
 }
 
-func benchMillion(b *testing.B, s *store.SQL, diskSize func(context.Context) (int64, error)) {
-	const users, per, proj = 1000, 1000, 256
+func benchMillion(b *testing.B, e benchtest.Engine, s *store.SQL) {
+	const per, proj = 1000, 256
 	ctx := b.Context()
-	user := func(u int) string { return fmt.Sprintf("user%04d", u) }
 	rng := rand.New(rand.NewPCG(5, 6))
-	start := time.Now()
-	for u := range users {
-		err := s.Tx(ctx, user(u), func(tx store.Tx) error {
+	fill := benchtest.Fill(b, e, func(u int) error {
+		return s.Tx(ctx, benchtest.User(u), func(tx store.Tx) error {
 			for i := range per {
 				r := benchRecord(rng, i)
 				for _, v := range []*[]float32{&r.Embeddings.Topic, &r.Embeddings.Logic} {
@@ -213,21 +201,14 @@ func benchMillion(b *testing.B, s *store.SQL, diskSize func(context.Context) (in
 			}
 			return nil
 		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if (u+1)%100 == 0 {
-			b.Logf("%d of %d users filled, %s", u+1, users, time.Since(start).Round(time.Second))
-		}
-	}
-	fill := time.Since(start)
-	size, err := diskSize(ctx)
+	})
+	size, err := e.Size(ctx, s.DB(), "bank.db")
 	if err != nil {
 		b.Fatal(err)
 	}
 	var many, group []time.Duration
 	for b.Loop() {
-		u := user(rng.IntN(users))
+		u := benchtest.User(rng.IntN(benchtest.Users))
 		ids := make([]string, 20)
 		for i := range ids {
 			ids[i] = fmt.Sprintf("r%08d", rng.IntN(per))
@@ -243,13 +224,8 @@ func benchMillion(b *testing.B, s *store.SQL, diskSize func(context.Context) (in
 		}
 		group = append(group, time.Since(t))
 	}
-	b.ReportMetric(float64(size)/(users*per/1000), "bytes/1k-records")
+	b.ReportMetric(float64(size)/(benchtest.Users*per/1000), "bytes/1k-records")
 	b.ReportMetric(fill.Seconds(), "fill-s")
-	b.ReportMetric(p50(many), "getmany-p50-ms")
-	b.ReportMetric(p50(group), "group-p50-ms")
-}
-
-func p50(ds []time.Duration) float64 {
-	slices.Sort(ds)
-	return float64(ds[len(ds)/2].Microseconds()) / 1000
+	b.ReportMetric(benchtest.Percentile(many, 50), "getmany-p50-ms")
+	b.ReportMetric(benchtest.Percentile(group, 50), "group-p50-ms")
 }
