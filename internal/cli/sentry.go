@@ -343,7 +343,7 @@ func (o *sentryCheckpointOptions) addFlags(fs *pflag.FlagSet, data bool) {
 		fs.StringVar(&o.Task, "task", "", "backbone task prefix for the texts (default: the backbone's)")
 		fs.BoolVar(&o.NoCache, "no-cache", false, "do not use the on-disk embedding cache")
 	}
-	addSentryFlag(fs, &o.Checkpoint, "Sentry checkpoint (default: the backbone's default from `make models` in $ATMA_CACHE/models/sentry/<backbone>/, else checkpoints/sentry/)")
+	addSentryFlag(fs, &o.Checkpoint, "Sentry checkpoint file `PATH` (default: the backbone's default that make models trains into $ATMA_CACHE/models/sentry/<backbone>/, else checkpoints/sentry/)")
 	fs.BoolVar(&o.JSON, "json", false, "print JSON")
 }
 
