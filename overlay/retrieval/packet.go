@@ -210,8 +210,22 @@ var modeGuide = map[bool]map[Mode]string{
 
 const unsureGuide = "The time the question means is not certain: if its own wording says which time it means, follow that."
 
+// noChangeGuide replaces the marked historical guide when no row of the packet is
+// historical or part of a transition: the bank recorded no change of what the rows hold,
+// yet an earlier state the host found may be among them (a change the bank missed), and
+// "answer from historical memory" would make the model say it does not know.
+const noChangeGuide = "The question asks about the past, but no record here is marked as replaced: no change was recorded for them. If the dated records still show an earlier state, answer with it and say it is not marked as replaced; otherwise say you do not know."
+
+// recordsChange reports whether some row is historical or part of a recorded change.
+func (p Packet) recordsChange() bool {
+	return slices.ContainsFunc(p.Rows, func(r Row) bool {
+		return r.Label == LabelHistorical || r.Label == LabelTransition || r.Label == LabelTransitionLinked
+	})
+}
+
 // SystemPrompt is the answer model's system prompt for the packet: the rules, the
-// labels when marked, and what the answer must follow for the packet's mode.
+// labels when marked, and what the answer must follow for the packet's mode (for a
+// historical question whose marked packet records no change, noChangeGuide).
 func (p Packet) SystemPrompt() string {
 	var b strings.Builder
 	b.WriteString(answerIntro)
@@ -226,7 +240,11 @@ func (p Packet) SystemPrompt() string {
 	if !mode.Valid() {
 		mode = ModeNeutral
 	}
-	b.WriteString(modeGuide[p.Marked][mode])
+	if p.Marked && mode == ModeHistorical && !p.recordsChange() {
+		b.WriteString(noChangeGuide)
+	} else {
+		b.WriteString(modeGuide[p.Marked][mode])
+	}
 	if p.Unsure && mode != ModeNeutral {
 		b.WriteByte(' ')
 		b.WriteString(unsureGuide)

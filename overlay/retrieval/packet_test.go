@@ -134,6 +134,7 @@ func TestAnswerPromptsGolden(t *testing.T) {
 		{"current_unmarked", "where do I live now?", []string{"c2", "t1", "c1", "j2"}, PacketOptions{Unmarked: true}},
 		{"current_unsure", "where do I live?", []string{"c2", "t1", "c1"}, PacketOptions{}},
 		{"historical", "what was my previous job?", []string{"j1", "j2"}, PacketOptions{}},
+		{"historical_no_change", "what did I like doing before?", []string{"h1", "h2"}, PacketOptions{}},
 		{"transition", "when did I move to Lisbon?", []string{"t1", "c2", "c1"}, PacketOptions{}},
 		{"neutral", "tell me about my hobbies", []string{"h1", "h2", "d1", "d2"}, PacketOptions{}},
 	}
@@ -156,12 +157,44 @@ func TestAnswerPromptsGolden(t *testing.T) {
 	}
 }
 
+// A marked historical packet without a historical or transition row gets noChangeGuide
+// in place of the historical guide (the bank recorded no change, the host may have found
+// the earlier state); any such row, or an unmarked packet, keeps the mode's guide.
+func TestAnswerPromptWithoutRecordedChange(t *testing.T) {
+	for _, tt := range []struct {
+		label  Label
+		marked bool
+		want   string
+	}{
+		{LabelCurrent, true, noChangeGuide},
+		{LabelRetrieved, true, noChangeGuide},
+		{LabelHistorical, true, modeGuide[true][ModeHistorical]},
+		{LabelTransition, true, modeGuide[true][ModeHistorical]},
+		{LabelTransitionLinked, true, modeGuide[true][ModeHistorical]},
+		{"", false, modeGuide[false][ModeHistorical]},
+	} {
+		pk := Packet{Mode: ModeHistorical, Marked: tt.marked, Rows: []Row{{ID: "a", Label: LabelCurrent}, {ID: "b", Label: tt.label}}}
+		sys := pk.SystemPrompt()
+		if !strings.Contains(sys, tt.want) {
+			t.Errorf("rows labelled current and %q (marked %t): want the guide %q in\n%s", tt.label, tt.marked, tt.want, sys)
+		}
+		if tt.want != noChangeGuide && strings.Contains(sys, noChangeGuide) {
+			t.Errorf("rows labelled current and %q: the no-change guide beside a recorded change", tt.label)
+		}
+	}
+	if sys := (Packet{Mode: ModeCurrent, Marked: true}).SystemPrompt(); strings.Contains(sys, noChangeGuide) {
+		t.Error("a current packet got the historical no-change guide")
+	}
+}
+
 func TestAnswerPromptFollowsMode(t *testing.T) {
 	for _, marked := range []bool{true, false} {
 		seen := map[string]Mode{}
 		for _, m := range Modes {
 			for _, unsure := range []bool{false, true} {
 				pk := Packet{Mode: m, Marked: marked, Unsure: unsure}
+				// A historical row, so that the marked historical packet records a change.
+				pk.Rows = []Row{{ID: "j1", Label: LabelHistorical, Content: "I work as a nurse."}}
 				sys := pk.SystemPrompt()
 				if !strings.Contains(sys, modeGuide[marked][m]) {
 					t.Errorf("marked %t mode %s: the mode's guide is missing", marked, m)
@@ -171,6 +204,9 @@ func TestAnswerPromptFollowsMode(t *testing.T) {
 				}
 			}
 			g := modeGuide[marked][m]
+			if g == noChangeGuide {
+				t.Errorf("marked %t mode %s: the guide of a packet that records no change", marked, m)
+			}
 			if other, dup := seen[g]; dup {
 				t.Errorf("marked %t: modes %s and %s share a guide", marked, m, other)
 			}
