@@ -74,6 +74,12 @@ type CasesSentry struct {
 	Recall          Rate `json:"recall"`
 	Routing         Rate `json:"routing"`
 	UnrelatedRouted Rate `json:"unrelated_routed"`
+	// The same with the overlay's routing, which also sends the Judge a pair the gate
+	// passes when a > τ_top and the new text has a change cue the old one lacks
+	// (judge/rule.ChangeCue; overlay.Config.NoCues turns it off).
+	CueRecall          Rate `json:"cue_recall"`
+	CueRouting         Rate `json:"cue_routing"`
+	CueUnrelatedRouted Rate `json:"cue_unrelated_routed"`
 }
 
 // CasesJudge scores an auditor on the corpus's pairs.
@@ -479,12 +485,16 @@ func scoreCasePairs(ctx context.Context, c *Corpus, pairs []CasePair, env Env, r
 				notOverlap = append(notOverlap, 1-wordJaccard(p.OldText, p.NewText))
 				conflict = append(conflict, p.Gold.Status == judge.StatusConflict)
 			}
+			cued := d.Route || d.A > env.Thresholds.Top && judgerule.ChangeCue(p.OldText, p.NewText) != ""
 			cs.Routing.Add(d.Route)
+			cs.CueRouting.Add(cued)
 			if p.Gold.Status == judge.StatusConflict {
 				cs.Recall.Add(d.Route)
+				cs.CueRecall.Add(cued)
 			}
 			if !p.SameSlot {
 				cs.UnrelatedRouted.Add(d.Route)
+				cs.CueUnrelatedRouted.Add(cued)
 			}
 		}
 		cs.SameSlotAUC, cs.SameSlotBackboneAUC = auc(a, same), auc(cos, same)
@@ -638,6 +648,8 @@ func WriteCasesTables(w io.Writer, r *CasesReport) {
 	if s := r.Sentry; s != nil {
 		fmt.Fprintf(w, "Sentry on %d pairs (τ_top %.2f, τ_log %.2f, τ_gap %.2f): same-slot AUC %s, conflict-vs-consistent AUC (gap) %s, conflict recall %s, routed %s of all pairs, %s of other-slot pairs.\n",
 			r.Pairs, s.Thresholds.Top, s.Thresholds.Log, s.Thresholds.Gap, optFloat(s.SameSlotAUC), optFloat(s.ConflictAUC), s.Recall, s.Routing, s.UnrelatedRouted)
+		fmt.Fprintf(w, "With the overlay's change cues (also routed: a > τ_top and a change cue in the new text): conflict recall %s, routed %s of all pairs, %s of other-slot pairs.\n",
+			s.CueRecall, s.CueRouting, s.CueUnrelatedRouted)
 		fmt.Fprintf(w, "Same slot vs other pairs, AUC by score: a (topic head) %s, backbone cosine (no heads) %s.\n",
 			optFloat(s.SameSlotAUC), optFloat(s.SameSlotBackboneAUC))
 		fmt.Fprintf(w, "Conflict vs consistent among same-slot pairs, AUC by score: gap %s, 1 − b (logic head) %s, 1 − backbone cosine (no heads) %s, 1 − word overlap %s.\n\n",
