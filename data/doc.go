@@ -73,7 +73,7 @@
 // relation, and at least eight per category and relation. Values come from large pools
 // (over 50 cities, over 45 job titles and as many employers, 14 pet species and over 40 pet
 // names, over 50 partner names, 35 hobbies, over 75 liked or disliked things, three diets,
-// seven numerical slots written in digits or words), and one interaction in ten gets a
+// fourteen numerical slots written in digits or words), and one interaction in ten gets a
 // filler sentence or chat casing. A text already written is drawn again, so texts hardly
 // repeat. The same GenConfig always gives the same dataset, byte for byte.
 //

@@ -447,7 +447,7 @@ func TestPools(t *testing.T) {
 		{"hobbies", len(hobbies), 35},
 		{"likes", likes, 75},
 		{"diets", len(diets), 3},
-		{"numerical slots", len(numerics), 7},
+		{"numerical slots", len(numerics), 14},
 		{"reporters", len(reporters), 12},
 		{"fillers", len(fillersBefore) + len(fillersAfter), 20},
 	}

@@ -360,6 +360,41 @@ var numerics = []numeric{
 		func(v int, w bool) string { return "I run " + num(v, w) + " km a week" },
 		func(v int, w bool) string { return "my weekly running distance is " + num(v, w) + " kilometres" },
 	}, func(v int) string { return itoa(v) + " km a week" }},
+	{"dose", "medication", 5, 500, 50, []func(int, bool) string{
+		func(v int, _ bool) string { return "I take " + itoa(v) + " mg of my tablets every morning" },
+		func(v int, _ bool) string { return "the doctor has me on " + itoa(v) + " mg a day" },
+		func(v int, _ bool) string { return "my prescription is " + itoa(v) + " milligrams" },
+	}, func(v int) string { return itoa(v) + " mg" }},
+	{"sleep", "sleep", 4, 10, 2, []func(int, bool) string{
+		func(v int, w bool) string { return "I sleep about " + num(v, w) + " hours a night" },
+		func(v int, w bool) string { return "my watch says I average " + num(v, w) + " hours of sleep" },
+		func(v int, w bool) string { return "I get " + num(v, w) + " hours of sleep on a normal night" },
+	}, func(v int) string { return itoa(v) + " hours a night" }},
+	{"rent", "rent", 400, 2600, 150, []func(int, bool) string{
+		func(v int, _ bool) string { return "my rent is " + itoa(v) + " a month" },
+		func(v int, _ bool) string { return "we pay " + itoa(v) + " a month for the flat" },
+		func(v int, _ bool) string { return "the landlord charges us " + itoa(v) + " in rent" },
+	}, func(v int) string { return itoa(v) + " a month" }},
+	{"phone-bill", "phone", 8, 90, 10, []func(int, bool) string{
+		func(v int, _ bool) string { return "my phone contract is " + itoa(v) + " a month" },
+		func(v int, _ bool) string { return "I pay " + itoa(v) + " a month for my mobile plan" },
+		func(v int, _ bool) string { return "the SIM-only deal costs me " + itoa(v) + " monthly" },
+	}, func(v int) string { return itoa(v) + " a month" }},
+	{"grade", "grades", 40, 100, 8, []func(int, bool) string{
+		func(v int, _ bool) string { return "my average this term is " + itoa(v) + " percent" },
+		func(v int, _ bool) string { return "I scored " + itoa(v) + " on the final exam" },
+		func(v int, _ bool) string { return "the module mark came back at " + itoa(v) },
+	}, func(v int) string { return itoa(v) + " percent" }},
+	{"office-days", "office", 0, 5, 2, []func(int, bool) string{
+		func(v int, w bool) string { return "I'm in the office " + num(v, w) + " days a week" },
+		func(v int, w bool) string { return "work wants us on site " + num(v, w) + " days a week" },
+		func(v int, w bool) string { return "I go into work " + num(v, w) + " days out of five" },
+	}, func(v int) string { return itoa(v) + " days a week" }},
+	{"trip-length", "trip", 2, 30, 4, []func(int, bool) string{
+		func(v int, w bool) string { return "the holiday is " + num(v, w) + " days in total" },
+		func(v int, w bool) string { return "we're away for " + num(v, w) + " nights" },
+		func(v int, w bool) string { return "I booked " + num(v, w) + " days off for the trip" },
+	}, func(v int) string { return itoa(v) + " days" }},
 }
 
 var (
