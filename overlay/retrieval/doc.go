@@ -81,10 +81,11 @@
 // before (current only with a slot), both for the ablation table. Packet.Text is the
 // rendering an agent can paste and Packet.Messages the chat for the answer model, whose
 // system prompt makes the answer follow the requested state: current queries answer from
-// current memory, historical ones from historical memory, transition queries describe
-// the change old → new with its dates. A historical query whose packet holds no
-// historical or transition row (the bank recorded no change of what the host found)
-// is told so and answers from the dated records, rather than being told to use
+// current memory (the later date holding where current memories disagree, as they do
+// when the bank missed a change), historical ones from historical memory, transition
+// queries describe the change old → new with its dates. A historical query whose packet
+// holds no historical or transition row (the bank recorded no change of what the host
+// found) is told so and answers from the dated records, rather than being told to use
 // historical memory there is none of. PacketOptions.Unmarked drops the labels (the
 // "unmarked" ablation).
 //

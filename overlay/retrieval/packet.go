@@ -195,7 +195,7 @@ const labelGuide = `Each record carries a label:
 // modeGuide is what the answer must follow, per mode, with and without labels.
 var modeGuide = map[bool]map[Mode]string{
 	true: {
-		ModeCurrent:    "The question asks about the present. Answer from current memory (or the new side of a transition). Mention an earlier state only if the question asks for it.",
+		ModeCurrent:    "The question asks about the present. Answer from current memory (or the new side of a transition); if current memories disagree about the same thing, the one with the later date holds. Mention an earlier state only if the question asks for it.",
 		ModeHistorical: "The question asks about the past. Answer from historical memory (or the old side of a transition), not from current memory.",
 		ModeTransition: "The question asks about a change. Describe it from the old state to the new one, with the dates the records give.",
 		ModeNeutral:    "The question names no time. If the current and an earlier state differ, give the current one and mention the earlier one with its date.",
