@@ -654,3 +654,53 @@ func TestExtractorSeesOtherProcessSlots(t *testing.T) {
 		t.Errorf("the slots were read %d times, want twice (the first Add, and after the other process wrote)", n)
 	}
 }
+
+// TestLaterReportOfAStateThatHolds: a memory that dates its state before a version said
+// earlier without a time is the newer information ("I live in Paris." then "we moved to
+// Lyon last month"); one that tells its state as ended, or a version with a stated time
+// of its own, keeps the order of the stated times.
+func TestLaterReportOfAStateThatHolds(t *testing.T) {
+	x := &mapExtractor{facts: map[string][]facts.Fact{
+		"I live in Paris.":                          {fact("user", "home", "Paris")},
+		"We moved to Lyon last month.":              {{Subject: "user", Attribute: "home", Value: "Lyon", EventTime: at(1)}},
+		"Back in 2020 I lived in Nantes.":           {{Subject: "user", Attribute: "home", Value: "Nantes", EventTime: at(1).AddDate(-5, 0, 0)}},
+		"I work at Fennwick.":                       {fact("user", "employer", "Fennwick")},
+		"since march I'm at Quillpoint":             {{Subject: "user", Attribute: "employer", Value: "Quillpoint", EventTime: at(5)}},
+		"oh and I joined Harbour back in february!": {{Subject: "user", Attribute: "employer", Value: "Harbour", EventTime: at(3)}},
+	}}
+	o := newTestOverlay(t, func(c *Config) { c.Facts = x })
+	trs, err := o.Add(t.Context(), "ana", []Input{
+		{Content: "I live in Paris.", EventTime: at(10)},
+		{Content: "We moved to Lyon last month.", EventTime: at(11)},
+		{Content: "Back in 2020 I lived in Nantes.", EventTime: at(12)},
+		{Content: "I work at Fennwick.", EventTime: at(2)},
+		{Content: "since march I'm at Quillpoint", EventTime: at(12)},
+		{Content: "oh and I joined Harbour back in february!", EventTime: at(13)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := statuses(t, o, "ana", trs)
+	want := map[string]store.Status{
+		"I live in Paris.":                          store.StatusSuperseded,
+		"We moved to Lyon last month.":              store.StatusActive,     // said later, still holds
+		"Back in 2020 I lived in Nantes.":           store.StatusSuperseded, // an ended state: history
+		"I work at Fennwick.":                       store.StatusSuperseded,
+		"since march I'm at Quillpoint":             store.StatusActive,     // its start was said
+		"oh and I joined Harbour back in february!": store.StatusSuperseded, // before Quillpoint's stated start
+	}
+	for text, st := range want {
+		if got[text] != st {
+			t.Errorf("%q: %s, want %s", text, got[text], st)
+		}
+	}
+	if note := trs[1].FactNote; !strings.Contains(note, `"I live in Paris."`) {
+		t.Errorf("the trace does not say why Lyon was placed after Paris: %q", note)
+	}
+	if note := trs[5].FactNote; strings.Contains(note, "placed after") {
+		t.Errorf("Harbour placed after a version with a stated time: %q", note)
+	}
+	if v, err := store.Check(t.Context(), o.Store(), "ana"); err != nil || len(v) != 0 {
+		t.Errorf("invariants: %v %v", v, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -183,6 +184,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 			if !f.Negated {
 				slotValue = f.Value
 			}
+			said := rec.EventTime // when the memory was said
 			if !f.EventTime.IsZero() {
 				// "Back in March I …": the version group orders by when it became true.
 				rec.EventTime = f.EventTime
@@ -194,6 +196,13 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 			tr.Slot = rec.Slot
 			if cands, err = o.withSlot(ctx, user, rec.Slot, cands, tr); err != nil {
 				return nil, err
+			}
+			if !f.EventTime.IsZero() {
+				if t, c, ok := saidSince(rec, said, cands); ok {
+					rec.EventTime = t
+					note := fmt.Sprintf("the stated time %s is before %.60q, said since without a time: this later report of a state that still holds is placed after it", f.EventTime.Format(time.DateOnly), c.Content)
+					tr.FactNote = strings.TrimPrefix(tr.FactNote+"; "+note, "; ")
+				}
 			}
 		}
 		tr.Timings.Facts = e.factsTook + time.Since(t0)
@@ -346,6 +355,42 @@ func (o *Overlay) commitWithHost(ctx context.Context, user string, rec *store.Re
 		}
 	}
 	return newest, nil
+}
+
+// pastState marks a clause that tells a state as ended ("back in 2024 I lived in Faro",
+// "I used to work there"), not one that holds when it is said.
+var pastState = regexp.MustCompile(`(?i)\b(used to|lived|was living|were living|worked|was working|had|was|were|back then|at the time|until|till)\b`)
+
+// saidSince places a memory that states when its state began (rec.EventTime, from its
+// fact) and was said at said. A version of its group that was said before it, after that
+// time, without a time of its own, held when it was said and is older information: "I
+// live in Paris." and a day later "we moved to Lyon last month" leave Lyon current,
+// though the move is dated before the first sentence. So, unless the memory tells its
+// state as ended (pastState: "back in 2024 I lived in Faro" is history), the record is
+// placed just after the latest such version; saidSince returns that time and version.
+// A version with a stated time of its own is ordered by it, as before.
+func saidSince(rec store.Record, said time.Time, cands []store.Record) (time.Time, store.Record, bool) {
+	if pastState.MatchString(rec.Content) {
+		return time.Time{}, store.Record{}, false
+	}
+	var last store.Record
+	found := false
+	for _, c := range cands {
+		t := c.Time()
+		if c.Slot != rec.Slot || c.Status == store.StatusTransition || !t.After(rec.EventTime) || t.After(said) {
+			continue
+		}
+		if slices.ContainsFunc(RecordFacts(c), func(f facts.Fact) bool { return f.Group() == c.Slot && !f.EventTime.IsZero() }) {
+			continue // its own stated time orders it
+		}
+		if !found || t.After(last.Time()) {
+			last, found = c, true
+		}
+	}
+	if !found {
+		return time.Time{}, store.Record{}, false
+	}
+	return last.Time().Add(time.Millisecond), last, true
 }
 
 // hostMemories are what an ingest adds to the host memory: the new memory, then the
