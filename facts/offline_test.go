@@ -311,6 +311,10 @@ func TestNamesAttribute(t *testing.T) {
 		{Fact{Attribute: "employer", Value: "job"}, true},
 		{Fact{Attribute: "employer", Value: "the job"}, true},
 		{Fact{Attribute: "employer", Value: "job centre"}, false},
+		// A job title named like another attribute is a job's value, and only a job's.
+		{Fact{Attribute: "job", Value: "teacher"}, false},
+		{Fact{Attribute: "job", Value: "a doctor"}, false},
+		{Fact{Attribute: "employer", Value: "manager"}, true},
 	} {
 		if got := namesAttribute(tt.f); got != tt.want {
 			t.Errorf("namesAttribute(%s = %q) = %v, want %v", tt.f.Attribute, tt.f.Value, got, tt.want)

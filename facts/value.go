@@ -504,10 +504,16 @@ func emptyValue(v string) bool {
 
 // namesAttribute reports a value that only names its own attribute or another of the
 // table ("My job: …" read as job = "job" or employer = "job", "it's my drink now" as
-// drink = "drink").
+// drink = "drink"). A job title is a job's value even when another attribute is named
+// after the job ("I work as a teacher", "I'm a doctor": the attributes teacher and
+// doctor are someone's teacher or doctor).
 func namesAttribute(f Fact) bool {
 	attr := strings.Fields(strings.ReplaceAll(Kebab(f.Attribute), "-", " "))
+	job := Kebab(f.Attribute) == "job"
 	for _, w := range words.Split(f.Value) {
+		if job && jobWords[w] {
+			return false
+		}
 		if _, other := attributeByName(strings.TrimSuffix(w, "s")); !emptyWords[w] && !slices.Contains(attr, w) && !slices.Contains(attr, strings.TrimSuffix(w, "s")) && !other {
 			return false
 		}
