@@ -240,6 +240,11 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 				if len(skipFillers(c)) == 0 {
 					continue
 				}
+				if ci+1 < len(cs) && petApposition(c, cs[ci+1]) {
+					// "We adopted a dog, Rex": one clause, so that the name is the pet's.
+					c = slices.Concat(c, cs[ci+1])
+					ci++
+				}
 				label, own := labelAttr(c)
 				if label != "" && (ci+1 >= len(cs) || startsStatement(skipFillers(cs[ci+1]))) {
 					label = ""

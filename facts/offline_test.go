@@ -184,6 +184,18 @@ func TestOfflineRuleClasses(t *testing.T) {
 		{"My dad gave away Pip the rabbit and adopted a gerbil named Nutmeg.", []want{{"dad/pet", "Pip", true, ""}, {"dad/pet", "Nutmeg", false, ""}}},
 		{"Pretzel went to live with my aunt, so my flatmate Ruth got a kitten called Sable.", []want{{"ruth/pet", "Sable", false, ""}, {"ruth/pet", "Pretzel", true, ""}}},
 		{"My sister only plays squash on bank holidays now.", []want{{"", "squash", false, "on bank holidays"}}},
+		// Pets named in apposition, some with names that are common words, and their
+		// losses; a sentence adverb is no subject (sentences written for this test).
+		{"We adopted a dog, Rex.", []want{{"user/pet", "Rex", false, ""}}},
+		{"We adopted a second cat, Pixel.", []want{{"user/pet", "Pixel", false, ""}}},
+		{"I have two cats, Tom and Jerry.", []want{{"user/pet", "Tom", false, ""}, {"user/pet", "Jerry", false, ""}}},
+		{"Our cat Luna passed away.", []want{{"user/pet", "Luna", true, ""}}},
+		{"Sadly our dog Rex died.", []want{{"user/pet", "Rex", true, ""}}},
+		{"Unfortunately we had to give our dog Max away.", []want{{"user/pet", "Max", true, ""}}},
+		{"My neighbour's parrot, Kiwi, talks all day.", []want{{"neighbour/pet", "Kiwi", false, ""}}},
+		// Job titles that are named like other attributes.
+		{"I work as a teacher.", []want{{"user/job", "teacher", false, ""}}},
+		{"I work as a manager at Calder Mills.", []want{{"user/job", "manager", false, ""}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {

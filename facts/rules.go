@@ -251,11 +251,42 @@ var petWords = map[string]bool{"dog": true, "cat": true, "puppy": true, "kitten"
 
 // petLoss says a pet is no longer the owner's: "rehomed Clover", "gave away", "no
 // longer has".
-var petLoss = regexp.MustCompile(`(?i)\b(?:rehom(?:ed|e|ing)|gave (?:away|up)|given (?:away|up)|no longer (?:has|have|own|owns)|doesn'?t have|don'?t have|lost|got rid of|sold|passed away|put down)\b`)
+var petLoss = regexp.MustCompile(`(?i)\b(?:rehom(?:ed|e|ing)|gave (?:away|up)|given (?:away|up)|(?:give|gave|given|giving) (?:\S+ ){1,4}away|no longer (?:has|have|own|owns)|doesn'?t have|don'?t have|lost|got rid of|sold|passed away|put down)\b`)
 
 // petGone is a clause whose subject, a pet's name, has left: "Marble went to live with a
 // neighbor", "Biscuit passed away".
 var petGone = regexp.MustCompile(`(?i)^(?:went|has gone|had to go|was rehomed|got rehomed|is living|lives now|now lives|moved) (?:to live |away |back )?(?:with|to)\b|^(?:passed away|died|ran away|was put down|is gone|got adopted|was adopted)\b`)
+
+// isPetWord reports a kind of pet, in the singular or the plural ("cats").
+func isPetWord(w string) bool { return petWords[w] || len(w) > 3 && petWords[strings.TrimSuffix(w, "s")] }
+
+// apposedName reports a capitalised word that can name a pet placed after its kind: pet
+// names are often common words ("our cat Pixel", "a dog, Biscuit"), so only function
+// words, pronouns, relations, numbers, months and days are not.
+func apposedName(t token) bool {
+	w := t.low
+	return isCapitalised(t) && isWord(w) && !stopValue[w] && !fillers[w] && !pronouns[w] && !firstPerson[w] && relations[w] == "" && !numberWords[w] && !isMonthOrDay(w)
+}
+
+// petApposition reports a clause that ends with a kind of pet followed by one made only
+// of names ("We adopted a dog, Rex", "two cats, Tom and Jerry"): one clause, the names
+// the pets'.
+func petApposition(c, next []token) bool {
+	if len(c) == 0 || len(next) == 0 || len(next) > 5 || !isPetWord(c[len(c)-1].low) {
+		return false
+	}
+	names := 0
+	for _, t := range next {
+		switch {
+		case t.low == "and":
+		case apposedName(t):
+			names++
+		default:
+			return false
+		}
+	}
+	return names > 0
+}
 
 // petName is a named pet of a clause.
 type petName struct {
@@ -285,10 +316,20 @@ func petNames(ts []token) []petName {
 				break
 			}
 		}
-		neg := petLoss.MatchString(join(ts[lo:i+1])) || i+1 < len(ts) && petGone.MatchString(join(ts[i+1:]))
+		// "had to give our dog Max away": the loss may close after the name.
+		neg := petLoss.MatchString(join(ts[lo:min(len(ts), i+2)])) || i+1 < len(ts) && petGone.MatchString(join(ts[i+1:]))
 		out = append(out, petName{name: name, negated: neg})
 	}
 	for i, t := range ts {
+		if isPetWord(t.low) {
+			// "our cat Luna", "a dog, Rex", "two cats, Tom and Jerry": names in apposition.
+			for j := i + 1; j < len(ts) && apposedName(ts[j]); j++ {
+				add(j)
+				if j+2 < len(ts) && ts[j+1].low == "and" {
+					j++
+				}
+			}
+		}
 		switch {
 		case (t.low == "named" || t.low == "called") && i+1 < len(ts) && i > 0 && (petWords[ts[i-1].low] || i > 1 && petWords[ts[i-2].low]):
 			add(i + 1)
@@ -301,12 +342,15 @@ func petNames(ts []token) []petName {
 	return out
 }
 
-// hasPetWord reports whether a clause names a kind of pet with a name: "a ferret named
-// Truffle".
+// hasNamedPet reports whether a clause names a kind of pet with a name: "a ferret named
+// Truffle", "our cat Luna".
 func hasNamedPet(ts []token) bool {
 	for i, t := range ts {
 		if (t.low == "named" || t.low == "called") && i+1 < len(ts) && i > 0 && (petWords[ts[i-1].low] || i > 1 && petWords[ts[i-2].low]) {
 			return true
+		}
+		if i+1 < len(ts) && isPetWord(t.low) && apposedName(ts[i+1]) {
+			return true // "our cat Luna", "a dog, Rex"
 		}
 	}
 	return false

@@ -225,6 +225,10 @@ var fillers = map[string]bool{
 	"um": true, "omg": true, "haha": true, "tbh": true, "alright": true, "right": true, "hmm": true, "phew": true, "finally": true, "still": true,
 	"officially": true, "now": true, "good": true, "news": true, "forgot": true, "to": true, "say": true, "mention": true, "tell": true,
 	"you": true, "guess": true, "what": true, "quick": true, "context": true, "oops": true, "apparently": true, "basically": true, "ah": true,
+	// Sentence adverbs say how the speaker feels about what follows, never who it is about:
+	// "Sadly our dog Rex died".
+	"sadly": true, "unfortunately": true, "fortunately": true, "luckily": true, "thankfully": true, "happily": true,
+	"hopefully": true, "surprisingly": true, "obviously": true, "clearly": true,
 	// Greetings and exclamations: "Hi Audrey!" is said to Audrey, about nobody.
 	"hi": true, "hello": true, "hiya": true, "thanks": true, "congrats": true, "wow": true, "woohoo": true, "yay": true, "aww": true,
 }
