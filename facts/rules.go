@@ -258,7 +258,9 @@ var petLoss = regexp.MustCompile(`(?i)\b(?:rehom(?:ed|e|ing)|gave (?:away|up)|gi
 var petGone = regexp.MustCompile(`(?i)^(?:went|has gone|had to go|was rehomed|got rehomed|is living|lives now|now lives|moved) (?:to live |away |back )?(?:with|to)\b|^(?:passed away|died|ran away|was put down|is gone|got adopted|was adopted)\b`)
 
 // isPetWord reports a kind of pet, in the singular or the plural ("cats").
-func isPetWord(w string) bool { return petWords[w] || len(w) > 3 && petWords[strings.TrimSuffix(w, "s")] }
+func isPetWord(w string) bool {
+	return petWords[w] || len(w) > 3 && petWords[strings.TrimSuffix(w, "s")]
+}
 
 // apposedName reports a capitalised word that can name a pet placed after its kind: pet
 // names are often common words ("our cat Pixel", "a dog, Biscuit"), so only function
