@@ -107,6 +107,7 @@ var attributes = []attribute{
 	{name: "commute", kind: kindNumber, prototypes: []string{"my commute is 30 minutes", "it takes me an hour to get to work", "it's a 20 minute walk to the office"}, cues: []string{"commute", "minutes", "min", "walk", "tram", "train", "bus"}},
 	{name: "password", kind: kindThing, prototypes: []string{"the wifi password is BlueFox99", "I changed the password"}, cues: []string{"password", "wifi"}},
 	{name: "kids", kind: kindNumber, prototypes: []string{"I have 3 kids", "we have two children now", "she has a son and a daughter, so 2 kids"}, cues: []string{"kids", "children", "sons", "daughters"}},
+	{name: "age", kind: kindNumber, prototypes: []string{"I'm 34 years old", "I turned 40 last week", "my son is 9 now", "she'll be 30 in May"}, cues: []string{"years old", "turned", "birthday", "aged"}},
 	{name: "height", kind: kindNumber, prototypes: []string{"I am 180 cm tall", "he's grown to 140 cm", "she is five foot four"}, cues: []string{"tall", "cm", "height", "feet tall", "grown"}},
 	{name: "language", kind: kindThing, multi: true, prototypes: []string{"I speak Spanish", "I'm learning Japanese", "she is fluent in French"}, cues: []string{"speak", "learning", "fluent", "language"}},
 }

@@ -193,6 +193,9 @@ func TestOfflineRuleClasses(t *testing.T) {
 		{"Sadly our dog Rex died.", []want{{"user/pet", "Rex", true, ""}}},
 		{"Unfortunately we had to give our dog Max away.", []want{{"user/pet", "Max", true, ""}}},
 		{"My neighbour's parrot, Kiwi, talks all day.", []want{{"neighbour/pet", "Kiwi", false, ""}}},
+		// Ages and counts written out.
+		{"I'm 34 years old.", []want{{"user/age", "34", false, ""}}},
+		{"We have three children now.", []want{{"user/kids", "3", false, ""}}},
 		// Job titles that are named like other attributes.
 		{"I work as a teacher.", []want{{"user/job", "teacher", false, ""}}},
 		{"I work as a manager at Calder Mills.", []want{{"user/job", "manager", false, ""}}},

@@ -85,7 +85,16 @@ func value(attr attribute, ts, all []token, role string) string {
 				return m
 			}
 		}
+		if attr.name == "age" && !ageRe.MatchString(text) {
+			// "sorry i meant 40, not 14" is no age: an age is said as one.
+			return ""
+		}
 		if v := number(text); v != "" {
+			return v
+		}
+		if v := countWord(text); v != "" && attr.name == "kids" {
+			// A count written out counts things only where the attribute is a count
+			// ("two kids"); "two trams" is no commute.
 			return v
 		}
 	case kindTime:
@@ -199,6 +208,28 @@ var (
 
 // number picks the amount of a clause: one with a unit or a period ("25 a month") over
 // one with a currency sign over a bare one; never a year, a clock time or a date's day.
+// countRe is a small number written out before the things it counts: "two kids",
+// "three children", "four cats". Units of time, distance and money are no things
+// counted ("three weeks off", "five miles").
+var countRe = regexp.MustCompile(`(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+([a-z]+s|children|people|men|women|geese|mice)\b`)
+
+var countUnits = wordSet(`seconds minutes mins hours hrs days nights mornings evenings weekends weeks months years times miles
+	kilometres kilometers kms metres meters steps laps sets reps pounds quid euros dollars bucks pence cents grand goes ways`)
+
+// countWord returns the number a count written out says, in digits ("two kids" → "2").
+func countWord(text string) string {
+	for _, m := range countRe.FindAllStringSubmatch(text, -1) {
+		if !countUnits[strings.ToLower(m[2])] {
+			return strconv.Itoa(slices.Index(strings.Fields("zero one two three four five six seven eight nine ten eleven twelve"), strings.ToLower(m[1])))
+		}
+	}
+	return ""
+}
+
+// ageRe is how an age is said: "34 years old", "turned 40", "aged 9", "I'm 34" ("it's
+// 21 not 12" is no age).
+var ageRe = regexp.MustCompile(`(?i)\b(?:years? old|turn(?:ed|s|ing)|birthday|aged?)\b|(?:\bi'm|\bim|\bi am)\s+\d{1,3}\b`)
+
 func number(text string) string {
 	best, bestRank := "", -1
 	for _, ix := range moneyRe.FindAllStringIndex(text, -1) {
