@@ -831,6 +831,12 @@ func TestOfflineValueLeaves(t *testing.T) {
 		// denial; a single-valued attribute's new value replaces the old one by itself.
 		{"ben moved out :( new flatmate is chloe, she does crosswords", map[string][]string{"user/flatmate": {"Ben"}}, []string{"user/flatmate=!Ben"}},
 		{"carol dropped out, my new study buddy is Dan", map[string][]string{"user/study-buddy": {"Carol"}}, []string{"user/study-buddy=Dan"}},
+		// A partnership ends without the partner named (sentences written for this test).
+		{"My girlfriend and I broke up.", map[string][]string{"user/partner": {"Sarah"}}, []string{"user/partner=!Sarah"}},
+		{"I'm single now.", map[string][]string{"user/partner": {"Sarah"}}, []string{"user/partner=!Sarah"}},
+		{"Tom and I split up last week.", map[string][]string{"user/partner": {"Tom"}}, []string{"user/partner=!Tom"}},
+		{"my sister and Ed got divorced", map[string][]string{"sister/partner": {"Ed"}, "user/partner": {"Sarah"}}, []string{"sister/partner=!Ed"}},
+		{"the band I like broke up", map[string][]string{"sister/partner": {"Ed"}}, nil},
 	}
 	checkFormFacts(t, tests)
 }

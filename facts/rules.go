@@ -796,6 +796,10 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 			continue
 		}
 		vals := values[key]
+		if f, ok := partnerEnded(subj, attr, vals, p, in); ok {
+			out = append(out, f)
+			continue
+		}
 		if fs := correction(subj, attr, vals, p, in); len(fs) > 0 {
 			out = append(out, fs...)
 			continue
@@ -846,6 +850,40 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 		out = append(out, leftValues(subj, attr, vals, p, in, have)...)
 	}
 	return out
+}
+
+// breakupRe says a couple is no more: "we broke up", "Tom and I split up", "I'm single
+// now", "got divorced".
+var breakupRe = regexp.MustCompile(`(?i)\b(?:broke up|broken up|break up|breaking up|split up|splitting up|separated|divorced|divorcing|ended things|dumped (?:me|him|her)|(?:i'm|im|i am) single|single (?:again|now)|no longer together|not together any ?more)\b`)
+
+// partnerEnded reads the end of a subject's partnership whose partner the memory need
+// not name: "My girlfriend and I broke up", "I'm single now", "Tom and I split up"
+// end the current partner (vals' last) of the speaker; another subject's ends when the
+// memory names that subject ("my sister and Ed split up").
+func partnerEnded(subj, attr string, vals []string, p prepared, in Input) (Fact, bool) {
+	if attr != "partner" || len(vals) == 0 {
+		return Fact{}, false
+	}
+	text := strings.Join(slices.Collect(func(yield func(string) bool) {
+		for _, c := range p.clauses {
+			if !yield(c.text) {
+				return
+			}
+		}
+	}), ". ")
+	if !breakupRe.MatchString(text) {
+		return Fact{}, false
+	}
+	words := p.words()
+	// The speaker's own: "I", "me" or "we" in it ("my sister and Ed got divorced" is not).
+	who := subj == p.self && slices.ContainsFunc(strings.Fields(words), func(w string) bool { return firstPerson[w] })
+	if subj != p.self {
+		who = mentions(words, strings.ReplaceAll(subj, "-", " "))
+	}
+	if !who {
+		return Fact{}, false
+	}
+	return Fact{Subject: subj, Attribute: attr, Value: vals[len(vals)-1], Negated: true, EventTime: eventTime(text, in.Time)}, true
 }
 
 // ownersByAttribute gives a fact read by meaning in the speaker's name to the one third

@@ -373,7 +373,7 @@ var (
 	negationRe = regexp.MustCompile(`(?i)\b(?:no longer|not any ?more|any ?more|any longer|no more|sold|quit|quitting|stopped|cancell?ed|gave up|given up|got rid of|split up|broke up|broken up|moved out|dropped out|ditched|rehomed?|ended|withdrew|deleted|done with|won't be|isn't|is not|not actually|never was|lost my|handed (?:\w+ ){0,4}back|left the|'s left|has left|i left)\b`)
 	// changeRe marks a clause that names the new value of a change ("quit the cafe,
 	// now a baker"): the cue of negation then belongs to the old value.
-	changeRe = regexp.MustCompile(`(?i)\b(?:now|instead|switched to|new|started|moved to|back on|back to)\b`)
+	changeRe = regexp.MustCompile(`(?i)\b(?:now|instead|switched to|new|started|moved to|moved into|into (?:a|an|the|my|our) (?:new )?(?:flat|house|place|home|apartment|room)|back on|back to)\b`)
 	scopeRe  = regexp.MustCompile(`(?i)\b(?:except(?: on| in| for| when| during)?|only (?:when|on|in|if|during|for)|unless|during|until|till|on (?:` + dayName + `)|for (?:anyone|new|the)\b [a-z]+(?: [a-z]+)?|after \d{1,2}\s?(?:am|pm)?|when (?:i|we|friends)\b)[^,.;!?]*`)
 	eventRe  = regexp.MustCompile(`(?i)\b(?:back in|since|from|as of|starting(?: in| on| from)?|in)\s+(?:early\s+|late\s+|mid\s+)?(?:the\s+)?(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)?(` + monthName + `)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?|\b(last (?:month|week|year))\b|\bon the (\d{1,2})(?:st|nd|rd|th)\b`)
 )
