@@ -478,6 +478,10 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			order[i] = i
 		}
 		slices.SortStableFunc(order, func(a, b int) int { return cmpDesc(scores[a], scores[b]) })
+		if !watchRe.MatchString(c.text) {
+			// "I don't play tennis anymore": what nobody watches is no watches value.
+			order = slices.DeleteFunc(order, func(ai int) bool { return attributes[ai].name == "watches" })
+		}
 		best, bestS := order[0], scores[order[0]]
 		nf := clauseWeight*maxDot(c.vec, nonFact) + memoryWeight*maxDot(mem, nonFact)
 		// "only watches horror movies once a month", "loves to do yoga": an activity
@@ -487,6 +491,9 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		scoped := act != "" && (onlyScope(c.text) != "" || likeFramed(rest))
 		if scoped {
 			for _, ai := range order {
+				if attributes[ai].name == "watches" && !watchRe.MatchString(c.text) {
+					continue // "loves playing tennis" is done, not watched
+				}
 				if activityAttrs[attributes[ai].name] {
 					if scores[ai] >= o.cfg.MinScore-0.1 {
 						best, bestS, nf = ai, max(scores[ai], o.cfg.MinScore), -1
@@ -745,13 +752,17 @@ func embedText(c clause, self string, ppl *people) string {
 }
 
 // activityAttrs are attributes whose value is an activity (see activity).
+// watchRe is a clause about watching, hearing or following something: what the
+// attribute watches holds.
+var watchRe = regexp.MustCompile(`(?i)\b(?:watch\w*|follow\w*|listen\w*|fan of|supporter|season|on tv|telly|stream\w*|binge\w*|shows?|series|films?|movies?|podcasts?|radio|audiobooks?)\b`)
+
 var activityAttrs = map[string]bool{"hobby": true, "exercise": true, "food": true, "drink": true, "watches": true}
 
 // likeFramed reports whether the words after a subject open with a liking verb, past
 // the activity adverbs: "really likes to listen to opera", "loves to do yoga".
 func likeFramed(rest []token) bool {
 	i := skipAdverbs(rest)
-	return i < len(rest) && likeVerbs[rest[i].low]
+	return i < len(rest) && (likeVerbs[rest[i].low] || takenUp(rest[i:]) > 0)
 }
 
 // Activity reports whether attr's values are activities ("chess", "road cycling"): the

@@ -193,6 +193,10 @@ func TestOfflineRuleClasses(t *testing.T) {
 		{"Sadly our dog Rex died.", []want{{"user/pet", "Rex", true, ""}}},
 		{"Unfortunately we had to give our dog Max away.", []want{{"user/pet", "Max", true, ""}}},
 		{"My neighbour's parrot, Kiwi, talks all day.", []want{{"neighbour/pet", "Kiwi", false, ""}}},
+		// Activities done, taken up, or watched (sentences written for this test).
+		{"I love playing tennis.", []want{{"", "tennis", false, ""}}}, // the attribute by meaning (a fake embedder here)
+		{"I took up the piano last month.", []want{{"user/hobby", "piano", false, ""}}},
+		{"I'm really into photography these days.", []want{{"user/hobby", "photography", false, ""}}},
 		// Ages and counts written out.
 		{"I'm 34 years old.", []want{{"user/age", "34", false, ""}}},
 		{"We have three children now.", []want{{"user/kids", "3", false, ""}}},

@@ -376,6 +376,23 @@ var activityAdverbs = map[string]bool{"only": true, "still": true, "really": tru
 // likeVerbs take an activity: "loves to do yoga", "enjoys swimming".
 var likeVerbs = map[string]bool{"love": true, "loves": true, "like": true, "likes": true, "enjoy": true, "enjoys": true, "adore": true, "adores": true, "prefer": true, "prefers": true, "started": true, "starts": true}
 
+// takenUp returns how many words open ts with taking an activity up ("took up", "have
+// taken up", "picked up", "got into", "into"), else 0.
+func takenUp(ts []token) int {
+	switch {
+	case len(ts) > 1 && (ts[0].low == "took" || ts[0].low == "taken" || ts[0].low == "take" || ts[0].low == "taking" || ts[0].low == "picked") && ts[1].low == "up":
+		return 2
+	case len(ts) > 1 && (ts[0].low == "got" || ts[0].low == "getting" || ts[0].low == "gotten") && ts[1].low == "into":
+		return 2
+	case len(ts) > 0 && ts[0].low == "into":
+		return 1
+	}
+	return 0
+}
+
+// episodeWords end an activity taken up: "took up the piano last month".
+var episodeWords = map[string]bool{"last": true, "this": true, "yesterday": true, "recently": true, "lately": true, "again": true, "too": true, "as": true, "for": true, "because": true, "so": true}
+
 // activityStops end an activity's object.
 var activityStops = map[string]bool{"every": true, "once": true, "twice": true, "times": true, "on": true, "when": true, "in": true, "and": true, "but": true, "now": true, "these": true, "at": true, "with": true, "during": true, "most": true, "each": true, "a": true, "whenever": true, "if": true, "after": true, "before": true, "three": true, "four": true, "two": true, "five": true, "several": true, "daily": true, "weekly": true, "nightly": true, "anymore": true}
 
@@ -392,6 +409,28 @@ func activity(rest []token) string {
 		i++
 		if i < len(rest) && rest[i].low == "to" {
 			i++
+		}
+	} else if n := takenUp(rest[i:]); n > 0 {
+		// "took up the piano", "got into climbing", "really into photography": what
+		// follows is the activity.
+		framed = true
+		i += n
+		for i < len(rest) && (rest[i].low == "the" || rest[i].low == "some") {
+			i++
+		}
+		if i < len(rest) && !lightVerbs[baseVerb(rest[i].low)] {
+			var obj []token
+			for k := i; k < len(rest) && len(obj) < 3; k++ {
+				t := rest[k]
+				if activityStops[t.low] || stopValue[t.low] || isDigitStart(t.low) || !isWord(t.low) || episodeWords[t.low] {
+					break
+				}
+				obj = append(obj, t)
+				if t.end {
+					break
+				}
+			}
+			return join(obj)
 		}
 	}
 	if i >= len(rest) || !framed && !lightVerbs[baseVerb(rest[i].low)] {
@@ -435,6 +474,14 @@ func activity(rest []token) string {
 // "dances" → "dance". It is no stemmer (bench has the Porter stemmer the LoCoMo scorer
 // uses, which makes "does" "doe"): the verb lists are of base forms.
 func baseVerb(w string) string {
+	if stem, ok := strings.CutSuffix(w, "ing"); ok && len(stem) > 1 {
+		// "playing tennis" is tennis, as "play tennis" is: a light verb's gerund.
+		for _, b := range []string{stem, stem + "e", stem[:len(stem)-1]} {
+			if lightVerbs[b] {
+				return b
+			}
+		}
+	}
 	switch {
 	case w == "does":
 		return "do"

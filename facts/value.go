@@ -388,7 +388,7 @@ var (
 	// stateChangeRe is a verb whose event is itself a change of state: moving, joining,
 	// starting, leaving, buying, adopting, marrying, a diagnosis or an injury, getting a
 	// new one.
-	stateChangeRe = regexp.MustCompile(`(?i)\b(?:mov(?:ed|ing)|relocat\w*|join(?:ed|ing)|start(?:ed|ing)|began|switch(?:ed|ing)|became|become|got (?:a |an |my )?(?:new|job|promot\w*|hired|married|engaged|divorced)|hired|promoted|adopt\w*|bought|sold|quit|left|resign\w*|retired|enrolled|signed up|married|engaged|broke up|split up|dating|diagnos\w*|prescribed|broke (?:my|his|her|their)|tore|sprained|injur\w*|pregnant|gave birth|now|instead|anymore|no longer)\b`)
+	stateChangeRe = regexp.MustCompile(`(?i)\b(?:mov(?:ed|ing)|relocat\w*|join(?:ed|ing)|start(?:ed|ing)|began|switch(?:ed|ing)|became|become|got (?:a |an |my )?(?:new|job|promot\w*|hired|married|engaged|divorced)|hired|promoted|adopt\w*|bought|sold|quit|left|resign\w*|retired|enrolled|signed up|took up|taken up|picked up|got into|married|engaged|broke up|split up|dating|diagnos\w*|prescribed|broke (?:my|his|her|their)|tore|sprained|injur\w*|pregnant|gave birth|now|instead|anymore|no longer)\b`)
 )
 
 // episode reports a clause that tells one past event ("yesterday I went out with my
