@@ -794,6 +794,11 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 		}
 		return nil
 	}
+	if v, ok := dietChange(c.text); ok {
+		f := base
+		f.Attribute, f.Value, f.Negated = "diet", v, false
+		return []Fact{f}
+	}
 	if a, v := ownedAs(c); a != "" && self != "" {
 		f := base
 		f.Subject, f.Attribute, f.Value, f.Negated = self, a, v, false

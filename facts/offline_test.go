@@ -197,6 +197,9 @@ func TestOfflineRuleClasses(t *testing.T) {
 		{"I love playing tennis.", []want{{"", "tennis", false, ""}}}, // the attribute by meaning (a fake embedder here)
 		{"I took up the piano last month.", []want{{"user/hobby", "piano", false, ""}}},
 		{"I'm really into photography these days.", []want{{"user/hobby", "photography", false, ""}}},
+		// A diet told by a food taken up again or given up.
+		{"I started eating meat again.", []want{{"user/diet", "eats meat", false, ""}}},
+		{"I stopped eating fish.", []want{{"user/diet", "no fish", false, ""}}},
 		// Ages and counts written out.
 		{"I'm 34 years old.", []want{{"user/age", "34", false, ""}}},
 		{"We have three children now.", []want{{"user/kids", "3", false, ""}}},

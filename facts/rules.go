@@ -899,6 +899,27 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 	return out
 }
 
+// dietAgainRe and dietStopRe tell a diet by a kind of food taken up again or given up:
+// "started eating meat again", "back on fish", "eat meat now"; "stopped eating meat",
+// "gave up dairy", "no longer eat fish".
+var (
+	dietFoods   = `(meat|fish|dairy|eggs|animal products|gluten|sugar|alcohol)`
+	dietAgainRe = regexp.MustCompile(`(?i)\b(?:(?:started|start|starting|began) (?:eating|to eat|drinking|to drink) ` + dietFoods + `(?: again)?|(?:eating|eat|eats|drinking|drink|drinks) ` + dietFoods + ` (?:again|now)|back on ` + dietFoods + `)\b`)
+	dietStopRe  = regexp.MustCompile(`(?i)\b(?:(?:stopped|stop|quit|gave up|given up|cut out) (?:eating |drinking )?` + dietFoods + `|no longer (?:eat|eating|drink|drinking) ` + dietFoods + `|(?:don't|do not|dont) (?:eat|drink) ` + dietFoods + ` any ?more)\b`)
+)
+
+// dietChange reads a diet from a food taken up again ("eats meat") or given up ("no
+// meat"), so that it meets the diet said before ("I'm vegetarian") in one version group.
+func dietChange(clause string) (string, bool) {
+	if m := dietStopRe.FindStringSubmatch(clause); m != nil {
+		return "no " + strings.ToLower(m[1]+m[2]+m[3]), true
+	}
+	if m := dietAgainRe.FindStringSubmatch(clause); m != nil {
+		return "eats " + strings.ToLower(m[1]+m[2]+m[3]), true
+	}
+	return "", false
+}
+
 // breakupRe says a couple is no more: "we broke up", "Tom and I split up", "I'm single
 // now", "got divorced".
 var breakupRe = regexp.MustCompile(`(?i)\b(?:broke up|broken up|break up|breaking up|split up|splitting up|separated|divorced|divorcing|ended things|dumped (?:me|him|her)|(?:i'm|im|i am) single|single (?:again|now)|no longer together|not together any ?more)\b`)
