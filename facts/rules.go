@@ -376,6 +376,22 @@ var activityAdverbs = map[string]bool{"only": true, "still": true, "really": tru
 // likeVerbs take an activity: "loves to do yoga", "enjoys swimming".
 var likeVerbs = map[string]bool{"love": true, "loves": true, "like": true, "likes": true, "enjoy": true, "enjoys": true, "adore": true, "adores": true, "prefer": true, "prefers": true, "started": true, "starts": true}
 
+// activityObject returns the object of an activity that opens ts: up to three words,
+// to the first stop word (activityStops, or one of more) or clause boundary.
+func activityObject(ts []token, more map[string]bool) []token {
+	var obj []token
+	for _, t := range ts {
+		if len(obj) == 3 || activityStops[t.low] || more[t.low] || stopValue[t.low] || isDigitStart(t.low) || !isWord(t.low) {
+			break
+		}
+		obj = append(obj, t)
+		if t.end {
+			break
+		}
+	}
+	return obj
+}
+
 // takenUp returns how many words open ts with taking an activity up ("took up", "have
 // taken up", "picked up", "got into", "into"), else 0.
 func takenUp(ts []token) int {
@@ -419,18 +435,7 @@ func activity(rest []token) string {
 			i++
 		}
 		if i < len(rest) && !lightVerbs[baseVerb(rest[i].low)] {
-			var obj []token
-			for k := i; k < len(rest) && len(obj) < 3; k++ {
-				t := rest[k]
-				if activityStops[t.low] || stopValue[t.low] || isDigitStart(t.low) || !isWord(t.low) || episodeWords[t.low] {
-					break
-				}
-				obj = append(obj, t)
-				if t.end {
-					break
-				}
-			}
-			return join(obj)
+			return join(activityObject(rest[i:], episodeWords))
 		}
 	}
 	if i >= len(rest) || !framed && !lightVerbs[baseVerb(rest[i].low)] {
@@ -447,17 +452,7 @@ func activity(rest []token) string {
 	for j < len(rest) && (rest[j].low == "the" || rest[j].low == "some") {
 		j++
 	}
-	var obj []token
-	for k := j; k < len(rest) && len(obj) < 3; k++ {
-		t := rest[k]
-		if activityStops[t.low] || stopValue[t.low] || isDigitStart(t.low) || !isWord(t.low) {
-			break
-		}
-		obj = append(obj, t)
-		if t.end {
-			break
-		}
-	}
+	obj := activityObject(rest[min(j, len(rest)):], nil)
 	switch v := baseVerb(verb.low); {
 	case len(obj) == 0 && strings.HasSuffix(verb.low, "ing"):
 		return verb.orig
