@@ -57,7 +57,11 @@
 // attribute ("user/home", "mobile-team/project"), and "<subject>/<attribute>/<value>"
 // for each value of a multi-valued one ("user/pet/miso", "theo/hobby/yoga"), whose
 // values have histories of their own (facts.Fact.Group, facts.SingleValued). It takes
-// the fact's event time when the text states one ("back in March"). Only facts at least
+// the fact's event time when the text states one ("back in March"), except that a state
+// that still holds is not dated before a version of its group said earlier without a
+// time: "I live in Paris." and later "we moved to Lyon last month" leave Lyon current
+// (saidSince; a state told as ended, "back in 2020 I lived in Nantes", keeps its date).
+// Only facts at least
 // as confident as Config.FactMin count (facts.Fact.Confidence; the offline extractor's
 // facts read by meaning score below it when they are chat that resembles a state):
 // a memory with none is stored as one that states no fact. Whom a memory's pronouns
