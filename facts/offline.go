@@ -804,6 +804,11 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 		f.Subject, f.Attribute, f.Value, f.Negated = self, a, v, false
 		return []Fact{f}
 	}
+	if v := employerName(c.rest, cased); v != "" && !strings.EqualFold(v, c.subj) {
+		f := base
+		f.Attribute, f.Value, f.Negated = "employer", v, false
+		return []Fact{f}
+	}
 	if v := jobTitle(c.toks); v != "" {
 		f := base
 		f.Attribute, f.Value, f.Negated = "job", v, false

@@ -197,6 +197,10 @@ func TestOfflineRuleClasses(t *testing.T) {
 		{"I love playing tennis.", []want{{"", "tennis", false, ""}}}, // the attribute by meaning (a fake embedder here)
 		{"I took up the piano last month.", []want{{"user/hobby", "piano", false, ""}}},
 		{"I'm really into photography these days.", []want{{"user/hobby", "photography", false, ""}}},
+		// An employer by the job taken there (brands may be common words).
+		{"I got a new job at Spotify.", []want{{"user/employer", "Spotify", false, ""}}},
+		{"My brother started at the BBC.", []want{{"brother/employer", "BBC", false, ""}}},
+		{"I joined Quillpoint as a data analyst.", []want{{"user/employer", "Quillpoint", false, ""}}},
 		// A diet told by a food taken up again or given up.
 		{"I started eating meat again.", []want{{"user/diet", "eats meat", false, ""}}},
 		{"I stopped eating fish.", []want{{"user/diet", "no fish", false, ""}}},

@@ -213,6 +213,46 @@ func placeRun(ts []token) string {
 	return join(out)
 }
 
+// workWords make joining an organisation a job: "joined Kestrel as a tester".
+var workWords = map[string]bool{"as": true, "team": true, "staff": true, "role": true, "position": true, "job": true, "company": true, "firm": true, "engineer": true, "developer": true, "analyst": true, "manager": true}
+
+// employerName returns the organisation a clause says someone took a job at: "got a new
+// job at Spotify", "started at Kestrel", "joined Quillpoint", "hired by the BBC". Only a
+// name written with capitals counts (orgRun), in text that writes names so (cased):
+// "a job at the cafe" is read by meaning.
+func employerName(ts []token, cased bool) string {
+	if !cased {
+		return ""
+	}
+	for i, t := range ts {
+		k := 0
+		switch {
+		case t.low == "job" && i+1 < len(ts) && (ts[i+1].low == "at" || ts[i+1].low == "with"):
+			k = i + 2
+		case (t.low == "started" || t.low == "starting" || t.low == "start") && i+1 < len(ts) && (ts[i+1].low == "at" || ts[i+1].low == "with"):
+			k = i + 2
+		case (t.low == "joined" || t.low == "joining") && slices.ContainsFunc(ts[i+1:], func(w token) bool { return workWords[w.low] }):
+			// "joined Quillpoint as a data analyst"; "joined Strava" is no job.
+			k = i + 1
+		case (t.low == "hired" || t.low == "employed") && i+1 < len(ts) && ts[i+1].low == "by":
+			k = i + 2
+		default:
+			continue
+		}
+		if k < len(ts) && ts[k].low == "the" {
+			k++
+		}
+		if k < len(ts) && apposedName(ts[k]) {
+			// A brand may be a common word ("Spotify", "Apple"): its capital says it.
+			if v := placeRun(ts[k:]); v != "" {
+				return v
+			}
+			return ts[k].orig
+		}
+	}
+	return ""
+}
+
 // partnerName returns the partner a clause names: "is with Clementine now", "now I am
 // seeing Marguerite", "is dating Ambrose", "got engaged to Rosalind".
 func partnerName(ts []token) string {
