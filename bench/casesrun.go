@@ -15,6 +15,7 @@ import (
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/judge/eval"
 	judgerule "github.com/atma-dev/atma/judge/rule"
+	"github.com/atma-dev/atma/overlay"
 	"github.com/atma-dev/atma/overlay/retrieval"
 	"github.com/atma-dev/atma/overlay/store"
 	"github.com/atma-dev/atma/sentry"
@@ -76,7 +77,7 @@ type CasesSentry struct {
 	UnrelatedRouted Rate `json:"unrelated_routed"`
 	// The same with the overlay's routing, which also sends the Judge a pair the gate
 	// passes when a > τ_top and the new text has a change cue the old one lacks
-	// (judge/rule.ChangeCue; overlay.Config.NoCues turns it off).
+	// (overlay.RouteByCue; overlay.Config.NoCues turns it off).
 	CueRecall          Rate `json:"cue_recall"`
 	CueRouting         Rate `json:"cue_routing"`
 	CueUnrelatedRouted Rate `json:"cue_unrelated_routed"`
@@ -485,7 +486,7 @@ func scoreCasePairs(ctx context.Context, c *Corpus, pairs []CasePair, env Env, r
 				notOverlap = append(notOverlap, 1-wordJaccard(p.OldText, p.NewText))
 				conflict = append(conflict, p.Gold.Status == judge.StatusConflict)
 			}
-			cued := d.Route || d.A > env.Thresholds.Top && judgerule.ChangeCue(p.OldText, p.NewText) != ""
+			cued, _ := overlay.RouteByCue(d, env.Thresholds.Top, p.OldText, p.NewText)
 			cs.Routing.Add(d.Route)
 			cs.CueRouting.Add(cued)
 			if p.Gold.Status == judge.StatusConflict {

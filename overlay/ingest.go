@@ -245,10 +245,8 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 		}
 		d := o.gate.Score(cp, proj)
 		ct.A, ct.B, ct.Gap, ct.Routed, ct.Gated = d.A, d.B, d.Gap, d.Route, true
-		if !ct.Routed && !o.cfg.NoCues && d.A > o.cfg.Thresholds.Top {
-			if cue := rule.ChangeCue(c.Content, in.Content); cue != "" {
-				ct.Routed, ct.Cue = true, cue
-			}
+		if !o.cfg.NoCues {
+			ct.Routed, ct.Cue = RouteByCue(d, o.cfg.Thresholds.Top, c.Content, in.Content)
 		}
 	}
 	tr.Timings.Gate = time.Since(t0)
@@ -355,6 +353,19 @@ func (o *Overlay) commitWithHost(ctx context.Context, user string, rec *store.Re
 		}
 	}
 	return newest, nil
+}
+
+// RouteByCue is how the overlay routes a gated pair (unless Config.NoCues): as the gate
+// does (d.Route), and also when the topic score passes τ_top (top) and the new text has
+// a change cue the old one lacks (rule.ChangeCue: a sentence encoder barely moves when
+// only a number or a qualifier changes). It returns that cue, "" when the gate routed the
+// pair or nothing did.
+func RouteByCue(d gate.Decision, top float64, before, after string) (bool, string) {
+	if d.Route || d.A <= top {
+		return d.Route, ""
+	}
+	cue := rule.ChangeCue(before, after)
+	return cue != "", cue
 }
 
 // pastState marks a clause that tells a state as ended ("back in 2024 I lived in Faro",
