@@ -491,9 +491,6 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		scoped := act != "" && (onlyScope(c.text) != "" || likeFramed(rest))
 		if scoped {
 			for _, ai := range order {
-				if attributes[ai].name == "watches" && !watchRe.MatchString(c.text) {
-					continue // "loves playing tennis" is done, not watched
-				}
 				if activityAttrs[attributes[ai].name] {
 					if scores[ai] >= o.cfg.MinScore-0.1 {
 						best, bestS, nf = ai, max(scores[ai], o.cfg.MinScore), -1
@@ -751,11 +748,11 @@ func embedText(c clause, self string, ppl *people) string {
 	return "I " + join(c.rest)
 }
 
-// activityAttrs are attributes whose value is an activity (see activity).
 // watchRe is a clause about watching, hearing or following something: what the
-// attribute watches holds.
+// attribute watches holds ("loves playing tennis" is done, not watched).
 var watchRe = regexp.MustCompile(`(?i)\b(?:watch\w*|follow\w*|listen\w*|fan of|supporter|season|on tv|telly|stream\w*|binge\w*|shows?|series|films?|movies?|podcasts?|radio|audiobooks?)\b`)
 
+// activityAttrs are attributes whose value is an activity (see activity).
 var activityAttrs = map[string]bool{"hobby": true, "exercise": true, "food": true, "drink": true, "watches": true}
 
 // likeFramed reports whether the words after a subject open with a liking verb, past

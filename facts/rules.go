@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -217,9 +218,9 @@ func placeRun(ts []token) string {
 var workWords = map[string]bool{"as": true, "team": true, "staff": true, "role": true, "position": true, "job": true, "company": true, "firm": true, "engineer": true, "developer": true, "analyst": true, "manager": true}
 
 // employerName returns the organisation a clause says someone took a job at: "got a new
-// job at Spotify", "started at Kestrel", "joined Quillpoint", "hired by the BBC". Only a
-// name written with capitals counts (orgRun), in text that writes names so (cased):
-// "a job at the cafe" is read by meaning.
+// job at Spotify", "started at Kestrel", "joined Quillpoint as a tester", "hired by the
+// BBC". Only a name written with capitals counts (apposedName), in text that writes
+// names so (cased): "a job at the cafe" is read by meaning.
 func employerName(ts []token, cased bool) string {
 	if !cased {
 		return ""
@@ -302,9 +303,9 @@ func isPetWord(w string) bool {
 	return petWords[w] || len(w) > 3 && petWords[strings.TrimSuffix(w, "s")]
 }
 
-// apposedName reports a capitalised word that can name a pet placed after its kind: pet
-// names are often common words ("our cat Pixel", "a dog, Biscuit"), so only function
-// words, pronouns, relations, numbers, months and days are not.
+// apposedName reports a capitalised word that can be a name where the words around it
+// say a name follows ("our cat Pixel", "a job at Spotify"): such names are often common
+// words, so only function words, pronouns, relations, numbers, months and days are not.
 func apposedName(t token) bool {
 	w := t.low
 	return isCapitalised(t) && isWord(w) && !stopValue[w] && !fillers[w] && !pronouns[w] && !firstPerson[w] && relations[w] == "" && !numberWords[w] && !isMonthOrDay(w)
@@ -938,7 +939,8 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 // "started eating meat again", "back on fish", "eat meat now"; "stopped eating meat",
 // "gave up dairy", "no longer eat fish".
 var (
-	dietFoods   = `(meat|fish|dairy|eggs|animal products|gluten|sugar|alcohol)`
+	dietFoods   = `(?:meat|fish|dairy|eggs|animal products|gluten|sugar|alcohol)`
+	dietFoodRe  = regexp.MustCompile(`(?i)` + dietFoods)
 	dietAgainRe = regexp.MustCompile(`(?i)\b(?:(?:started|start|starting|began) (?:eating|to eat|drinking|to drink) ` + dietFoods + `(?: again)?|(?:eating|eat|eats|drinking|drink|drinks) ` + dietFoods + ` (?:again|now)|back on ` + dietFoods + `)\b`)
 	dietStopRe  = regexp.MustCompile(`(?i)\b(?:(?:stopped|stop|quit|gave up|given up|cut out) (?:eating |drinking )?` + dietFoods + `|no longer (?:eat|eating|drink|drinking) ` + dietFoods + `|(?:don't|do not|dont) (?:eat|drink) ` + dietFoods + ` any ?more)\b`)
 )
@@ -946,11 +948,13 @@ var (
 // dietChange reads a diet from a food taken up again ("eats meat") or given up ("no
 // meat"), so that it meets the diet said before ("I'm vegetarian") in one version group.
 func dietChange(clause string) (string, bool) {
-	if m := dietStopRe.FindStringSubmatch(clause); m != nil {
-		return "no " + strings.ToLower(m[1]+m[2]+m[3]), true
-	}
-	if m := dietAgainRe.FindStringSubmatch(clause); m != nil {
-		return "eats " + strings.ToLower(m[1]+m[2]+m[3]), true
+	for _, d := range []struct {
+		re   *regexp.Regexp
+		diet string
+	}{{dietStopRe, "no "}, {dietAgainRe, "eats "}} {
+		if m := d.re.FindString(clause); m != "" {
+			return d.diet + strings.ToLower(dietFoodRe.FindString(m)), true
+		}
 	}
 	return "", false
 }
@@ -967,26 +971,26 @@ func partnerEnded(subj, attr string, vals []string, p prepared, in Input) (Fact,
 	if attr != "partner" || len(vals) == 0 {
 		return Fact{}, false
 	}
-	text := strings.Join(slices.Collect(func(yield func(string) bool) {
-		for _, c := range p.clauses {
-			if !yield(c.text) {
-				return
-			}
-		}
-	}), ". ")
-	if !breakupRe.MatchString(text) {
+	if !slices.ContainsFunc(p.clauses, func(c clause) bool { return breakupRe.MatchString(c.text) }) {
 		return Fact{}, false
 	}
 	words := p.words()
-	// The speaker's own: "I", "me" or "we" in it ("my sister and Ed got divorced" is not).
-	who := subj == p.self && slices.ContainsFunc(strings.Fields(words), func(w string) bool { return firstPerson[w] })
-	if subj != p.self {
-		who = mentions(words, strings.ReplaceAll(subj, "-", " "))
+	// The speaker's own has "I", "me" or "we" in it ("my sister and Ed got divorced" is
+	// not); another's names that subject.
+	who := mentions(words, strings.ReplaceAll(subj, "-", " "))
+	if subj == p.self {
+		who = slices.ContainsFunc(strings.Fields(words), func(w string) bool { return firstPerson[w] })
 	}
 	if !who {
 		return Fact{}, false
 	}
-	return Fact{Subject: subj, Attribute: attr, Value: vals[len(vals)-1], Negated: true, EventTime: eventTime(text, in.Time)}, true
+	var at time.Time // the memory's first stated time, in whichever clause
+	for _, c := range p.clauses {
+		if at = eventTime(c.text, in.Time); !at.IsZero() {
+			break
+		}
+	}
+	return Fact{Subject: subj, Attribute: attr, Value: vals[len(vals)-1], Negated: true, EventTime: at}, true
 }
 
 // ownersByAttribute gives a fact read by meaning in the speaker's name to the one third

@@ -92,10 +92,12 @@ func value(attr attribute, ts, all []token, role string) string {
 		if v := number(text); v != "" {
 			return v
 		}
-		if v := countWord(text); v != "" && attr.name == "kids" {
+		if attr.name == "kids" {
 			// A count written out counts things only where the attribute is a count
 			// ("two kids"); "two trams" is no commute.
-			return v
+			if v := countWord(text); v != "" {
+				return v
+			}
 		}
 	case kindTime:
 		if m := clockRe.FindString(text); m != "" {
@@ -206,8 +208,6 @@ var (
 	particles = wordSet(`to for up into as on off out over with`)
 )
 
-// number picks the amount of a clause: one with a unit or a period ("25 a month") over
-// one with a currency sign over a bare one; never a year, a clock time or a date's day.
 // countRe is a small number written out before the things it counts: "two kids",
 // "three children", "four cats". Units of time, distance and money are no things
 // counted ("three weeks off", "five miles").
@@ -216,11 +216,14 @@ var countRe = regexp.MustCompile(`(?i)\b(one|two|three|four|five|six|seven|eight
 var countUnits = wordSet(`seconds minutes mins hours hrs days nights mornings evenings weekends weeks months years times miles
 	kilometres kilometers kms metres meters steps laps sets reps pounds quid euros dollars bucks pence cents grand goes ways`)
 
+// counts are countRe's numbers, each at its value.
+var counts = strings.Fields("zero one two three four five six seven eight nine ten eleven twelve")
+
 // countWord returns the number a count written out says, in digits ("two kids" → "2").
 func countWord(text string) string {
 	for _, m := range countRe.FindAllStringSubmatch(text, -1) {
 		if !countUnits[strings.ToLower(m[2])] {
-			return strconv.Itoa(slices.Index(strings.Fields("zero one two three four five six seven eight nine ten eleven twelve"), strings.ToLower(m[1])))
+			return strconv.Itoa(slices.Index(counts, strings.ToLower(m[1])))
 		}
 	}
 	return ""
@@ -230,6 +233,8 @@ func countWord(text string) string {
 // 21 not 12" is no age).
 var ageRe = regexp.MustCompile(`(?i)\b(?:years? old|turn(?:ed|s|ing)|birthday|aged?)\b|(?:\bi'm|\bim|\bi am)\s+\d{1,3}\b`)
 
+// number picks the amount of a clause: one with a unit or a period ("25 a month") over
+// one with a currency sign over a bare one; never a year, a clock time or a date's day.
 func number(text string) string {
 	best, bestRank := "", -1
 	for _, ix := range moneyRe.FindAllStringIndex(text, -1) {
