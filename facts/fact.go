@@ -34,6 +34,10 @@ type Fact struct {
 	// (0, 1]: the offline extractor's attribute score for a fact read by meaning, 1 for
 	// one read from the clause's form. Zero means not given and counts as certain.
 	Confidence float64 `json:"confidence,omitempty"`
+	// defaultOwner marks, within one extraction, a fact whose subject is the speaker only
+	// because its clause names no owner (an event's schedule: scheduleFacts), so that
+	// ownersByAttribute may give it to the one who has the slot. Cleared before return.
+	defaultOwner bool
 }
 
 // Certain reports whether the fact is sure enough for its memory to take a slot:

@@ -609,6 +609,9 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		}
 	}
 	facts = ownersByAttribute(in, p, facts, known)
+	for i := range facts {
+		facts[i].defaultOwner = false
+	}
 	for _, f := range valueMentions(in, p, facts, known) {
 		// Read by form, the change replaces what the meaning made of the same version group
 		// (of a multi-valued attribute, the same value: "ben moved out :( new flatmate is
@@ -791,6 +794,9 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 		}
 		return nil
 	}
+	if fs := scheduleFacts(c, self, base); len(fs) > 0 {
+		return fs
+	}
 	if v, ok := dietChange(c.text); ok {
 		f := base
 		f.Attribute, f.Value, f.Negated = "diet", v, false
@@ -799,6 +805,11 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 	if a, v := ownedAs(c); a != "" && self != "" {
 		f := base
 		f.Subject, f.Attribute, f.Value, f.Negated = self, a, v, false
+		return []Fact{f}
+	}
+	if a, v := ownLabel(c, cased); a != "" && c.subj == self {
+		f := base
+		f.Attribute, f.Value, f.Negated = a, v, false
 		return []Fact{f}
 	}
 	if v := employerName(c.rest, cased); v != "" && !strings.EqualFold(v, c.subj) {

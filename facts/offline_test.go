@@ -585,7 +585,7 @@ func TestOfflineLabelledStatements(t *testing.T) {
 		{"current city: Lisbon", "user", "home", "Lisbon"},
 		{"My drink: cortado.", "user", "drink", "cortado"},
 		{"Theo's hobby these days: bouldering.", "theo", "hobby", "bouldering"},
-		{"new favourite rider: marco bezzecchi. sorry lando, it's over", "user", "favourite", "marco bezzecchi"},
+		{"new favourite rider: marco bezzecchi. sorry lando, it's over", "user", "favourite-rider", "marco bezzecchi"},
 		{"My manager: Dana Whitfield.", "user", "manager", "Dana Whitfield"},
 		// Named for a role with "as".
 		{"tom's away for six months, so I've put jess down as my emergency contact", "user", "contact", "jess"},

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Rules for clause classes whose attribute is decided by form rather than meaning:
@@ -675,13 +676,13 @@ func ownedAs(c clause) (attr, value string) {
 		}
 	}
 	value = join(name)
+	if j < len(rest) && (rest[j].low == "favourite" || rest[j].low == "favorite" || rest[j].low == "fave") {
+		return favouriteOf(rest[j+1:]), value
+	}
 	if a, _ := labelAt(rest, j); a == "team" {
 		return "", "" // "spurs are my team": a side supported, or the team worked in?
 	} else if a != "" {
 		return a, value
-	}
-	if j < len(rest) && (rest[j].low == "favourite" || rest[j].low == "favorite" || rest[j].low == "fave") {
-		return "favourite", value
 	}
 	if j < len(rest) && roles[rest[j].low] != "" {
 		return roles[rest[j].low], value // "Greenway Dental is my dentist"
@@ -706,6 +707,133 @@ func ownedAs(c clause) (attr, value string) {
 		return "", ""
 	}
 	return Kebab(join(rest[j:end])), value
+}
+
+// ownLabel reads "my <label> is <value>" where the label is an attribute of its own: no
+// attribute of the table (read by meaning), no relation or role (a subject), but a thing
+// the speaker has one of — an open slot: "my bank is monzo" (bank), "our vet's the
+// practice on mill lane" (vet), "my hairdresser is called kim" (hairdresser). A
+// favourite names its kind: "my favourite band is radiohead" is favourite-band, beside
+// favourite-food. Not read: a part of the body or of life ("my back is killing me", "my
+// plan is to move"), a value that is a verb, an evaluation ("my bank is useless") or a
+// preposition's object ("our broadband is with sky", read by meaning).
+func ownLabel(c clause, cased bool) (attr, value string) {
+	ts := skipFillers(c.toks)
+	if len(ts) < 3 || ts[0].low != "my" && ts[0].low != "our" {
+		return "", ""
+	}
+	j := 1
+	for j < len(ts) && labelLeads[ts[j].low] {
+		j++
+	}
+	var label []string
+	next, tail := -1, false // tail: past "these days", "now", … between label and verb
+	for k := j; k < len(ts) && k < j+5; k++ {
+		w := ts[k].low
+		if w == "is" && len(label) > 0 {
+			next = k + 1
+			break
+		}
+		if labelTails[w] && len(label) > 0 {
+			tail = true
+			continue
+		}
+		if strings.HasSuffix(w, "'s") && !tail {
+			label = append(label, strings.TrimSuffix(w, "'s"))
+			next = k + 1
+			break
+		}
+		if tail || !isWord(w) || stopValue[w] || ts[k].end || len(label) == 3 || isCapitalised(ts[k]) || isPetWord(w) || w == "pup" {
+			// "My pup Toby is …", "my cat luna is …": a pet and its name, no label.
+			return "", ""
+		}
+		label = append(label, w)
+	}
+	if next < 0 || len(label) == 0 {
+		return "", ""
+	}
+	if fav := label[0]; fav == "favourite" || fav == "favorite" || fav == "fave" {
+		if len(label) != 2 {
+			return "", ""
+		}
+		attr = "favourite-" + Kebab(label[1])
+	} else {
+		name := strings.Join(label, " ")
+		if len(label) > 2 || labelNames[name] != "" || roles[label[len(label)-1]] != "" || relations[label[len(label)-1]] != "" {
+			return "", ""
+		}
+		if _, known := attributeByName(Kebab(name)); known {
+			return "", ""
+		}
+		for _, w := range label {
+			if openLabelStops[w] || abstractWords[w] || common[w] || isMonthOrDay(w) {
+				return "", ""
+			}
+		}
+		attr = Kebab(name)
+	}
+	rest := ts[next:]
+	for len(rest) > 0 && ownedAdverbs[rest[0].low] || len(rest) > 0 && (rest[0].low == "called" || rest[0].low == "named" || rest[0].low == "currently") {
+		rest = rest[1:]
+	}
+	if len(rest) == 0 {
+		return "", ""
+	}
+	w0 := rest[0].low
+	if stopValue[w0] || verbish(w0) || evaluations[w0] || w0 == "not" || w0 == "very" || w0 == "pretty" || w0 == "quite" || w0 == "getting" || w0 == "being" {
+		return "", ""
+	}
+	article := w0 == "a" || w0 == "an" || w0 == "the"
+	if k := slices.IndexFunc(rest, func(t token) bool { return labelTails[t.low] }); k >= 0 {
+		rest = rest[:k] // "monzo these days"
+	}
+	value = phrase(rest)
+	if value == "" || emptyValue(value) || abstractValue(value) {
+		return "", ""
+	}
+	vs := strings.Fields(strings.ToLower(value))
+	if evaluations[vs[0]] || verbish(vs[0]) && !article || len(vs) == 1 && !article && judging(vs[0]) {
+		return "", ""
+	}
+	if r, _ := utf8.DecodeRuneInString(value); cased && !article && unicode.IsLower(r) && !unicode.IsDigit(r) {
+		return "", "" // "My bank is useless": in text with capitals a name has them
+	}
+	return attr, value
+}
+
+// judging reports a word shaped like an adjective that judges ("horrendous",
+// "hopeless", "terrible", "fantastic"): one such word after "my … is" is no value.
+func judging(w string) bool {
+	for _, suf := range []string{"ous", "ful", "less", "ible", "able", "ive", "ic", "ish", "est"} {
+		if strings.HasSuffix(w, suf) && len(w) > len(suf)+2 {
+			return true
+		}
+	}
+	return false
+}
+
+// openLabelStops are labels of "my … is" that name no slot: parts of the body and of
+// life, and turns of phrase ("my bad", "my guess is").
+var openLabelStops = wordSet(`back knee knees head feet foot leg legs arm arms shoulder neck hand hands brain heart stomach eyes eye
+	skin hair face mind body throat chest tooth teeth ankle wrist hip hips bad god gosh guess point question issue excuse fault
+	turn mistake luck mood energy voice fave favourite favorite whole first last only main biggest best worst advice answer
+	reason hope wish worry fear concern bet vote pleasure treat house flat place room`)
+
+// evaluations judge rather than name: "my bank is useless", "my vet is lovely".
+var evaluations = wordSet(`great good bad awful terrible amazing lovely nice fine ok okay useless rubbish brilliant
+	fantastic horrible shit crap weird strange annoying boring expensive cheap busy closed open broken dead gone full empty
+	late early slow fast tiny huge massive small big better worse best worst new old same different down up out off over
+	done sorted ready sick ill tired sore mine yours ours always never`)
+
+// favouriteOf names the attribute of a favourite by its kind, the one plain word after
+// "favourite" when there is one (ts): "favourite driver" is favourite-driver, so that a
+// favourite band and a favourite food are two slots; "lando's still my fave" is
+// favourite.
+func favouriteOf(ts []token) string {
+	if len(ts) == 0 || !isWord(ts[0].low) || stopValue[ts[0].low] || labelTails[ts[0].low] || fillers[ts[0].low] {
+		return "favourite"
+	}
+	return "favourite-" + Kebab(ts[0].low)
 }
 
 // personNouns end a label of ownedAs that names a person outside the relations.
@@ -756,7 +884,7 @@ func labelAttr(ts []token) (attr string, own bool) {
 	case labelNames[name] != "":
 		return labelNames[name], own
 	case ts[0].low == "favourite" || ts[0].low == "favorite":
-		return "favourite", own
+		return favouriteOf(ts[1:]), own
 	}
 	if _, ok := attributeByName(Kebab(name)); ok {
 		return Kebab(name), own
@@ -1021,7 +1149,7 @@ func ownersByAttribute(in Input, p prepared, fs []Fact, known []slotSeen) []Fact
 	text := p.words()
 	for i, f := range fs {
 		attr := Kebab(f.Attribute)
-		if f.Subject != p.self || f.Confidence == 0 || slices.Contains(holders[attr], Kebab(p.self)) {
+		if f.Subject != p.self || f.Confidence == 0 && !f.defaultOwner || slices.Contains(holders[attr], Kebab(p.self)) {
 			continue
 		}
 		var named []string
@@ -1030,6 +1158,11 @@ func ownersByAttribute(in Input, p prepared, fs []Fact, known []slotSeen) []Fact
 			if subj != "user" && strings.Contains(text, " "+name+" ") && !addressed(in.Text, name) {
 				named = append(named, subj)
 			}
+		}
+		if len(named) == 0 && f.defaultOwner && len(holders[attr]) == 1 && holders[attr][0] != "user" {
+			// An event's day or time said without its owner ("swimming got moved to
+			// sunday" after "the kids' swimming is on saturdays"): the one who has it.
+			named = holders[attr]
 		}
 		if len(named) == 1 {
 			fs[i].Subject = named[0]

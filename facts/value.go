@@ -20,7 +20,7 @@ var (
 	emailRe   = regexp.MustCompile(`[\w.+-]+@[\w-]+(?:\.[\w-]+)+`)
 	monthName = `(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
 	dateRe    = regexp.MustCompile(`(?i)\b` + monthName + `\s+\d{1,2}(?:st|nd|rd|th)?\b(?:\s+to\s+\d{1,2})?|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthName + `\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b|\b` + monthName + `\b`)
-	dayName   = `(?:mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)(?:day)?s?|weekends?|weekdays?`
+	dayName   = `(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?|weekends?|weekdays?`
 	daysRe    = regexp.MustCompile(`(?i)\b` + dayName + `(?:(?:\s*,\s*|\s+and\s+|\s+)(?:` + dayName + `))*\b`)
 	addressRe = regexp.MustCompile(`(?i)\b(?:flat\s+\d+[a-z]?,?\s+)?\d+[a-z]?\s+(?:[a-z]+\s+){1,2}(?:street|road|lane|avenue|close|drive|way|court|place|view|square|crescent|terrace|gardens|st|rd|ave)\b`)
 	yearRe    = regexp.MustCompile(`^(?:19|20)\d\d$`)
@@ -698,7 +698,7 @@ func junk(f Fact, cased bool) bool {
 // organisation or a name; or, in text that writes names with capitals (cased), a
 // place, organisation or name in lower case ("home = bench", "office = couch").
 func shapeless(f Fact, cased bool) bool {
-	if f.Confidence == 0 || activityAttrs[Kebab(f.Attribute)] {
+	if f.Confidence == 0 || activityAttrs[Kebab(f.Attribute)] || scheduleAttr(f.Attribute) {
 		return false
 	}
 	a, ok := attributeByName(f.Attribute)
@@ -714,7 +714,7 @@ func shapeless(f Fact, cased bool) bool {
 			return false // "Leeds United", "Crowded House": a name, not "laptop crashed"
 		}
 	case kindThing:
-		if abstractValue(f.Value) || mentionsAttribute(f) {
+		if abstractValue(f.Value) || mentionsAttribute(f) || evaluations[strings.ToLower(strings.TrimSpace(f.Value))] {
 			return true
 		}
 	default:

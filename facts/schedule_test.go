@@ -1,0 +1,161 @@
+package facts
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// factKeys renders facts as "subject/attribute=value" (with "!=" when negated).
+func factKeys(fs []Fact) []string {
+	var out []string
+	for _, f := range fs {
+		op := "="
+		if f.Negated {
+			op = "!="
+		}
+		out = append(out, fmt.Sprintf("%s/%s%s%s", f.Subject, f.Attribute, op, f.Value))
+	}
+	return out
+}
+
+// Schedules written for the purpose (none is a corpus sentence): the event names the
+// slot, the day and the clock time are its two attributes, and the wordings of one event
+// share them.
+func TestOfflineSchedules(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string // each must be among the facts
+	}{
+		{"my pilates class is on mondays at 6pm", []string{"user/pilates-day=mondays", "user/pilates-time=6pm"}},
+		{"pilates moved to wednesdays, same time", []string{"user/pilates-day=wednesdays"}},
+		{"choir practice is thursday evenings", []string{"user/choir-day=thursday"}},
+		{"choir's on tuesdays from next term", []string{"user/choir-day=tuesdays"}},
+		{"the council moved recycling to fridays", []string{"user/recycl-day=fridays"}},
+		{"recycling goes out on saturdays", []string{"user/recycl-day=saturdays"}},
+		{"team standup is 9:15 every morning", []string{"user/standup-time=9:15"}},
+		{"raj moved standup to 10, says 9:30 is brutal", []string{"user/standup-time=10"}},
+		{"bin day is friday now", []string{"user/bin-day=friday"}},
+		{"leo's pickup is 3:15", []string{"leo/pickup-time=3:15"}},
+		{"the kids' swimming is saturday mornings at 9", []string{"kids/swim-day=saturday", "kids/swim-time=9"}},
+		{"my husband says the swimming is at 11 from next week", []string{"user/swim-time=11"}},
+	}
+	for _, tt := range tests {
+		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: tt.text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := factKeys(res[0].Facts)
+		for _, w := range tt.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%q: facts %v, want %s", tt.text, got, w)
+			}
+		}
+	}
+}
+
+// Days and times that are no event's schedule: a person's doings, a state of the table,
+// a one-off event, a pronoun.
+func TestOfflineNoSchedule(t *testing.T) {
+	for _, text := range []string{
+		"rent goes up to 1,450 in june",
+		"fire alarm went off at 11 and we all stood outside",
+		"leo gets out at 3:10 on fridays",
+		"raj is actually pretty decent, 1:1s every other tuesday",
+		"they're back on saturdays",
+		"my phone is dead by like 3pm every day",
+		"we moved offices over the weekend",
+		"mum moved into the care home on saturday",
+		"dates are locked: feb 13 to 16",
+	} {
+		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range res[0].Facts {
+			if f.Confidence == 0 && scheduleAttr(f.Attribute) {
+				t.Errorf("%q: schedule fact %s read by form, want none", text, factKeys([]Fact{f}))
+			}
+		}
+	}
+}
+
+// An event said without its owner is the one who has it: the only third party with that
+// slot, or the one the memory names.
+func TestOfflineScheduleOwner(t *testing.T) {
+	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{
+		{Text: "the kids' swimming is saturday mornings at 9"},
+		{Text: "swimming got moved to sunday at 10"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := factKeys(res[1].Facts); !slices.Contains(got, "kids/swim-day=sunday") || !slices.Contains(got, "kids/swim-time=10") {
+		t.Errorf("facts %v, want the kids' swim day and time", got)
+	}
+	// An event that is a described group has its own day and time.
+	res, err = newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: "sync moved to 3pm so the Berlin people can join", Slots: []string{"product-sync/time"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := factKeys(res[0].Facts); !slices.Contains(got, "product-sync/time=3pm") {
+		t.Errorf("facts %v, want product-sync/time=3pm", got)
+	}
+}
+
+// Every weekday is a day, its short forms too: "wednesday" and "saturday" are no
+// "wed"+"day" and "sat"+"day".
+func TestScheduleValues(t *testing.T) {
+	for _, tt := range []struct{ text, day, clock string }{
+		{"on wednesdays at 6pm", "wednesdays", "6pm"},
+		{"saturday mornings at 9", "saturday", "9"},
+		{"mon tue thu", "mon tue thu", ""},
+		{"tues and thurs", "tues and thurs", ""},
+		{"the sun is out at noon", "", "noon"},
+		{"over the weekend", "", ""},
+		{"up to 1,450", "", ""},
+	} {
+		day, clock := scheduleValues(tt.text)
+		if !strings.EqualFold(day, tt.day) || clock != tt.clock {
+			t.Errorf("scheduleValues(%q) = %q, %q, want %q, %q", tt.text, day, clock, tt.day, tt.clock)
+		}
+	}
+}
+
+// "my <label> is <value>" with a label outside the table is a slot of its own, and a
+// favourite is one of its kind. Sentences written for the purpose.
+func TestOfflineOwnLabels(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"my bank is barclays", "user/bank=barclays"},
+		{"my bank's monzo these days", "user/bank=monzo"},
+		{"my vet is dr sharma", "user/vet=dr sharma"},
+		{"my hairdresser is called kim", "user/hairdresser=kim"},
+		{"Our accountant is Priya Shah.", "user/accountant=Priya Shah"},
+		{"my favourite band is radiohead", "user/favourite-band=radiohead"},
+		{"my favourite food these days is sushi", "user/favourite-food=sushi"},
+		{"lando norris is my favourite driver", "user/favourite-driver=lando norris"},
+		{"ferrari's my favourite team now", "user/favourite-team=ferrari"},
+	}
+	for _, tt := range tests {
+		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: tt.text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := factKeys(res[0].Facts); !slices.Contains(got, tt.want) {
+			t.Errorf("%q: facts %v, want %s", tt.text, got, tt.want)
+		}
+	}
+	// Parts of the body or of life, evaluations, verbs and prepositions name no slot.
+	for _, text := range []string{"my back is killing me", "My bank is useless.", "my plan is to move to leeds next year",
+		"my vet is honestly lovely", "my badge photo is horrendous", "My pup Toby is German Shepherd.", "my cat luna is a menace", "our broadband is with sky", "my guess is tuesday"} {
+		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := skipFillers(tokenize(text))
+		if a, v := ownLabel(clause{toks: ts, text: join(ts)}, cased(text)); a != "" {
+			t.Errorf("%q: ownLabel = %s=%q, want none (facts %v)", text, a, v, factKeys(res[0].Facts))
+		}
+	}
+}
