@@ -567,7 +567,13 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		if activityAttrs[name] && act != "" {
 			v = act
 		}
-		f := Fact{Subject: subj, Attribute: name, Value: v, Negated: negated(c.text), Scope: scopeOf(c.text, v), EventTime: eventTime(c.text, in.Time),
+		neg := negated(c.text)
+		if obj := partedWith(c.toks); obj != "" && (attr.kind == kindThing || attr.kind == kindOrg) {
+			// "gave the old iphone to my mum", "sold the dell on ebay": the thing given
+			// up, not whom it went to.
+			v, neg = obj, true
+		}
+		f := Fact{Subject: subj, Attribute: name, Value: v, Negated: neg, Scope: scopeOf(c.text, v), EventTime: eventTime(c.text, in.Time),
 			Confidence: discounted(confidence(attrScore), msgWords)}
 		if scoped && activityAttrs[name] {
 			// An activity under a condition is read from the clause's form: certain.

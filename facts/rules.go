@@ -220,29 +220,51 @@ var workWords = map[string]bool{"as": true, "team": true, "staff": true, "role":
 
 // employerName returns the organisation a clause says someone took a job at: "got a new
 // job at Spotify", "started at Kestrel", "joined Quillpoint as a tester", "hired by the
-// BBC". Only a name written with capitals counts (apposedName), in text that writes
-// names so (cased): "a job at the cafe" is read by meaning.
+// BBC" — a name written with capitals (apposedName), in text that writes names so
+// (cased) — or works or has a job at, named by what it is, in any text: "I work nights
+// at the warehouse", "got a day job at the library" (not "at the moment"; "started at
+// the gym" may be a habit, and is read by meaning).
 func employerName(ts []token, cased bool) string {
-	if !cased {
-		return ""
-	}
 	for i, t := range ts {
-		k := 0
+		k, byName := 0, false
 		switch {
+		case workVerbs[t.low]:
+			// "I work nights at the warehouse", "works part-time at the library".
+			j := i + 1
+			for j < len(ts) && workShifts[ts[j].low] {
+				j++
+			}
+			if j+1 < len(ts) && ts[j].low == "at" && ts[j+1].low == "the" {
+				k = j + 1
+			} else {
+				continue
+			}
 		case t.low == "job" && i+1 < len(ts) && (ts[i+1].low == "at" || ts[i+1].low == "with"):
 			k = i + 2
 		case (t.low == "started" || t.low == "starting" || t.low == "start") && i+1 < len(ts) && (ts[i+1].low == "at" || ts[i+1].low == "with"):
-			k = i + 2
+			k, byName = i+2, true
 		case (t.low == "joined" || t.low == "joining") && slices.ContainsFunc(ts[i+1:], func(w token) bool { return workWords[w.low] }):
-			// "joined Quillpoint as a data analyst"; "joined Strava" is no job.
-			k = i + 1
+			// "joined Quillpoint as a data analyst"; "joined Strava" is no job, and "joined
+			// the data engineering team" a team.
+			k, byName = i+1, true
 		case (t.low == "hired" || t.low == "employed") && i+1 < len(ts) && ts[i+1].low == "by":
-			k = i + 2
+			k, byName = i+2, true
 		default:
 			continue
 		}
-		if k < len(ts) && ts[k].low == "the" {
+		the := k < len(ts) && ts[k].low == "the"
+		if the {
 			k++
+		}
+		if the && !byName && k < len(ts) && isWord(ts[k].low) && !isCapitalised(ts[k]) && !whenNouns[ts[k].low] && !timeNouns[ts[k].low] && !stopValue[ts[k].low] {
+			// "a job at the library", "works at the harbour cafe": a workplace named by
+			// what it is, in any text.
+			if v := phrase(ts[k:]); v != "" && !emptyValue(v) && !abstractValue(v) {
+				return v
+			}
+		}
+		if !cased {
+			continue
 		}
 		if k < len(ts) && apposedName(ts[k]) {
 			// A brand may be a common word ("Spotify", "Apple"): its capital says it.
@@ -254,6 +276,15 @@ func employerName(ts []token, cased bool) string {
 	}
 	return ""
 }
+
+// workVerbs say where someone works; workShifts may stand between them and "at".
+var (
+	workVerbs  = wordSet(`work works working worked`)
+	workShifts = wordSet(`nights days weekends evenings mornings shifts part-time full-time parttime fulltime there still now also mostly`)
+)
+
+// whenNouns after "at the" tell when, not where: "at the moment", "at the weekend".
+var whenNouns = wordSet(`moment minute weekend weekends end start beginning same time mo min`)
 
 // partnerName returns the partner a clause names: "is with Clementine now", "now I am
 // seeing Marguerite", "is dating Ambrose", "got engaged to Rosalind".
@@ -1017,7 +1048,7 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 		}
 		// "back on platform" names the value it returns to; "banff instead" needs the
 		// old value named elsewhere in the memory.
-		named := slices.ContainsFunc(vals, func(v string) bool { return mentions(words, v) })
+		named := slices.ContainsFunc(vals, func(v string) bool { return mentions(words, v) || switchesFrom(p, v) })
 		// fresh: a value the slot does not hold yet.
 		fresh := func(v string) bool {
 			return v != "" && !slices.ContainsFunc(vals, func(x string) bool { return SameValue(x, v) })
@@ -1319,6 +1350,91 @@ func mentions(words, value string) bool {
 		}
 	}
 	return true
+}
+
+// partVerbs give a thing up to someone or somewhere: "gave the old iphone to my mum",
+// "sold the dell on ebay", "traded the focus in for a yaris".
+var partVerbs = wordSet(`sold sell selling gave give giving given donated donate handed passed lent traded trading`)
+
+// partedWith returns the thing a clause gives up with one of partVerbs, its object up to
+// "to", "on", "in", "for", "away", "at" or "back": "gave the old iphone to my mum" →
+// iphone. "" when the clause has no such form, or gives a person or a pronoun ("gave
+// him a lift").
+func partedWith(ts []token) string {
+	for i, t := range ts {
+		if !partVerbs[t.low] {
+			continue
+		}
+		j := i + 1
+		for j < len(ts) && (leadValue[ts[j].low] || ts[j].low == "old" || ts[j].low == "his" || ts[j].low == "her") {
+			j++
+		}
+		if j < len(ts) && (ts[j].low == "out" || ts[j].low == "up" || stopValue[ts[j].low]) {
+			return "" // "sold out", "gave up": no thing given
+		}
+		for k := j; k < len(ts) && k <= j+3; k++ {
+			switch ts[k].low {
+			case "to", "on", "in", "for", "away", "at", "back", "off":
+				if k == j {
+					return ""
+				}
+				obj := ts[j:k]
+				for _, o := range obj {
+					if pronouns[o.low] || objectPronouns[o.low] || o.low == "me" || o.low == "us" || o.low == "them" || o.low == "it" || relations[o.low] != "" || !isWord(o.low) && !isDigitStart(o.low) {
+						return ""
+					}
+				}
+				return join(obj)
+			}
+			if ts[k].end {
+				break
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+// valueHead is the head of a value of two or more words: its last word that is no
+// number and no short or empty word ("focus" of "2015 ford focus", "iphone" of "iphone
+// 13"); "" for a value of one word.
+func valueHead(value string) string {
+	ws := valueWords(value)
+	if len(ws) < 2 {
+		return ""
+	}
+	for k := len(ws) - 1; k >= 0; k-- {
+		if w := ws[k]; !isDigitStart(w) && len(w) >= 3 && !emptyWords[w] {
+			return w
+		}
+	}
+	return ""
+}
+
+// switchesFrom reports a memory whose verb of switching or of giving up takes the value
+// by its head as its object: "traded the focus in for a yaris" of "2015 ford focus",
+// "swapped my iphone for a pixel" of "iphone 13". A head named elsewhere in the memory
+// ("the bar opening got pushed" of "own bar") ties nothing to the slot.
+func switchesFrom(p prepared, value string) bool {
+	head := valueHead(value)
+	if head == "" {
+		return false
+	}
+	for _, c := range p.clauses {
+		for i, t := range c.toks {
+			if !switchVerbs[t.low] && !partVerbs[t.low] {
+				continue
+			}
+			j := i + 1
+			for j < len(c.toks) && (leadValue[c.toks[j].low] || c.toks[j].low == "old") {
+				j++
+			}
+			if j < len(c.toks) && c.toks[j].low == head {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // switchVerbs change one thing for another: "switched (from A) to B", "swapped A for B",

@@ -704,3 +704,51 @@ func TestLaterReportOfAStateThatHolds(t *testing.T) {
 		t.Errorf("invariants: %v %v", v, err)
 	}
 }
+
+// A denial of an earlier version's value ends that version only: the current one stays.
+// A denial of the current value, or of a value no version states, ends the current one.
+func TestDenialOfAnEarlierValue(t *testing.T) {
+	neg := func(subject, attribute, value string) facts.Fact {
+		return facts.Fact{Subject: subject, Attribute: attribute, Value: value, Negated: true}
+	}
+	x := &mapExtractor{facts: map[string][]facts.Fact{
+		"my laptop is an old dell xps":   {fact("user", "laptop", "old dell xps")},
+		"got a new macbook pro for work": {fact("user", "laptop", "macbook pro")},
+		"sold the dell on ebay":          {neg("user", "laptop", "dell")},
+		"I drive a golf":                 {fact("user", "car", "golf")},
+		"sold the golf":                  {neg("user", "car", "golf")},
+		"flat white every morning":       {fact("user", "drink", "flat white")},
+		"I don't drink coffee anymore":   {neg("user", "drink", "coffee")},
+	}}
+	o := newTestOverlay(t, func(c *Config) { c.Facts = x })
+	var in []Input
+	for i, text := range []string{"my laptop is an old dell xps", "got a new macbook pro for work", "sold the dell on ebay",
+		"I drive a golf", "sold the golf", "flat white every morning", "I don't drink coffee anymore"} {
+		in = append(in, Input{Content: text, EventTime: at(i + 1)})
+	}
+	trs, err := o.Add(t.Context(), "ana", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := statuses(t, o, "ana", trs)
+	want := map[string]store.Status{
+		"my laptop is an old dell xps":   store.StatusSuperseded,
+		"got a new macbook pro for work": store.StatusActive, // the dell was sold, not the macbook
+		"sold the dell on ebay":          store.StatusActive,
+		"I drive a golf":                 store.StatusSuperseded,
+		"sold the golf":                  store.StatusActive,
+		"flat white every morning":       store.StatusSuperseded, // no version says coffee: the time line
+		"I don't drink coffee anymore":   store.StatusActive,
+	}
+	for text, st := range want {
+		if got[text] != st {
+			t.Errorf("%q: %s, want %s", text, got[text], st)
+		}
+	}
+	if !slices.ContainsFunc(trs[2].Commits, func(c CommitTrace) bool { return strings.Contains(c.Note, "earlier version's value") }) {
+		t.Errorf("the trace does not say why the macbook stays current: %+v", trs[2].Commits)
+	}
+	if v, err := store.Check(t.Context(), o.Store(), "ana"); err != nil || len(v) != 0 {
+		t.Errorf("invariants: %v %v", v, err)
+	}
+}

@@ -539,7 +539,8 @@ func (o *Overlay) commit(ctx context.Context, tx store.Tx, rec *store.Record, ca
 
 // planGroups reads the version groups a plan may merge or reconcile: the new record's
 // slot's and those of the candidates the Judge said to replace. Other verdicts only add
-// links, and need none.
+// links, and need none — but a denial reads its own slot's group, whose history tells
+// whether it denies the current value or an earlier one (planner.pastDenial).
 func planGroups(ctx context.Context, tx store.Tx, rec store.Record, cands []store.Record, verdicts []*judge.Verdict) (map[string][]store.Record, error) {
 	var slots []string
 	for i, v := range verdicts {
@@ -547,7 +548,7 @@ func planGroups(ctx context.Context, tx store.Tx, rec store.Record, cands []stor
 			slots = append(slots, cands[i].Slot)
 		}
 	}
-	if len(slots) == 0 {
+	if f, ok := slotFact(rec); len(slots) == 0 && !(ok && f.Negated && rec.SingleValued) {
 		return nil, nil
 	}
 	slots = append(slots, rec.Slot)

@@ -137,6 +137,7 @@ func planCommit(in planInput) commitPlan {
 			p.verdict(in.Candidates[i].ID, in.Verdicts[i])
 		}
 		if in.Facts && p.view[rec.ID].Slot != "" {
+			p.pastDenial()
 			// The version group's time line decides, after the Judge's links: the newest
 			// version of a single-valued slot is current unless a link joins another to it,
 			// and a version reported late stays history behind a newer one.
@@ -224,6 +225,59 @@ func (p *planner) verdict(oldID string, v *judge.Verdict) {
 	case judge.ActionCoexist:
 		p.link(newID, store.LinkCoexistsWith, oldID, v.Action)
 	}
+}
+
+// pastDenial keeps the current version of a single-valued slot current when the new
+// record denies the value of an earlier version, not the current one's: "sold the dell
+// on ebay" after "my laptop is an old dell xps" and "got a new macbook pro" ends the
+// dell, and the macbook stays the laptop. The time line alone would make the denial the
+// newest version and end the macbook; a coexists_with link from the denial keeps it
+// (store.DeriveStatuses). A denial of a value no version states ("I don't drink coffee
+// anymore" after "flat white") is left to the time line: it ends the current version.
+func (p *planner) pastDenial() {
+	nw := p.view[p.in.Record.ID]
+	d, ok := slotFact(nw)
+	if !ok || !d.Negated || !nw.SingleValued {
+		return
+	}
+	var cur store.Record
+	named := false
+	for _, id := range p.group(nw.Slot) {
+		r := p.view[id]
+		if id == nw.ID || store.CompareVersions(r, nw) > 0 {
+			continue
+		}
+		f, ok := slotFact(r)
+		if !ok || f.Negated {
+			continue
+		}
+		if facts.SameValue(f.Value, d.Value) {
+			named = true
+		}
+		if r.Status == store.StatusActive {
+			cur = r // the newest active version older than the denial (group is oldest first)
+		}
+	}
+	if cur.ID == "" || !named {
+		return
+	}
+	if f, _ := slotFact(cur); facts.SameValue(f.Value, d.Value) {
+		return // the current version's value is the one denied
+	}
+	p.addLink(nw.ID, store.LinkCoexistsWith, cur.ID)
+	p.plan.Commits = append(p.plan.Commits, CommitTrace{Action: judge.ActionCoexist, Old: cur.ID, New: nw.ID, Slot: nw.Slot,
+		Note: fmt.Sprintf("the new memory denies %q, an earlier version's value: the current version stays current", d.Value)})
+}
+
+// slotFact returns the fact by which a record is in its version group: its fact of that
+// group.
+func slotFact(r store.Record) (facts.Fact, bool) {
+	for _, f := range RecordFacts(r) {
+		if f.Group() == r.Slot {
+			return f, true
+		}
+	}
+	return facts.Fact{}, false
 }
 
 // merge puts r, and every record of r's version group when r has another slot (unless

@@ -159,3 +159,52 @@ func TestOfflineOwnLabels(t *testing.T) {
 		}
 	}
 }
+
+// A thing given up names the denied value, not whom it went to; a change names an
+// earlier value by its head word. Sentences written for the purpose.
+func TestOfflinePartedWith(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"gave the old iphone to my mum", "iphone"},
+		{"sold the dell on ebay for 200", "dell"},
+		{"traded the focus in for a used toyota yaris", "focus"},
+		{"donated my old bike to the kids next door", "bike"},
+		{"gave him a lift to the station", ""},
+		{"sold out in minutes", ""},
+	} {
+		if got := partedWith(tokenize(tt.text)); got != tt.want {
+			t.Errorf("partedWith(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{
+		{Text: "I drive a 2015 ford focus"},
+		{Text: "traded the focus in for a used toyota yaris"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := factKeys(res[1].Facts); !slices.Contains(got, "user/car=toyota yaris") && !slices.Contains(got, "user/car=used toyota yaris") {
+		t.Errorf("facts %v, want the yaris as the car", got)
+	}
+	for _, tt := range []struct{ value, want string }{{"2015 ford focus", "focus"}, {"old dell xps", "xps"}, {"Leeds", ""}, {"iphone 13", "iphone"}} {
+		if got := valueHead(tt.value); got != tt.want {
+			t.Errorf("valueHead(%q) = %q, want %q", tt.value, got, tt.want)
+		}
+	}
+}
+
+// A workplace named by what it is, in text of any case: "at the library" after work or a
+// job. Sentences written for the purpose.
+func TestOfflineWorkplaceByKind(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"I work nights at the warehouse", "warehouse"},
+		{"got a day job at the library now", "library"},
+		{"she works part-time at the garden centre", "garden centre"},
+		{"I'm at work at the moment", ""},
+		{"Joris joined the data engineering team", ""},
+		{"started at the gym last week", ""},
+	} {
+		if got := employerName(tokenize(tt.text), cased(tt.text)); got != tt.want {
+			t.Errorf("employerName(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
