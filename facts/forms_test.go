@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // factKeys renders facts as "subject/attribute=value" (with "!=" when negated).
@@ -202,9 +203,49 @@ func TestOfflineWorkplaceByKind(t *testing.T) {
 		{"I'm at work at the moment", ""},
 		{"Joris joined the data engineering team", ""},
 		{"started at the gym last week", ""},
+		{"ellie got a job at channel 4, starts in june", "channel 4"},
+		{"he works at tesco now", "tesco"},
+		{"i work at home on fridays", ""},
 	} {
 		if got := employerName(tokenize(tt.text), cased(tt.text)); got != tt.want {
 			t.Errorf("employerName(%q) = %q, want %q", tt.text, got, tt.want)
 		}
+	}
+}
+
+// Someone else changes a thing of the speaker's, or of the one named before; a plan's
+// month is when the planned thing happens; a language is read by its name; one of
+// several values switched for another ends. Sentences written for the purpose.
+func TestOfflineChangesByOthersPlansLanguages(t *testing.T) {
+	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{
+		{Text: "landlord put the rent up to 1,750 from march. gutted", Time: now},
+		{Text: "gp upped my sertraline to 100mg", Time: now},
+		{Text: "my dad takes metformin 500mg", Time: now},
+		{Text: "the doctor doubled his metformin to 1000mg", Time: now},
+		{Text: "we're going to crete in july for our anniversary", Time: now},
+		{Text: "I'm learning french on duolingo, 200 day streak", Time: now},
+		{Text: "dropped french, switched to german for work", Time: now},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fake embedder picks attributes loosely: the subjects and values are the form's.
+	for i, want := range []string{"user/", "user/", "dad/", "dad/", "", "user/language=french", "user/language!=french"} {
+		got := factKeys(res[i].Facts)
+		if want != "" && !slices.ContainsFunc(got, func(k string) bool { return k == want || strings.HasSuffix(want, "/") && strings.HasPrefix(k, want) }) {
+			t.Errorf("input %d: facts %v, want %s", i, got, want)
+		}
+	}
+	if got := factKeys(res[0].Facts); !slices.ContainsFunc(got, func(k string) bool { return strings.HasSuffix(k, "=1,750") }) {
+		t.Errorf("facts %v, want the rent of 1,750", got)
+	}
+	for _, f := range res[4].Facts {
+		if f.Attribute == "trip-destination" && !f.EventTime.IsZero() {
+			t.Errorf("a plan's month as its event time: %+v", f)
+		}
+	}
+	if got := factKeys(res[6].Facts); !slices.Contains(got, "user/language=german") {
+		t.Errorf("facts %v, want german", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/atma-dev/atma/internal/words"
 )
@@ -575,6 +576,12 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		}
 		f := Fact{Subject: subj, Attribute: name, Value: v, Negated: neg, Scope: scopeOf(c.text, v), EventTime: eventTime(c.text, in.Time),
 			Confidence: discounted(confidence(attrScore), msgWords)}
+		if planAttrs[name] && !in.Time.IsZero() && f.EventTime.After(in.Time) {
+			// "we're going to crete in july": the month is when the trip happens, not when
+			// the plan was made; a plan said now is no version newer than one said later
+			// ("crete is off, doing the lake district instead").
+			f.EventTime = time.Time{}
+		}
 		if scoped && activityAttrs[name] {
 			// An activity under a condition is read from the clause's form: certain.
 			f.Confidence = 0
@@ -640,6 +647,10 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 	}
 	return nil, "no value found for the attribute"
 }
+
+// planAttrs are plans whose dates are when the planned thing happens: a trip, a flight,
+// a stay, an event.
+var planAttrs = map[string]bool{"trip-destination": true, "flight": true, "lodging": true, "event-date": true}
 
 // beginConfidence is the least confidence of a fact whose clause tells the start of a
 // state (beginning): above the overlay's default FactMin (0.52), also in a long message.

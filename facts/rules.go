@@ -234,11 +234,10 @@ func employerName(ts []token, cased bool) string {
 			for j < len(ts) && workShifts[ts[j].low] {
 				j++
 			}
-			if j+1 < len(ts) && ts[j].low == "at" && ts[j+1].low == "the" {
-				k = j + 1
-			} else {
+			if j+1 >= len(ts) || ts[j].low != "at" {
 				continue
 			}
+			k = j + 1
 		case t.low == "job" && i+1 < len(ts) && (ts[i+1].low == "at" || ts[i+1].low == "with"):
 			k = i + 2
 		case (t.low == "started" || t.low == "starting" || t.low == "start") && i+1 < len(ts) && (ts[i+1].low == "at" || ts[i+1].low == "with"):
@@ -264,6 +263,14 @@ func employerName(ts []token, cased bool) string {
 			}
 		}
 		if !cased {
+			// Text in lower case writes an organisation in lower case too: "ellie got a
+			// job at channel 4", "works at tesco" (not "work at home", "at night").
+			if !the && !byName && k < len(ts) && isWord(ts[k].low) && !stopValue[ts[k].low] && !whenNouns[ts[k].low] && !timeNouns[ts[k].low] &&
+				!emptyWords[ts[k].low] && ts[k].low != "home" && ts[k].low != "night" && ts[k].low != "nights" && !verbish(ts[k].low) {
+				if v := phrase(ts[k:]); v != "" && !emptyValue(v) && !abstractValue(v) {
+					return v
+				}
+			}
 			continue
 		}
 		if k < len(ts) && apposedName(ts[k]) {
@@ -1086,6 +1093,17 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 			if v := switchValue(c.toks); named && fresh(v) {
 				f.Value = v
 				out = append(out, f)
+				if !SingleValued(attr) && slices.ContainsFunc(c.toks, func(t token) bool { return switchVerbs[t.low] }) {
+					// One of several values switched for another ("dropped french, switched
+					// to german"; not "bumped icloud up to 2tb"): the one named ends.
+					for _, old := range vals {
+						if mentions(words, old) || switchesFrom(p, old) {
+							g := f
+							g.Value, g.Negated = old, true
+							out = append(out, g)
+						}
+					}
+				}
 				break
 			}
 		}

@@ -535,6 +535,18 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 		// else acts, the state is the user's.
 		return self, ts[i:], ""
 	}
+	if i := actsOnOwn(ts); i > 0 {
+		// "gp upped my sertraline to 100mg", "landlord put the rent up to 1,750": someone
+		// else changes a thing of the user's; "the doctor doubled his metformin", of the
+		// one named before.
+		if w := ts[i+1].low; w == "his" || w == "her" || w == "their" {
+			if p.last == "" {
+				return "", ts[i:], ""
+			}
+			return p.last, ts[i:], ""
+		}
+		return self, ts[i:], ""
+	}
 	if len(ts) == 0 {
 		return self, ts, ""
 	}
@@ -637,6 +649,41 @@ func placedSelf(ts []token) int {
 	}
 	return 0
 }
+
+// actsOnOwn returns the index of the verb when the clause's actor, named first, changes
+// a thing of the speaker's or of the one named before: "<actor> <verb> my|our|his|her
+// <thing>", or "the <thing>" when the thing is an attribute of the table ("landlord put
+// the rent up"); else 0.
+func actsOnOwn(ts []token) int {
+	if len(ts) < 3 || firstPerson[ts[0].low] || ts[0].low == "my" && len(ts) > 1 && !isRoleOrRelation(ts[1].low) {
+		return 0
+	}
+	for i := 1; i+1 < len(ts) && i <= 4; i++ {
+		if !changingVerbs[ts[i].low] {
+			continue
+		}
+		switch o := ts[i+1].low; {
+		case o == "my" || o == "our" || o == "his" || o == "her" || o == "their":
+			return i
+		case o == "the" && i+2 < len(ts):
+			if _, ok := attributeByName(strings.TrimSuffix(ts[i+2].low, "s")); ok {
+				return i
+			}
+		}
+		return 0
+	}
+	return 0
+}
+
+func isRoleOrRelation(w string) bool {
+	w = strings.TrimSuffix(w, "'s")
+	return roles[w] != "" || relations[w] != ""
+}
+
+// changingVerbs change an amount, a time or a thing for its holder: "upped", "put …
+// up", "moved", "switched" (with me: placedSelf).
+var changingVerbs = wordSet(`put puts upped ups raised raises increased increases lowered lowers reduced reduces cut cuts
+	doubled doubles halved halves dropped drops moved moves changed changes bumped bumps pushed pushes`)
 
 // placingVerbs and placingPreps make "<someone> <verb> me <prep> …" (placedSelf).
 var (

@@ -60,6 +60,14 @@ func phrase(ts []token) string {
 	return join(out)
 }
 
+// languages are the names of languages people learn and speak, by which a language
+// value is read wherever it stands in the clause.
+var languages = wordSet(`english french spanish german italian portuguese dutch swedish norwegian danish finnish
+	icelandic polish czech slovak hungarian romanian bulgarian greek turkish russian ukrainian serbian croatian
+	arabic hebrew persian farsi urdu hindi bengali punjabi tamil telugu marathi gujarati japanese korean chinese
+	mandarin cantonese vietnamese thai indonesian malay tagalog swahili welsh irish gaelic latin esperanto catalan
+	basque galician yoruba igbo hausa amharic somali zulu afrikaans`)
+
 // anchors are words after which a value usually follows.
 var anchors = map[string]bool{
 	"is": true, "'s": true, "am": true, "i'm": true, "im": true, "are": true, "as": true, "went": true, "been": true, "become": true, "became": true,
@@ -78,6 +86,14 @@ var anchors = map[string]bool{
 // subject; all holds the whole clause for patterns that span it).
 func value(attr attribute, ts, all []token, role string) string {
 	text := join(all)
+	if attr.name == "language" {
+		// "learning french on duolingo": the language, not the app.
+		for _, t := range ts {
+			if languages[strings.TrimSuffix(t.low, "'s")] {
+				return t.orig
+			}
+		}
+	}
 	switch attr.kind {
 	case kindNumber:
 		if attr.name == "phone-number" {
