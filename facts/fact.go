@@ -38,6 +38,9 @@ type Fact struct {
 	// because its clause names no owner (an event's schedule: scheduleFacts), so that
 	// ownersByAttribute may give it to the one who has the slot. Cleared before return.
 	defaultOwner bool
+	// genericEvent marks, likewise, a schedule fact whose event is only a generic word
+	// ("training", "lessons"): knownEvents may give it a known event's slot.
+	genericEvent bool
 }
 
 // Certain reports whether the fact is sure enough for its memory to take a slot:

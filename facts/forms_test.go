@@ -249,3 +249,24 @@ func TestOfflineChangesByOthersPlansLanguages(t *testing.T) {
 		t.Errorf("facts %v, want german", got)
 	}
 }
+
+// More classes of sentences written for the purpose: a thing given up by name, a pet gone
+// to live elsewhere, a compound subject, a home bought, a thing stolen, a generic event
+// word for the one event known.
+func TestOfflineEndsAndCompounds(t *testing.T) {
+	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{
+		{Text: "stopped the 5:2, it was making me miserable", Slots: []string{"user/diet"}, Values: map[string][]string{"user/diet": {"5:2 diet"}}},
+		{Text: "bramble's gone to live with my parents on their farm", Slots: []string{"user/pet"}, Values: map[string][]string{"user/pet": {"bramble"}}},
+		{Text: "chloe and her girlfriend just bought a place in hove!"},
+		{Text: "someone nicked my bike from outside the station", Slots: []string{"user/bike"}, Values: map[string][]string{"user/bike": {"trek domane"}}},
+		{Text: "training's moved to wednesdays at 6:30", Slots: []string{"son/football-day", "son/football-time"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"user/diet!=5:2 diet", "user/pet!=bramble", "chloe/home=hove", "user/bike!=trek domane", "son/football-day=wednesdays"} {
+		if got := factKeys(res[i].Facts); !slices.Contains(got, want) {
+			t.Errorf("input %d: facts %v, want %s", i, got, want)
+		}
+	}
+}

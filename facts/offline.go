@@ -339,6 +339,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			known = append(known, s)
 		}
 		facts, why := o.extract(in[i], p, vecs[p.mem], protos, nonFact, known)
+		facts = deniedByName(facts, in[i], known)
 		if kept := slices.DeleteFunc(slices.Clone(facts), func(f Fact) bool { return junk(f, p.cased) }); len(kept) < len(facts) {
 			// A clause of chat ("It's been a busy week", "I'll reach my goals") matched an
 			// attribute with no value of its kind.
@@ -353,6 +354,33 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// deniedByName gives a denial that names only its attribute ("someone nicked my bike",
+// "sold my car") the slot's latest value, when the subject has that slot: the thing
+// denied is the one the slot holds.
+func deniedByName(fs []Fact, in Input, known []slotSeen) []Fact {
+	for i, f := range fs {
+		if !f.Negated || !namesAttribute(f) || !SingleValued(f.Attribute) {
+			continue
+		}
+		key := Kebab(f.Subject) + "/" + Kebab(f.Attribute)
+		var vals []string
+		for _, s := range known {
+			if s.subject+"/"+Kebab(s.attribute) == key {
+				vals = append(vals, s.values...)
+			}
+		}
+		for k, vs := range in.Values {
+			if subj, attr, ok := strings.Cut(k, "/"); ok && Kebab(subj)+"/"+Kebab(attr) == key {
+				vals = append(vals, vs...)
+			}
+		}
+		if len(vals) > 0 {
+			fs[i].Value = vals[0]
+		}
+	}
+	return fs
 }
 
 // addSeen records a produced fact's slot with the vectors of the clauses that stated it.
@@ -621,9 +649,9 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			facts = append(facts, g)
 		}
 	}
-	facts = ownersByAttribute(in, p, facts, known)
+	facts = ownersByAttribute(in, p, knownEvents(facts, in, known), known)
 	for i := range facts {
-		facts[i].defaultOwner = false
+		facts[i].defaultOwner, facts[i].genericEvent = false, false
 	}
 	for _, f := range valueMentions(in, p, facts, known) {
 		// Read by form, the change replaces what the meaning made of the same version group

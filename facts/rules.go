@@ -132,11 +132,36 @@ var (
 	moveVerbs = map[string]bool{"moved": true, "moving": true, "move": true, "moves": true}
 )
 
+// boughtHome returns, when ts[i] buys or rents a home ("bought a place", "rented a flat",
+// "got a house"), the index of the word after the home's noun; else 0.
+func boughtHome(ts []token, i int) int {
+	switch ts[i].low {
+	case "bought", "buy", "buying", "rent", "renting", "rented", "got":
+	default:
+		return 0
+	}
+	j := i + 1
+	for j < len(ts) && (leadValue[ts[j].low] || ts[j].low == "little" || ts[j].low == "two" || ts[j].low == "bed" || ts[j].low == "bedroom") {
+		j++
+	}
+	if j+1 < len(ts) && homeNouns[ts[j].low] && ts[j+1].low == "in" {
+		return j + 1
+	}
+	return 0
+}
+
+// homeNouns are a home bought or rented.
+var homeNouns = wordSet(`place house flat apartment home cottage bungalow terrace semi maisonette condo`)
+
 // homePlace returns the place a clause says someone lives or moved to: "lives in
 // Savannah", "is settled in Richmond", "relocated from Reno to Denver" (the destination).
 func homePlace(ts []token, lower bool) string {
 	for i, t := range ts {
 		home, move := homeVerbs[t.low], moveVerbs[t.low]
+		if bought := boughtHome(ts, i); bought > 0 {
+			// "just bought a place in hove", "we've bought a house in reze": the place.
+			home, ts = true, slices.Concat(ts[:i+1], ts[bought:])
+		}
 		if !home && !move {
 			continue
 		}
@@ -861,7 +886,8 @@ var openLabelStops = wordSet(`back knee knees head feet foot leg legs arm arms s
 var evaluations = wordSet(`great good bad awful terrible amazing lovely nice fine ok okay useless rubbish brilliant
 	fantastic horrible shit crap weird strange annoying boring expensive cheap busy closed open broken dead gone full empty
 	late early slow fast tiny huge massive small big better worse best worst new old same different down up out off over
-	done sorted ready sick ill tired sore mine yours ours always never`)
+	done sorted ready sick ill tired sore mine yours ours always never mess nightmare disaster joke dump pain wreck tip
+	shambles`)
 
 // favouriteOf names the attribute of a favourite by its kind, the one plain word after
 // "favourite" when there is one (ts): "favourite driver" is favourite-driver, so that a
@@ -1090,6 +1116,20 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 				out = append(out, f)
 				break
 			}
+			if subj == p.self && SingleValued(attr) && negated(c.text) && namesOwn(c.toks, attr) && len(vals) > 0 {
+				// "someone nicked my bike", "lost my phone on the bus": the slot named by
+				// its attribute ends, whatever value it holds.
+				f.Value, f.Negated = vals[0], true
+				out = append(out, f)
+				break
+			}
+			if v := stoppedValue(c.toks, vals); v != "" && !slices.ContainsFunc(have, func(f Fact) bool { return f.Subject == subj && Kebab(f.Attribute) == attr && f.Negated }) {
+				// "stopped the 5:2" of "5:2 diet", "cancelled riverford": the value named
+				// as what is given up ends.
+				f.Value, f.Negated = v, true
+				out = append(out, f)
+				continue // a later clause may name what replaces it
+			}
 			if v := switchValue(c.toks); named && fresh(v) {
 				f.Value = v
 				out = append(out, f)
@@ -1241,6 +1281,7 @@ func addressed(text, name string) bool {
 // or a time follows.
 var leaving = regexp.MustCompile(`(?i)^(?:(?:has|had|have|is|was|'s|’s|s|just|finally|now|already)\s+)*(?:(?:` +
 	`(?:dropped|drops|dropping) out|(?:moved|moves|moving) out|resigned|retired|stepped down|passed away|died|` +
+	`(?:gone|went|goes|moved|has moved) (?:off )?to live (?:with|on|at|in)|(?:got|was|been) (?:stolen|nicked|rehomed|adopted)|` +
 	`stopped coming|(?:won't|won’t|will not|isn't|isn’t|is not|not) (?:be )?coming(?: any ?more| back)?|broke up with (?:me|us)|dumped (?:me|us))\b` +
 	`|(?:left|leaves|leaving|quit|quits|quitting|gone)(?:$|,|\s+(?:us|me|(?:her|his|their) job|town|for good|(?:yesterday|today|tonight|last|this|on|in|after)\b)))`)
 
@@ -1453,6 +1494,62 @@ func switchesFrom(p prepared, value string) bool {
 		}
 	}
 	return false
+}
+
+// namesOwn reports a clause that names the speaker's attribute attr as a thing of theirs:
+// "my bike", "our car", "my phone".
+func namesOwn(ts []token, attr string) bool {
+	ws := strings.Split(attr, "-")
+	for i := 0; i+len(ws) < len(ts); i++ {
+		if ts[i].low != "my" && ts[i].low != "our" {
+			continue
+		}
+		if Kebab(join(ts[i+1:i+1+len(ws)])) == attr {
+			return true
+		}
+	}
+	return false
+}
+
+// stopVerbs give a thing up: "stopped the 5:2", "cancelled riverford", "gave up on
+// guitar".
+var stopVerbs = wordSet(`stopped stop stopping quit quitting cancelled canceled cancelling ditched dropped binned scrapped`)
+
+// stoppedValue returns the value of vals a clause gives up by name with one of stopVerbs
+// (or "gave up", "given up (on)"): its first word or its head right after the verb
+// ("stopped the 5:2" of "5:2 diet"); "" when none.
+func stoppedValue(ts []token, vals []string) string {
+	for i, t := range ts {
+		j := i + 1
+		switch {
+		case stopVerbs[t.low]:
+		case (t.low == "gave" || t.low == "given" || t.low == "giving") && j < len(ts) && ts[j].low == "up":
+			j++
+			if j < len(ts) && ts[j].low == "on" {
+				j++
+			}
+		default:
+			continue
+		}
+		for j < len(ts) && (leadValue[ts[j].low] || ts[j].low == "old") {
+			j++
+		}
+		if j >= len(ts) {
+			return ""
+		}
+		tw := valueWords(strings.TrimSuffix(ts[j].low, "'s")) // "5:2" is 5, 2
+		if len(tw) == 0 || len(tw) == 1 && len(tw[0]) < 2 {
+			return ""
+		}
+		for _, v := range vals {
+			ws := valueWords(v)
+			if len(ws) >= len(tw) && slices.Equal(ws[:len(tw)], tw) || len(tw) == 1 && valueHead(v) == tw[0] {
+				return v
+			}
+		}
+		return ""
+	}
+	return ""
 }
 
 // switchVerbs change one thing for another: "switched (from A) to B", "swapped A for B",

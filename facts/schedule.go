@@ -2,6 +2,7 @@ package facts
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -23,12 +24,12 @@ var eventWords = wordSet(`class classes lesson lessons session sessions practice
 // scheduleVerbs tell an event's day or time after its phrase: "is", "moved to", "got
 // pushed to", "goes out on", "starts at".
 var scheduleVerbs = wordSet(`is are 's moved moves got gets has have changed changes switched shifted pushed
-	starts start happens happen runs run goes go now back`)
+	starts start happens happen runs run goes go now back comes come visits visit`)
 
 // whenLeads stand between a schedule verb and the day or time it gives: "is now on",
 // "got moved to", "go out", "are due".
-var whenLeads = wordSet(`now still on at every back usually always normally moved changed pushed shifted to got been
-	going out due from starting other each`)
+var whenLeads = wordSet(`now still on at every back usually always normally moved changed pushed shifted switched
+	rescheduled to got been going out due from starting other each`)
 
 // whenFollows reports whether the words after a schedule verb give a day or a clock time
 // straight away (past whenLeads): "is on mondays at 6pm", "got moved to sunday", "go
@@ -64,6 +65,8 @@ func scheduleFacts(c clause, self string, base Fact) []Fact {
 	if event == "" {
 		return nil
 	}
+	generic := strings.HasPrefix(event, genericMark)
+	event = strings.TrimPrefix(event, genericMark)
 	dayAttr, timeAttr := event+"-day", event+"-time"
 	guessed := false
 	if s := Kebab(c.subj); owner == "" && strings.HasSuffix(s, "-"+event) {
@@ -85,12 +88,12 @@ func scheduleFacts(c clause, self string, base Fact) []Fact {
 	var out []Fact
 	if day != "" {
 		f := base
-		f.Subject, f.Attribute, f.Value, f.Negated, f.defaultOwner = owner, dayAttr, day, false, guessed
+		f.Subject, f.Attribute, f.Value, f.Negated, f.defaultOwner, f.genericEvent = owner, dayAttr, day, false, guessed, generic
 		out = append(out, f)
 	}
 	if clock != "" {
 		f := base
-		f.Subject, f.Attribute, f.Value, f.Negated, f.defaultOwner = owner, timeAttr, clock, false, guessed
+		f.Subject, f.Attribute, f.Value, f.Negated, f.defaultOwner, f.genericEvent = owner, timeAttr, clock, false, guessed, generic
 		out = append(out, f)
 	}
 	return out
@@ -176,6 +179,10 @@ func eventPhrase(ts []token, self string) (owner, event string, at int) {
 			continue // "leo gets out at 3:10" is leo's; "swimming got moved to sunday" an event's
 		}
 		ph := ts[:i]
+		if last := ph[len(ph)-1]; !is && strings.HasSuffix(last.low, "'s") {
+			// "training's moved to …": "'s" is "has".
+			ph = append(ph[:len(ph)-1:len(ph)-1], token{orig: strings.TrimSuffix(last.orig, "'s"), low: strings.TrimSuffix(last.low, "'s")})
+		}
 		if is {
 			ph = append(ts[:i:i], token{orig: strings.TrimSuffix(t.orig, "'s"), low: strings.TrimSuffix(w, "'s")})
 		}
@@ -199,7 +206,7 @@ func eventPhrase(ts []token, self string) (owner, event string, at int) {
 // tuesdays", "standup's at 10", "bin day's friday now".
 func copulaNext(t token) bool {
 	return t.low == "on" || t.low == "at" || t.low == "now" || t.low == "still" || t.low == "every" || t.low == "back" ||
-		t.low == "moved" || isMonthOrDay(t.low) || isDigitStart(t.low)
+		eventMoves[t.low] || isMonthOrDay(t.low) || isDigitStart(t.low)
 }
 
 // slicesIndexStop returns the index of the first stop word of ts (a preposition, a
@@ -275,7 +282,9 @@ func eventOwner(ph []token, self string) (owner, event string) {
 		return owner, Kebab(eventStem(w))
 	}
 	if generic != "" {
-		return owner, Kebab(eventStem(generic)) // "the lessons are on saturdays"
+		// "the lessons are on saturdays", "training's moved to wednesdays": a generic
+		// word, which knownEvent may take for the one event it names.
+		return owner, genericMark + Kebab(eventStem(generic))
 	}
 	return "", ""
 }
@@ -299,4 +308,47 @@ func eventStem(w string) string {
 		w = strings.TrimSuffix(w, "s")
 	}
 	return w
+}
+
+// genericMark prefixes, between eventOwner and scheduleFacts, an event key made of a
+// generic word only.
+const genericMark = "~"
+
+// knownEvents gives a schedule fact whose event is only a generic word ("training's moved
+// to wednesdays at 6:30") the one event of the same kind (a day, a clock time) that the
+// user's slots hold — of the fact's subject, or of anyone when the clause named no
+// owner: "my son's football training is tuesdays at 6" made son/football-day.
+func knownEvents(fs []Fact, in Input, known []slotSeen) []Fact {
+	var slots []string
+	for _, k := range in.Slots {
+		if subj, attr, ok := strings.Cut(k, "/"); ok {
+			attr, _, _ = strings.Cut(attr, "/")
+			slots = append(slots, Kebab(subj)+"/"+Kebab(attr))
+		}
+	}
+	for _, s := range known {
+		slots = append(slots, s.subject+"/"+Kebab(s.attribute))
+	}
+	for i, f := range fs {
+		if !f.genericEvent {
+			continue
+		}
+		suffix := "-day"
+		if strings.HasSuffix(f.Attribute, "-time") {
+			suffix = "-time"
+		}
+		var found []string
+		for _, k := range slots {
+			subj, attr, _ := strings.Cut(k, "/")
+			if !strings.HasSuffix(attr, suffix) || !f.defaultOwner && subj != f.Subject || slices.Contains(found, k) {
+				continue
+			}
+			found = append(found, k)
+		}
+		if len(found) == 1 {
+			subj, attr, _ := strings.Cut(found[0], "/")
+			fs[i].Subject, fs[i].Attribute, fs[i].defaultOwner = subj, attr, false
+		}
+	}
+	return fs
 }

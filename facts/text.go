@@ -154,6 +154,10 @@ func clauses(s string) [][]token {
 			i+1 < len(ts) && startsStatement(ts[i+1:]):
 			cut = true
 		}
+		if cut && ts[i].low == "and" && i-start == 1 && isWord(ts[start].low) && !fillers[ts[start].low] && !firstPerson[ts[start].low] && !verbish(ts[start].low) {
+			// "chloe and her girlfriend just bought a place": one subject of two.
+			cut = false
+		}
 		if cut {
 			out = append(out, ts[start:i])
 			start = i
@@ -683,7 +687,8 @@ func isRoleOrRelation(w string) bool {
 // changingVerbs change an amount, a time or a thing for its holder: "upped", "put …
 // up", "moved", "switched" (with me: placedSelf).
 var changingVerbs = wordSet(`put puts upped ups raised raises increased increases lowered lowers reduced reduces cut cuts
-	doubled doubles halved halves dropped drops moved moves changed changes bumped bumps pushed pushes`)
+	doubled doubles halved halves dropped drops moved moves changed changes bumped bumps pushed pushes nicked stole
+	pinched smashed broke crashed`)
 
 // placingVerbs and placingPreps make "<someone> <verb> me <prep> …" (placedSelf).
 var (

@@ -79,7 +79,7 @@ var anchors = map[string]bool{
 	// Verbs of starting and stopping: the value is what follows ("stopped the melatonin",
 	// "trying melatonin", "cancelled google one"); the change itself is the fact's polarity.
 	"trying": true, "tried": true, "stopped": true, "quit": true, "cancelled": true, "canceled": true, "dropped": true, "ditched": true,
-	"sold": true, "rehomed": true, "began": true, "taking": true, "took": true, "upgraded": true, "downgraded": true, "swapped": true,
+	"sold": true, "rehomed": true, "nicked": true, "stole": true, "pinched": true, "began": true, "taking": true, "took": true, "upgraded": true, "downgraded": true, "swapped": true,
 }
 
 // value picks the value of attr from the clause tokens ts (the words after the
@@ -391,7 +391,7 @@ func capitalised(ts []token) string {
 func isCapitalisedWord(t token) bool { return isCapitalised(t) }
 
 var (
-	negationRe = regexp.MustCompile(`(?i)\b(?:no longer|not any ?more|any ?more|any longer|no more|sold|quit|quitting|stopped|cancell?ed|gave up|given up|got rid of|split up|broke up|broken up|moved out|dropped out|ditched|rehomed?|ended|withdrew|deleted|done with|won't be|isn't|is not|not actually|never was|lost my|handed (?:\w+ ){0,4}back|left the|'s left|has left|i left)\b`)
+	negationRe = regexp.MustCompile(`(?i)\b(?:no longer|not any ?more|any ?more|any longer|no more|sold|quit|quitting|stopped|cancell?ed|gave up|given up|got rid of|split up|broke up|broken up|moved out|dropped out|ditched|rehomed?|ended|withdrew|deleted|done with|won't be|isn't|is not|not actually|never was|lost my|handed (?:\w+ ){0,4}back|left the|'s left|has left|i left|stolen|nicked|stole|written off|wrote off)\b`)
 	// changeRe marks a clause that names the new value of a change ("quit the cafe,
 	// now a baker"): the cue of negation then belongs to the old value.
 	changeRe = regexp.MustCompile(`(?i)\b(?:now|instead|switched to|new|started|moved to|moved into|into (?:a|an|the|my|our) (?:new )?(?:flat|house|place|home|apartment|room)|back on|back to)\b`)
