@@ -270,3 +270,61 @@ func TestOfflineEndsAndCompounds(t *testing.T) {
 		}
 	}
 }
+
+// Jobs told by their title's last word and ended without their name, a drug taken off
+// and its name beside its dose, one day that is no schedule, "left" that leaves nothing.
+// Sentences written for the purpose.
+func TestOfflineJobsDrugsAndFalseFriends(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"I'm a secondary school maths teacher", "secondary school maths teacher"},
+		{"my dad's still working as a taxi driver at 68", "taxi driver"},
+		{"I've left teaching, I'm retraining as a software developer", "software developer"},
+	} {
+		var got string
+		for _, c := range clauses(sentences(tt.text)[0].text) {
+			if v := jobTitle(c); v != "" {
+				got = v
+			}
+		}
+		if got != tt.want {
+			t.Errorf("jobTitle(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{
+		{Text: "dad's finally retired! no more night shifts", Slots: []string{"dad/job"}, Values: map[string][]string{"dad/job": {"taxi driver"}}},
+		{Text: "Last day at Halden is Friday."},
+		{Text: "did something to my knee, left knee is swollen", Slots: []string{"user/injury"}, Values: map[string][]string{"user/injury": {"knee"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := factKeys(res[0].Facts); !slices.Contains(got, "dad/job!=taxi driver") {
+		t.Errorf("facts %v, want dad/job!=taxi driver", got)
+	}
+	for _, f := range res[1].Facts {
+		if scheduleAttr(f.Attribute) {
+			t.Errorf("one day read as a schedule: %v", factKeys([]Fact{f}))
+		}
+	}
+	if got := factKeys(res[2].Facts); slices.Contains(got, "user/injury!=knee") {
+		t.Errorf("facts %v: a left knee is no knee left", got)
+	}
+	if v := stoppedValue(tokenize("I feel like I just can't stop writing now"), []string{"writing"}); v != "" {
+		t.Errorf("\"can't stop writing\" gives up %q", v)
+	}
+	if m := doseOfRe.FindStringSubmatch("I'm on 40mg of omeprazole for the reflux"); m == nil || m[1] != "omeprazole" {
+		t.Errorf("doseOfRe: %v, want omeprazole", m)
+	}
+	if !negated("Consultant has taken me off omeprazole completely") {
+		t.Error("taken off a drug is no denial")
+	}
+	// A compound subject is its first person, unless the second is the speaker's own.
+	for _, tt := range []struct{ text, first string }{
+		{"chloe and her girlfriend just bought a place in hove", "chloe and her girlfriend just bought a place in hove"},
+		{"Cornelius and my mom are not together anymore", "Cornelius"},
+	} {
+		if got := join(clauses(tt.text)[0]); got != tt.first {
+			t.Errorf("first clause of %q = %q, want %q", tt.text, got, tt.first)
+		}
+	}
+}

@@ -472,7 +472,12 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		// the pet's owner, resolved after the memory's other clauses.
 		// The name must be the whole subject phrase: "my roommate Theo moved to Leeds" is a
 		// person's move.
-		if subj != p.self && len(rest) > 0 && len(skipFillers(c.toks))-len(rest) == 1 && !slices.Contains(knownSubjects, subj) && petGone.MatchString(join(rest)) && isCapitalised(c.toks[len(c.toks)-len(rest)-1]) {
+		// A person's move ("Liam's moved to London") is no pet's: the name must be a known
+		// pet's, or the memory must talk about pets.
+		isPet := petTalk || slices.ContainsFunc(known, func(s slotSeen) bool {
+			return s.attribute == "pet" && slices.ContainsFunc(s.values, func(v string) bool { return Kebab(v) == subj })
+		}) || slices.ContainsFunc(in.Values[p.self+"/pet"], func(v string) bool { return Kebab(v) == subj })
+		if isPet && subj != p.self && len(rest) > 0 && len(skipFillers(c.toks))-len(rest) == 1 && !slices.Contains(knownSubjects, subj) && petGone.MatchString(join(rest)) && isCapitalised(c.toks[len(c.toks)-len(rest)-1]) {
 			gone = append(gone, Fact{Attribute: "pet", Value: c.toks[len(c.toks)-len(rest)-1].orig, Negated: true, EventTime: eventTime(c.text, in.Time)})
 			continue
 		}

@@ -16,7 +16,7 @@ import (
 // there, and the embedding match decides.
 
 // workAs are words after which "as" introduces a job title.
-var workAs = map[string]bool{"work": true, "works": true, "working": true, "worked": true, "job": true, "position": true, "role": true, "career": true, "post": true, "employed": true, "hired": true, "started": true, "starts": true, "trained": true, "retrained": true, "qualified": true,
+var workAs = map[string]bool{"work": true, "works": true, "working": true, "worked": true, "job": true, "position": true, "role": true, "career": true, "post": true, "employed": true, "hired": true, "started": true, "starts": true, "trained": true, "retrained": true, "retraining": true, "training": true, "qualified": true,
 	// A span of time spent in a job: "first week as a baker at the sourdough place", "ten
 	// years as a nurse".
 	"week": true, "weeks": true, "day": true, "days": true, "month": true, "months": true, "year": true, "years": true, "shift": true, "stint": true}
@@ -60,8 +60,38 @@ func jobTitle(ts []token) string {
 			return v
 		}
 	}
+	for i := 0; i < len(ts); i++ {
+		// "I'm a secondary school maths teacher", "he's a taxi driver": a title whose
+		// last word is a job's.
+		if !beVerbs[ts[i].low] && !strings.HasSuffix(ts[i].low, "'s") {
+			continue
+		}
+		j := i + 1
+		for j < len(ts) && (ts[j].low == "now" || ts[j].low == "also" || ts[j].low == "still" || ts[j].low == "currently" || ts[j].low == "qualified") {
+			j++
+		}
+		if j >= len(ts) || ts[j].low != "a" && ts[j].low != "an" {
+			continue
+		}
+		if v := title(ts[j:]); v != "" {
+			ws := strings.Fields(strings.ToLower(v))
+			if jobHeads[ws[len(ws)-1]] {
+				return v
+			}
+		}
+	}
 	return ""
 }
+
+// jobHeads end a job title: "maths teacher", "taxi driver", "software developer".
+var jobHeads = wordSet(`teacher nurse doctor engineer developer designer manager accountant lawyer solicitor barrister
+	chef cook driver electrician plumber builder carpenter joiner mechanic pharmacist dentist vet paramedic midwife
+	firefighter officer consultant analyst scientist researcher lecturer professor architect journalist editor writer
+	photographer artist musician baker barista waiter waitress bartender cleaner receptionist administrator secretary
+	clerk cashier technician programmer librarian therapist counsellor counselor psychologist surveyor agent translator
+	interpreter pilot caretaker gardener hairdresser beautician postman postwoman courier farmer optician radiographer
+	physiotherapist physio carer worker instructor trainer tutor coach surgeon radiologist paralegal auditor actuary
+	economist statistician recruiter planner buyer controller director executive supervisor assistant`)
 
 // beginning returns the words of what a clause tells the start of: "first week of law
 // done" → law, "first day at Oakfield Primary for leo" → Oakfield Primary, "day one of
@@ -1116,6 +1146,14 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 				out = append(out, f)
 				break
 			}
+			if (attr == "job" || attr == "employer") && c.subj == subj && jobEnded.MatchString(c.text) && len(vals) > 0 &&
+				!slices.ContainsFunc(have, func(g Fact) bool { return g.Subject == subj && Kebab(g.Attribute) == attr && !g.Negated }) {
+				// "dad's finally retired", "I've been made redundant": the job ends, told
+				// without its name.
+				f.Value, f.Negated = vals[0], true
+				out = append(out, f)
+				break
+			}
 			if subj == p.self && SingleValued(attr) && negated(c.text) && namesOwn(c.toks, attr) && len(vals) > 0 {
 				// "someone nicked my bike", "lost my phone on the bus": the slot named by
 				// its attribute ends, whatever value it holds.
@@ -1496,6 +1534,10 @@ func switchesFrom(p prepared, value string) bool {
 	return false
 }
 
+// jobEnded says a job ended without naming it: "retired", "made redundant", "laid off",
+// "lost my job", "left teaching".
+var jobEnded = regexp.MustCompile(`(?i)\b(?:retired|retiring|made redundant|laid off|lost (?:my|his|her|their) job|(?:quit|left) (?:my|his|her|their) job|got (?:fired|sacked)|handed in (?:my|his|her|their) notice|left \w+ing)\b`)
+
 // namesOwn reports a clause that names the speaker's attribute attr as a thing of theirs:
 // "my bike", "our car", "my phone".
 func namesOwn(ts []token, attr string) bool {
@@ -1513,7 +1555,7 @@ func namesOwn(ts []token, attr string) bool {
 
 // stopVerbs give a thing up: "stopped the 5:2", "cancelled riverford", "gave up on
 // guitar".
-var stopVerbs = wordSet(`stopped stop stopping quit quitting cancelled canceled cancelling ditched dropped binned scrapped`)
+var stopVerbs = wordSet(`stopped stop stopping quit quitting cancelled canceled cancelling ditched dropped binned scrapped left leaving`)
 
 // stoppedValue returns the value of vals a clause gives up by name with one of stopVerbs
 // (or "gave up", "given up (on)"): its first word or its head right after the verb
@@ -1522,6 +1564,10 @@ func stoppedValue(ts []token, vals []string) string {
 	for i, t := range ts {
 		j := i + 1
 		switch {
+		case i > 0 && keepsOn[ts[i-1].low]:
+			continue // "can't stop writing": it goes on
+		case (t.low == "left" || t.low == "leaving") && i+1 < len(ts) && !leadValue[ts[i+1].low] && !isCapitalised(ts[i+1]):
+			continue // "left knee", "left early": a determiner or a name says a thing left
 		case stopVerbs[t.low]:
 		case (t.low == "gave" || t.low == "given" || t.low == "giving") && j < len(ts) && ts[j].low == "up":
 			j++
@@ -1551,6 +1597,10 @@ func stoppedValue(ts []token, vals []string) string {
 	}
 	return ""
 }
+
+// keepsOn before a verb of stopping says the thing goes on: "can't stop writing", "never
+// quit".
+var keepsOn = wordSet(`can't cant cannot couldn't couldnt won't wont never don't dont didn't didnt not`)
 
 // switchVerbs change one thing for another: "switched (from A) to B", "swapped A for B",
 // "replaced A with B". Only the forms that are no nouns: "a nice change to my regular

@@ -60,6 +60,9 @@ var dayRunRe = regexp.MustCompile(`(?i)\b(?:(?:on|every|to|from|till|until|and)\
 // scheduleFacts reads a clause that says when an event happens: the day and clock time
 // facts of the event, or nil.
 func scheduleFacts(c clause, self string, base Fact) []Fact {
+	if singleDay.MatchString(c.text) {
+		return nil // "last day at halden is friday": one day, no schedule
+	}
 	ts := skipFillers(c.toks)
 	owner, event, at := eventPhrase(ts, self)
 	if event == "" {
@@ -235,6 +238,9 @@ func eventOwner(ph []token, self string) (owner, event string) {
 	var words []string
 	for i, t := range ph {
 		w := t.low
+		if w == "first" || w == "last" || w == "next" {
+			return "", "" // "last day at halden is friday": one day, no schedule
+		}
 		if pronouns[w] || firstPerson[w] || w == "they" || w == "it" || w == "we" || w == "you" || w == "this" || w == "that" {
 			return "", ""
 		}
@@ -309,6 +315,9 @@ func eventStem(w string) string {
 	}
 	return w
 }
+
+// singleDay names a single day rather than a recurring one.
+var singleDay = regexp.MustCompile(`(?i)\b(?:first|last|final) (?:day|week|time|session|class|lesson)\b`)
 
 // genericMark prefixes, between eventOwner and scheduleFacts, an event key made of a
 // generic word only.

@@ -154,8 +154,10 @@ func clauses(s string) [][]token {
 			i+1 < len(ts) && startsStatement(ts[i+1:]):
 			cut = true
 		}
-		if cut && ts[i].low == "and" && i-start == 1 && isWord(ts[start].low) && !fillers[ts[start].low] && !firstPerson[ts[start].low] && !verbish(ts[start].low) {
-			// "chloe and her girlfriend just bought a place": one subject of two.
+		if cut && ts[i].low == "and" && i-start == 1 && isWord(ts[start].low) && !fillers[ts[start].low] && !firstPerson[ts[start].low] && !verbish(ts[start].low) &&
+			i+1 < len(ts) && ts[i+1].low != "my" && ts[i+1].low != "our" {
+			// "chloe and her girlfriend just bought a place": one subject of two, the first
+			// ("Cornelius and my mom are not together" is still my mom's).
 			cut = false
 		}
 		if cut {
@@ -692,7 +694,7 @@ var changingVerbs = wordSet(`put puts upped ups raised raises increased increase
 
 // placingVerbs and placingPreps make "<someone> <verb> me <prep> …" (placedSelf).
 var (
-	placingVerbs = map[string]bool{"switched": true, "switch": true, "put": true, "puts": true, "moved": true, "moves": true, "got": true, "gets": true, "started": true, "starts": true, "signed": true, "promoted": true, "transferred": true, "assigned": true, "enrolled": true, "registered": true, "upgraded": true, "bumped": true, "added": true, "referred": true, "changed": true, "booked": true}
+	placingVerbs = map[string]bool{"switched": true, "switch": true, "put": true, "puts": true, "moved": true, "moves": true, "got": true, "gets": true, "started": true, "starts": true, "signed": true, "promoted": true, "transferred": true, "assigned": true, "enrolled": true, "registered": true, "upgraded": true, "bumped": true, "added": true, "referred": true, "changed": true, "booked": true, "taken": true, "took": true, "taking": true}
 	placingPreps = map[string]bool{"to": true, "on": true, "onto": true, "into": true, "in": true, "up": true, "over": true, "as": true, "off": true, "from": true}
 )
 

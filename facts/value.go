@@ -60,6 +60,9 @@ func phrase(ts []token) string {
 	return join(out)
 }
 
+// doseOfRe is a dose followed by its drug: "40mg of omeprazole", "500 mg of metformin".
+var doseOfRe = regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:mg|mcg|ml|g)\s+of\s+([a-z][a-z-]+)`)
+
 // languages are the names of languages people learn and speak, by which a language
 // value is read wherever it stands in the clause.
 var languages = wordSet(`english french spanish german italian portuguese dutch swedish norwegian danish finnish
@@ -79,13 +82,19 @@ var anchors = map[string]bool{
 	// Verbs of starting and stopping: the value is what follows ("stopped the melatonin",
 	// "trying melatonin", "cancelled google one"); the change itself is the fact's polarity.
 	"trying": true, "tried": true, "stopped": true, "quit": true, "cancelled": true, "canceled": true, "dropped": true, "ditched": true,
-	"sold": true, "rehomed": true, "nicked": true, "stole": true, "pinched": true, "began": true, "taking": true, "took": true, "upgraded": true, "downgraded": true, "swapped": true,
+	"sold": true, "rehomed": true, "off": true, "nicked": true, "stole": true, "pinched": true, "began": true, "taking": true, "took": true, "upgraded": true, "downgraded": true, "swapped": true,
 }
 
 // value picks the value of attr from the clause tokens ts (the words after the
 // subject; all holds the whole clause for patterns that span it).
 func value(attr attribute, ts, all []token, role string) string {
 	text := join(all)
+	if attr.name == "medication" {
+		// "I'm on 40mg of omeprazole": the drug, not its dose (an attribute of its own).
+		if m := doseOfRe.FindStringSubmatch(text); m != nil {
+			return m[1]
+		}
+	}
 	if attr.name == "language" {
 		// "learning french on duolingo": the language, not the app.
 		for _, t := range ts {
@@ -391,7 +400,7 @@ func capitalised(ts []token) string {
 func isCapitalisedWord(t token) bool { return isCapitalised(t) }
 
 var (
-	negationRe = regexp.MustCompile(`(?i)\b(?:no longer|not any ?more|any ?more|any longer|no more|sold|quit|quitting|stopped|cancell?ed|gave up|given up|got rid of|split up|broke up|broken up|moved out|dropped out|ditched|rehomed?|ended|withdrew|deleted|done with|won't be|isn't|is not|not actually|never was|lost my|handed (?:\w+ ){0,4}back|left the|'s left|has left|i left|stolen|nicked|stole|written off|wrote off)\b`)
+	negationRe = regexp.MustCompile(`(?i)\b(?:no longer|not any ?more|any ?more|any longer|no more|sold|quit|quitting|stopped|cancell?ed|gave up|given up|got rid of|split up|broke up|broken up|moved out|dropped out|ditched|rehomed?|ended|withdrew|deleted|done with|won't be|isn't|is not|not actually|never was|lost my|handed (?:\w+ ){0,4}back|left the|'s left|has left|i left|stolen|nicked|stole|written off|wrote off|(?:taken|took|taking) (?:me|him|her|us|them) off|(?:came|come|coming) off)\b`)
 	// changeRe marks a clause that names the new value of a change ("quit the cafe,
 	// now a baker"): the cue of negation then belongs to the old value.
 	changeRe = regexp.MustCompile(`(?i)\b(?:now|instead|switched to|new|started|moved to|moved into|into (?:a|an|the|my|our) (?:new )?(?:flat|house|place|home|apartment|room)|back on|back to)\b`)
