@@ -562,6 +562,11 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			if len(s.vecs) == 0 {
 				continue
 			}
+			if strings.HasPrefix(s.attribute, "favourite") && !favouriteRe.MatchString(c.text) {
+				// A favourite is said as one: "I love trying out new recipes" is no
+				// favourite-recipe.
+				continue
+			}
 			if sc := maxDot(c.vec, s.vecs); sc > reuseS {
 				reuse, reuseS = s.attribute, sc
 			}
@@ -680,6 +685,9 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 	}
 	return nil, "no value found for the attribute"
 }
+
+// favouriteRe says something is a favourite.
+var favouriteRe = regexp.MustCompile(`(?i)\b(?:favou?rites?|fave|faves|fav)\b`)
 
 // planAttrs are plans whose dates are when the planned thing happens: a trip, a flight,
 // a stay, an event.
