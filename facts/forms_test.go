@@ -328,3 +328,35 @@ func TestOfflineJobsDrugsAndFalseFriends(t *testing.T) {
 		}
 	}
 }
+
+// A relation's role ("my brother's girlfriend"), a plural thing ("my running shoes
+// are"), a role's appointments, a pet gone missing; a kind of thing the table has (a
+// camera is a device) is no label of its own. Sentences written for the purpose.
+func TestOfflineRolesPluralsAppointments(t *testing.T) {
+	var ppl people
+	if subj, _, role := ppl.subject(tokenize("my brother's girlfriend is called Jade"), "user"); subj != "brother" || role != "partner" {
+		t.Errorf("subject %q role %q, want brother, partner", subj, role)
+	}
+	for _, tt := range []struct{ text, attr, value string }{
+		{"my running shoes are the nike pegasus", "running-shoes", "nike pegasus"},
+		{"my camera is a fuji x-t3", "", ""},
+		{"my lunch breaks are gonna be chaos", "", ""},
+	} {
+		ts := tokenize(tt.text)
+		if a, v := ownLabel(clause{toks: ts, text: join(ts)}, false); a != tt.attr || v != tt.value {
+			t.Errorf("ownLabel(%q) = %s=%q, want %s=%q", tt.text, a, v, tt.attr, tt.value)
+		}
+	}
+	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{
+		{Text: "my physio appointments are wednesdays at 10"},
+		{Text: "Tofu went missing last week and hasn't come back", Slots: []string{"user/pet"}, Values: map[string][]string{"user/pet": {"Tofu", "Miso"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"user/physio-day=wednesdays", "user/pet!=Tofu"} {
+		if got := factKeys(res[i].Facts); !slices.Contains(got, want) {
+			t.Errorf("input %d: facts %v, want %s", i, got, want)
+		}
+	}
+}

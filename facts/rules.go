@@ -823,7 +823,8 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 	next, tail := -1, false // tail: past "these days", "now", … between label and verb
 	for k := j; k < len(ts) && k < j+5; k++ {
 		w := ts[k].low
-		if w == "is" && len(label) > 0 {
+		if len(label) > 0 && (w == "is" || w == "are" && strings.HasSuffix(label[len(label)-1], "s")) {
+			// "my bank is …"; a plural thing with "are": "my running shoes are …".
 			next = k + 1
 			break
 		}
@@ -836,7 +837,7 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 			next = k + 1
 			break
 		}
-		if tail || !isWord(w) || stopValue[w] || ts[k].end || len(label) == 3 || isCapitalised(ts[k]) || isPetWord(w) || w == "pup" {
+		if tail || !isWord(w) || stopValue[w] || ts[k].end || len(label) == 3 || isCapitalised(ts[k]) || isPetWord(w) || w == "pup" || relations[strings.TrimSuffix(w, "'s")] != "" && len(label) == 0 && strings.HasSuffix(w, "'s") {
 			// "My pup Toby is …", "my cat luna is …": a pet and its name, no label.
 			return "", ""
 		}
@@ -859,7 +860,9 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 			return "", ""
 		}
 		for _, w := range label {
-			if openLabelStops[w] || abstractWords[w] || common[w] || isMonthOrDay(w) {
+			if openLabelStops[w] || abstractWords[w] || emptyWords[w] || isMonthOrDay(w) || attributeCue(w) {
+				// A kind of thing the table has an attribute for ("my camera is …": a
+				// device) is read by meaning, into that attribute's group.
 				return "", ""
 			}
 		}
@@ -881,7 +884,7 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		rest = rest[:k] // "monzo these days"
 	}
 	value = phrase(rest)
-	if value == "" || emptyValue(value) || abstractValue(value) {
+	if value == "" || emptyValue(value) || abstractValue(value) || verbal(value) || w0 == "gonna" || w0 == "gotta" || w0 == "going" {
 		return "", ""
 	}
 	vs := strings.Fields(strings.ToLower(value))
@@ -892,6 +895,17 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		return "", "" // "My bank is useless": in text with capitals a name has them
 	}
 	return attr, value
+}
+
+// attributeCue reports a word that is one of the attribute table's cues: "camera" (a
+// device), "car", "rent".
+func attributeCue(w string) bool {
+	for _, a := range attributes {
+		if slices.Contains(a.cues, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // judging reports a word shaped like an adjective that judges ("horrendous",
@@ -1319,7 +1333,7 @@ func addressed(text, name string) bool {
 // or a time follows.
 var leaving = regexp.MustCompile(`(?i)^(?:(?:has|had|have|is|was|'s|’s|s|just|finally|now|already)\s+)*(?:(?:` +
 	`(?:dropped|drops|dropping) out|(?:moved|moves|moving) out|resigned|retired|stepped down|passed away|died|` +
-	`(?:gone|went|goes|moved|has moved) (?:off )?to live (?:with|on|at|in)|(?:got|was|been) (?:stolen|nicked|rehomed|adopted)|` +
+	`(?:gone|went|goes|moved|has moved) (?:off )?to live (?:with|on|at|in)|(?:got|was|been) (?:stolen|nicked|rehomed|adopted)|(?:went|gone|is|has gone) missing|ran away|` +
 	`stopped coming|(?:won't|won’t|will not|isn't|isn’t|is not|not) (?:be )?coming(?: any ?more| back)?|broke up with (?:me|us)|dumped (?:me|us))\b` +
 	`|(?:left|leaves|leaving|quit|quits|quitting|gone)(?:$|,|\s+(?:us|me|(?:her|his|their) job|town|for good|(?:yesterday|today|tonight|last|this|on|in|after)\b)))`)
 

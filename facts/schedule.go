@@ -29,7 +29,7 @@ var scheduleVerbs = wordSet(`is are 's moved moves got gets has have changed cha
 // whenLeads stand between a schedule verb and the day or time it gives: "is now on",
 // "got moved to", "go out", "are due".
 var whenLeads = wordSet(`now still on at every back usually always normally moved changed pushed shifted switched
-	rescheduled to got been going out due from starting other each`)
+	rescheduled to got been going out due from starting other each me us`)
 
 // whenFollows reports whether the words after a schedule verb give a day or a clock time
 // straight away (past whenLeads): "is on mondays at 6pm", "got moved to sunday", "go
@@ -279,6 +279,11 @@ func eventOwner(ph []token, self string) (owner, event string) {
 			}
 			continue
 		}
+		if roles[w] != "" && (generic != "" || k == 0) && !familyWords[w] {
+			// "my physio appointments", "physio's moved me to fridays": a role of the
+			// speaker's life names its appointments.
+			return owner, Kebab(w)
+		}
 		if relations[w] != "" || roles[w] != "" || emptyWords[w] || stopValue[w] || fillers[w] || verbish(w) && !isEventNoun(w) {
 			return "", ""
 		}
@@ -295,11 +300,15 @@ func eventOwner(ph []token, self string) (owner, event string) {
 	return "", ""
 }
 
+// familyWords are relations that are people of the family, never an appointment.
+var familyWords = wordSet(`husband wife girlfriend boyfriend partner fiance fiancee housemate flatmate roommate flatmates housemates`)
+
 // placeAdverbs stand in an event's phrase without naming it: "bins here go out".
 var placeAdverbs = wordSet(`here there still now also then always usually`)
 
 // articles open a phrase: never an event's key.
 var articles = wordSet(`the a an my our`)
+
 
 // eventStem is the form an event's words share: "swimming" → swim, "bins" → bin,
 // "lessons" → lesson.

@@ -739,6 +739,12 @@ func (p *people) possessed(ts []token, self string) (string, []token, string) {
 	if i >= len(ts) {
 		return self, nil, ""
 	}
+	if w := strings.TrimSuffix(ts[i].low, "'s"); w != ts[i].low && relations[w] != "" && roles[w] == "" && i+1 < len(ts) && roles[strings.TrimSuffix(ts[i+1].low, "'s")] != "" {
+		// "my brother's girlfriend is called Jade": the brother's partner.
+		rel := relations[w]
+		p.last = rel
+		return rel, ts[i+2:], roles[strings.TrimSuffix(ts[i+1].low, "'s")]
+	}
 	// Two-word relations: "running buddy", "desk buddy", "personal tutor", "study buddy".
 	k := i
 	if k+1 < len(ts) && relations[strings.TrimSuffix(ts[k+1].low, "'s")] != "" && relations[ts[k].low] == "" {
