@@ -73,6 +73,29 @@
 //     and goes "back to" another, takes another "instead", switches ("switched from
 //     vodafone to giffgaff", "the gp switched me to rosuvastatin") or moves a time ("raj
 //     moved standup to 10") gives that slot the new value, by form.
+//   - Open slots told by their label: "my <label> is <value>" with a label outside the
+//     table and no relation or role is an attribute of its own ("my bank is monzo": bank;
+//     "my running shoes are the nike pegasus"); a favourite is one of its kind
+//     (favourite-band beside favourite-food), and an existing favourite slot takes only
+//     clauses that say favourite. A label the table has a cue for ("my camera is …": a
+//     device) is read by meaning (rules.go, ownLabel).
+//   - Schedules (schedule.go): an event's day and clock time are <event>-day and
+//     <event>-time of its owner ("my pilates class is on mondays at 6pm", "the council
+//     moved recycling to fridays", "leo's pickup is 3:15", "my physio appointments are
+//     wednesdays at 10"); a generic word ("training's moved to wednesdays") is the one
+//     event of that kind the user has, an event said without its owner the one who has
+//     it. One day ("last day at Halden is Friday") is no schedule.
+//   - Someone else changing a thing of the speaker's ("landlord put the rent up to
+//     1,750", "gp upped my sertraline") or of the one named before ("the doctor doubled
+//     his metformin") states the owner's fact.
+//   - A thing given up names the denied value ("gave the old iphone to my mum", "stopped
+//     the 5:2" of "5:2 diet", "Alfie's left Little Stars", not "can't stop writing" nor a
+//     left knee); a slot named by its attribute in a denial ("someone nicked my bike")
+//     ends whatever value it holds; a job ends untold ("dad's retired", "I lost my job");
+//     a change names an earlier value by its head ("traded the focus in for a yaris").
+//   - A plan's month is when the planned thing happens, not when the fact became true
+//     ("we're going to crete in july"): no event time for a trip, a flight, a stay or an
+//     event dated ahead.
 //   - Negation ("sold", "no longer", "don't … anymore", "split up"), scope ("except on
 //     fridays", "only when I travel") and event time ("back in March", "since april",
 //     "from the 1st of july", "last month", resolved against Input.Time) are read from

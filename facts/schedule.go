@@ -309,7 +309,6 @@ var placeAdverbs = wordSet(`here there still now also then always usually`)
 // articles open a phrase: never an event's key.
 var articles = wordSet(`the a an my our`)
 
-
 // eventStem is the form an event's words share: "swimming" → swim, "bins" → bin,
 // "lessons" → lesson.
 func eventStem(w string) string {

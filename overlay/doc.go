@@ -81,7 +81,13 @@
 //     store.MetaValue), a scoped exception holds within its scope, and a version
 //     reported late stays history behind a newer one. The
 //     final statuses do not depend on the order the memories arrive in
-//     (TestVersionGroupsArrivalOrder).
+//     (TestVersionGroupsArrivalOrder);
+//   - a denial of an earlier version's value ("sold the dell" after "old dell xps" and
+//     then "macbook pro") ends that version only: the planner reads the denial's group
+//     and links the denial coexisting with the current version, which stays current
+//     (planner.pastDenial, TestDenialOfAnEarlierValue). A denial of the current value,
+//     or of one no version states ("I don't drink coffee anymore" after "flat white"),
+//     is left to the time line.
 //
 // A bank written before facts (or with them off) is regrouped by Reindex: records
 // without facts get them, and those in no slot or a "slot:<id>" group join their fact's
