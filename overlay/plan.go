@@ -287,10 +287,23 @@ func (p *planner) merge(r store.Record, slot string, single, alone bool) {
 	if r.Slot != "" && r.Slot != slot && !alone {
 		members = p.group(r.Slot)
 	}
+	var left []string // the slots records leave, whose time lines then settle again
+	defer func() {
+		for _, s := range left {
+			if len(p.group(s)) > 0 {
+				p.reconcile(s)
+			}
+		}
+	}()
 	for _, id := range members {
 		m := p.view[id]
 		if m.Slot == slot && m.SingleValued == single {
 			continue
+		}
+		if m.Slot != "" && m.Slot != slot && !slices.Contains(left, m.Slot) {
+			// A record that leaves a group alone may leave behind a version its
+			// supersedes link held down: the group it left is reconciled too.
+			left = append(left, m.Slot)
 		}
 		m.Slot, m.SingleValued = slot, single
 		p.view[id] = m

@@ -114,8 +114,9 @@ func TestPlanCommit(t *testing.T) {
 			want: commitPlan{
 				Record:    planRecord("new", "nadia/food/tacos", 5, store.StatusActive),
 				Moves:     []slotMove{{ID: "tacos1", Slot: "nadia/food/tacos", Single: true}},
-				Links:     []plannedLink{{From: "new", Type: store.LinkSupersedes, To: "tacos1"}},
-				Reconcile: []string{"nadia/food/tacos"},
+				Links: []plannedLink{{From: "new", Type: store.LinkSupersedes, To: "tacos1"}},
+				// The group tacos1 leaves settles again: "days" is its newest version now.
+				Reconcile: []string{"user/office-days", "nadia/food/tacos"},
 				Commits:   []CommitTrace{{Action: judge.ActionSupersede, Old: "tacos1", New: "new", Slot: "nadia/food/tacos"}},
 			},
 		},
@@ -225,6 +226,59 @@ func TestApplyPlanRefusesBrokenInvariant(t *testing.T) {
 			}
 			if r, err := st.Get(ctx, "ana", "home1"); err != nil || len(r.Links) != 0 || r.Status != store.StatusActive {
 				t.Errorf("home1 after the refused plan: %+v %v, want it unchanged", r, err)
+			}
+		})
+	}
+}
+
+// A record that leaves its group alone (it states a fact of the new memory's group) may
+// leave behind a version it held down: the group it left settles again in the same
+// commit, on both stores. Before, the store refused the commit (stale-status) and the
+// memory was not stored (BenchmarkIngest/Batch32Facts).
+func TestPlanReconcilesTheGroupLeft(t *testing.T) {
+	for name, open := range bothStores() {
+		t.Run(name, func(t *testing.T) {
+			st, _ := open(t)
+			ctx := t.Context()
+			// x ← y ← z in aunt/home; z also says the user's partnership ended.
+			x := planRecord("x", "aunt/home", 1, store.StatusActive)
+			y := planRecord("y", "aunt/home", 2, store.StatusActive)
+			z := planRecord("z", "aunt/home", 3, store.StatusActive)
+			z.Meta, _ = withFacts(nil, []facts.Fact{{Subject: "aunt", Attribute: "home", Value: "Leeds"},
+				{Subject: "user", Attribute: "partner", Value: "Elena", Negated: true}})
+			err := st.Tx(ctx, "ana", func(tx store.Tx) error {
+				for _, r := range []store.Record{x, y, z} {
+					if err := tx.Put(ctx, r); err != nil {
+						return err
+					}
+				}
+				for _, l := range [][2]string{{"y", "x"}, {"z", "y"}} {
+					if err := tx.Link(ctx, l[0], store.LinkSupersedes, l[1]); err != nil {
+						return err
+					}
+				}
+				return store.Reconcile(ctx, tx, "aunt/home")
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var group []store.Record
+			for _, id := range []string{"x", "y", "z"} {
+				r, err := st.Get(ctx, "ana", id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				group = append(group, r)
+			}
+			nw := planRecord("new", "user/partner", 5, store.StatusActive)
+			nw.Meta, _ = withFacts(nil, []facts.Fact{{Subject: "user", Attribute: "partner", Value: "Elena"}})
+			pl := planCommit(planInput{Record: nw, Candidates: []store.Record{group[2]}, Verdicts: []*judge.Verdict{conflict(judge.ActionTransition)},
+				Groups: map[string][]store.Record{"aunt/home": group, "user/partner": nil}, Facts: true, NewID: counter()})
+			if err := st.Tx(ctx, "ana", func(tx store.Tx) error { return applyPlan(ctx, tx, pl) }); err != nil {
+				t.Fatalf("plan %+v refused: %v", pl, err)
+			}
+			if v, err := store.Check(ctx, st, "ana"); err != nil || len(v) != 0 {
+				t.Errorf("invariants: %v %v", v, err)
 			}
 		})
 	}
