@@ -112,9 +112,9 @@ func TestPlanCommit(t *testing.T) {
 				Groups: map[string][]store.Record{"user/office-days": {planRecord("days", "user/office-days", 2, store.StatusActive), tacos1},
 					"nadia/food/tacos": nil}, Facts: true},
 			want: commitPlan{
-				Record:    planRecord("new", "nadia/food/tacos", 5, store.StatusActive),
-				Moves:     []slotMove{{ID: "tacos1", Slot: "nadia/food/tacos", Single: true}},
-				Links: []plannedLink{{From: "new", Type: store.LinkSupersedes, To: "tacos1"}},
+				Record: planRecord("new", "nadia/food/tacos", 5, store.StatusActive),
+				Moves:  []slotMove{{ID: "tacos1", Slot: "nadia/food/tacos", Single: true}},
+				Links:  []plannedLink{{From: "new", Type: store.LinkSupersedes, To: "tacos1"}},
 				// The group tacos1 leaves settles again: "days" is its newest version now.
 				Reconcile: []string{"user/office-days", "nadia/food/tacos"},
 				Commits:   []CommitTrace{{Action: judge.ActionSupersede, Old: "tacos1", New: "new", Slot: "nadia/food/tacos"}},
