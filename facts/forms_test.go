@@ -360,3 +360,37 @@ func TestOfflineRolesPluralsAppointments(t *testing.T) {
 		}
 	}
 }
+
+// The last set of sentences written for the purpose: a possessive before a schedule, a
+// favourite of two words, a provider after "with", a label the table names, a home's
+// keys, a generic start time for the one event known.
+func TestOfflineLastSet(t *testing.T) {
+	for _, tt := range []struct{ text, attr, value string }{
+		{"my kid's school starts at 8:45", "", ""},
+		{"my bank's monzo these days", "bank", "monzo"},
+		{"my favourite tv show is Succession", "favourite-show", "Succession"},
+		{"my mortgage is with Nationwide", "mortgage", "Nationwide"},
+		{"my team lead is Marcus", "manager", "Marcus"},
+	} {
+		ts := tokenize(tt.text)
+		if a, v := ownLabel(clause{toks: ts, text: join(ts)}, cased(tt.text)); a != tt.attr || v != tt.value {
+			t.Errorf("ownLabel(%q) = %s=%q, want %s=%q", tt.text, a, v, tt.attr, tt.value)
+		}
+	}
+	if v := homePlace(tokenize("I've just got the keys to my own flat in Bath!"), false); v != "Bath" {
+		t.Errorf("homePlace = %q, want Bath", v)
+	}
+	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{
+		{Text: "my kid's school starts at 8:45"},
+		{Text: "the school's changed the start time to 8:30 from january"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := factKeys(res[0].Facts); !slices.Contains(got, "kid/school-time=8:45") {
+		t.Errorf("facts %v, want kid/school-time=8:45", got)
+	}
+	if got := factKeys(res[1].Facts); !slices.Contains(got, "kid/school-time=8:30") {
+		t.Errorf("facts %v, want kid/school-time=8:30", got)
+	}
+}

@@ -171,7 +171,11 @@ func boughtHome(ts []token, i int) int {
 		return 0
 	}
 	j := i + 1
-	for j < len(ts) && (leadValue[ts[j].low] || ts[j].low == "little" || ts[j].low == "two" || ts[j].low == "bed" || ts[j].low == "bedroom") {
+	if j+2 < len(ts) && ts[j].low == "the" && ts[j+1].low == "keys" && ts[j+2].low == "to" {
+		j += 3 // "got the keys to my own flat in Bath"
+	}
+
+	for j < len(ts) && (leadValue[ts[j].low] || ts[j].low == "own" || ts[j].low == "little" || ts[j].low == "two" || ts[j].low == "bed" || ts[j].low == "bedroom") {
 		j++
 	}
 	if j+1 < len(ts) && homeNouns[ts[j].low] && ts[j+1].low == "in" {
@@ -660,7 +664,7 @@ var labelNames = map[string]string{
 	"city": "home", "town": "home", "home city": "home", "home town": "home", "base": "home", "location": "home", "neighbourhood": "home", "neighborhood": "home",
 	"go-to drink": "drink", "coffee order": "drink", "coffee": "drink", "beverage": "drink", "usual": "drink",
 	"pastime": "hobby", "hobbies": "hobby", "workout": "exercise", "sport": "exercise", "training": "exercise",
-	"boss": "manager", "line manager": "manager", "gf": "partner", "bf": "partner", "girlfriend": "partner", "boyfriend": "partner",
+	"boss": "manager", "line manager": "manager", "team lead": "manager", "team leader": "manager", "supervisor": "manager", "gf": "partner", "bf": "partner", "girlfriend": "partner", "boyfriend": "partner",
 	"flat": "home", "apartment": "home", "house": "home", "mobile": "phone", "network": "phone-plan", "uni": "university",
 	"major": "course", "degree": "course", "doctor": "doctor", "gp": "doctor", "physio": "doctor",
 	"emergency contact": "contact", "next of kin": "contact", "emergency": "contact",
@@ -833,6 +837,12 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 			continue
 		}
 		if strings.HasSuffix(w, "'s") && !tail {
+			if k+1 < len(ts) && !copulaNext(ts[k+1]) && !leadValue[ts[k+1].low] && !isCapitalised(ts[k+1]) && !ownedAdverbs[ts[k+1].low] &&
+				slices.ContainsFunc(ts[k+2:min(len(ts), k+4)], func(t token) bool {
+					return t.low == "is" || t.low == "are" || t.low == "was" || t.low == "has" || scheduleVerbs[t.low] || verbish(t.low)
+				}) {
+				return "", "" // "my kid's school starts at 8:45": a possessive, not "is"
+			}
 			label = append(label, strings.TrimSuffix(w, "'s"))
 			next = k + 1
 			break
@@ -847,30 +857,40 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		return "", ""
 	}
 	if fav := label[0]; fav == "favourite" || fav == "favorite" || fav == "fave" {
-		if len(label) != 2 {
+		if len(label) < 2 || len(label) > 3 {
 			return "", ""
 		}
-		attr = "favourite-" + Kebab(label[1])
+		attr = "favourite-" + Kebab(label[len(label)-1]) // "favourite tv show" is favourite-show
 	} else {
 		name := strings.Join(label, " ")
-		if len(label) > 2 || labelNames[name] != "" || roles[label[len(label)-1]] != "" || relations[label[len(label)-1]] != "" {
+		if a := labelNames[name]; a != "" && len(label) == 2 {
+			attr = a // "my team lead is Marcus": the manager
+		} else if len(label) > 2 || labelNames[name] != "" || roles[label[len(label)-1]] != "" || relations[label[len(label)-1]] != "" {
 			return "", ""
 		}
-		if _, known := attributeByName(Kebab(name)); known {
+		if _, known := attributeByName(Kebab(name)); known && attr == "" {
 			return "", ""
 		}
 		for _, w := range label {
+			if attr != "" {
+				break // named by labelNames
+			}
 			if openLabelStops[w] || abstractWords[w] || emptyWords[w] || isMonthOrDay(w) || attributeCue(w) {
 				// A kind of thing the table has an attribute for ("my camera is …": a
 				// device) is read by meaning, into that attribute's group.
 				return "", ""
 			}
 		}
-		attr = Kebab(name)
+		if attr == "" {
+			attr = Kebab(name)
+		}
 	}
 	rest := ts[next:]
 	for len(rest) > 0 && ownedAdverbs[rest[0].low] || len(rest) > 0 && (rest[0].low == "called" || rest[0].low == "named" || rest[0].low == "currently") {
 		rest = rest[1:]
+	}
+	if len(rest) > 1 && rest[0].low == "with" && (isCapitalised(rest[1]) || !cased) {
+		rest = rest[1:] // "my mortgage is with Nationwide": its provider
 	}
 	if len(rest) == 0 {
 		return "", ""
@@ -940,6 +960,9 @@ var evaluations = wordSet(`great good bad awful terrible amazing lovely nice fin
 func favouriteOf(ts []token) string {
 	if len(ts) == 0 || !isWord(ts[0].low) || stopValue[ts[0].low] || labelTails[ts[0].low] || fillers[ts[0].low] {
 		return "favourite"
+	}
+	if len(ts) > 1 && isWord(ts[1].low) && !stopValue[ts[1].low] && !labelTails[ts[1].low] && !fillers[ts[1].low] && !ts[0].end && !ts[0].colon {
+		return "favourite-" + Kebab(ts[1].low) // "favourite tv show": its last word
 	}
 	return "favourite-" + Kebab(ts[0].low)
 }

@@ -19,7 +19,7 @@ import (
 // eventWords are generic words of a recurring event, passed over for its key.
 var eventWords = wordSet(`class classes lesson lessons session sessions practice practices training meeting meetings
 	appointment appointments day days time times club group weekly daily the my our a new usual regular night nights
-	morning mornings evening evenings run runs slot`)
+	morning mornings evening evenings run runs slot start finish end opening closing`)
 
 // scheduleVerbs tell an event's day or time after its phrase: "is", "moved to", "got
 // pushed to", "goes out on", "starts at".
@@ -232,7 +232,7 @@ func isEventNoun(w string) bool {
 // eventOwner splits an event phrase into its owner and its key: "my pilates class" →
 // self, pilates; "leo's pickup" → leo, pickup; "the kids' swimming" → kids, swim; "the
 // bins" → "" (no possessor), bin. No key when the phrase is a pronoun, a person, a first
-// person, a state of the attribute table, or no plain words.
+// person, or no plain words.
 func eventOwner(ph []token, self string) (owner, event string) {
 	owner = ""
 	var words []string
@@ -286,9 +286,6 @@ func eventOwner(ph []token, self string) (owner, event string) {
 		}
 		if relations[w] != "" || roles[w] != "" || emptyWords[w] || stopValue[w] || fillers[w] || verbish(w) && !isEventNoun(w) {
 			return "", ""
-		}
-		if _, known := attributeByName(w); known {
-			return "", "" // "my phone is … by 3pm", "rent goes up to …": a state of its own
 		}
 		return owner, Kebab(eventStem(w))
 	}
