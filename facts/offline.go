@@ -339,7 +339,6 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			known = append(known, s)
 		}
 		facts, why := o.extract(in[i], p, vecs[p.mem], protos, nonFact, known)
-		facts = deniedByName(facts, in[i], known)
 		if kept := slices.DeleteFunc(slices.Clone(facts), func(f Fact) bool { return junk(f, p.cased) }); len(kept) < len(facts) {
 			// A clause of chat ("It's been a busy week", "I'll reach my goals") matched an
 			// attribute with no value of its kind.
@@ -354,33 +353,6 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		}
 	}
 	return out, nil
-}
-
-// deniedByName gives a denial that names only its attribute ("someone nicked my bike",
-// "sold my car") the slot's latest value, when the subject has that slot: the thing
-// denied is the one the slot holds.
-func deniedByName(fs []Fact, in Input, known []slotSeen) []Fact {
-	for i, f := range fs {
-		if !f.Negated || !namesAttribute(f) || !SingleValued(f.Attribute) {
-			continue
-		}
-		key := Kebab(f.Subject) + "/" + Kebab(f.Attribute)
-		var vals []string
-		for _, s := range known {
-			if s.subject+"/"+Kebab(s.attribute) == key {
-				vals = append(vals, s.values...)
-			}
-		}
-		for k, vs := range in.Values {
-			if subj, attr, ok := strings.Cut(k, "/"); ok && Kebab(subj)+"/"+Kebab(attr) == key {
-				vals = append(vals, vs...)
-			}
-		}
-		if len(vals) > 0 {
-			fs[i].Value = vals[0]
-		}
-	}
-	return fs
 }
 
 // addSeen records a produced fact's slot with the vectors of the clauses that stated it.
