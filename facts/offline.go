@@ -414,6 +414,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 	})
 	unresolved := ""
 	msgWords := wordCount(p)
+	values := knownValues(in, known)
 	for _, c := range p.clauses {
 		subj, rest, role := c.subj, c.rest, c.role
 		if subj == "" {
@@ -446,9 +447,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		// person's move.
 		// A person's move ("Liam's moved to London") is no pet's: the name must be a known
 		// pet's, or the memory must talk about pets.
-		isPet := petTalk || slices.ContainsFunc(known, func(s slotSeen) bool {
-			return s.attribute == "pet" && slices.ContainsFunc(s.values, func(v string) bool { return Kebab(v) == subj })
-		}) || slices.ContainsFunc(in.Values[p.self+"/pet"], func(v string) bool { return Kebab(v) == subj })
+		isPet := petTalk || knownPetName(values, subj)
 		if isPet && subj != p.self && len(rest) > 0 && len(skipFillers(c.toks))-len(rest) == 1 && !slices.Contains(knownSubjects, subj) && petGone.MatchString(join(rest)) && isCapitalised(c.toks[len(c.toks)-len(rest)-1]) {
 			gone = append(gone, Fact{Attribute: "pet", Value: c.toks[len(c.toks)-len(rest)-1].orig, Negated: true, EventTime: eventTime(c.text, in.Time)})
 			continue
@@ -631,11 +630,11 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			facts = append(facts, g)
 		}
 	}
-	facts = ownersByAttribute(in, p, knownEvents(facts, in, known), known)
+	facts = ownersByAttribute(in, p, knownEvents(facts, known), known)
 	for i := range facts {
 		facts[i].defaultOwner, facts[i].genericEvent = false, false
 	}
-	for _, f := range valueMentions(in, p, facts, known) {
+	for _, f := range valueMentions(in, p, facts, values) {
 		// Read by form, the change replaces what the meaning made of the same version group
 		// (of a multi-valued attribute, the same value: "ben moved out :( new flatmate is
 		// chloe" keeps chloe).
@@ -656,6 +655,16 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		return nil, "no attribute fits: " + bestWhy
 	}
 	return nil, "no value found for the attribute"
+}
+
+// knownPetName reports a name that is a value of someone's pet slot (values: knownValues).
+func knownPetName(values map[string][]string, name string) bool {
+	for k, vs := range values {
+		if strings.HasSuffix(k, "/pet") && slices.ContainsFunc(vs, func(v string) bool { return Kebab(v) == name }) {
+			return true
+		}
+	}
+	return false
 }
 
 // favouriteRe says something is a favourite.

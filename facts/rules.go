@@ -1106,10 +1106,10 @@ func teamName(ts []token) string {
 // backTo reads "back on/in/to/at X" and "back to being a X": the phrase X.
 var backTo = regexp.MustCompile(`(?i)\bback (?:on|in|to|at|with|into)(?: being)?(?: the| a| an| my| our)? ([\p{L}\d][\p{L}\d'&-]*(?: [\p{L}\d][\p{L}\d'&-]*){0,3})`)
 
-// valueMentions returns the facts of clauses that tell a change of an existing slot by
-// its values — those of Input.Values and those the call's earlier inputs stated (known)
-// — for the slots no other fact of the memory read by form.
-func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
+// knownValues returns the values the extractor knows of the user's slots, by key
+// ("<subject>/<attribute>"), newest first: those the call's earlier inputs stated (known)
+// before those the input is shown (Input.Values).
+func knownValues(in Input, known []slotSeen) map[string][]string {
 	values := map[string][]string{}
 	for k, vs := range in.Values {
 		if subj, attr, ok := strings.Cut(k, "/"); ok {
@@ -1122,6 +1122,13 @@ func valueMentions(in Input, p prepared, have []Fact, known []slotSeen) []Fact {
 			values[k] = append(slices.Clone(s.values), values[k]...)
 		}
 	}
+	return values
+}
+
+// valueMentions returns the facts of clauses that tell a change of an existing slot by
+// its values — those of Input.Values and those the call's earlier inputs stated (known)
+// — for the slots no other fact of the memory read by form.
+func valueMentions(in Input, p prepared, have []Fact, values map[string][]string) []Fact {
 	if len(values) == 0 {
 		return nil
 	}

@@ -64,12 +64,10 @@ func scheduleFacts(c clause, self string, base Fact) []Fact {
 		return nil // "last day at halden is friday": one day, no schedule
 	}
 	ts := skipFillers(c.toks)
-	owner, event, at := eventPhrase(ts, self)
+	owner, event, generic, at := eventPhrase(ts, self)
 	if event == "" {
 		return nil
 	}
-	generic := strings.HasPrefix(event, genericMark)
-	event = strings.TrimPrefix(event, genericMark)
 	dayAttr, timeAttr := event+"-day", event+"-time"
 	guessed := false
 	if s := Kebab(c.subj); owner == "" && strings.HasSuffix(s, "-"+event) {
@@ -140,15 +138,15 @@ var atHourRe = regexp.MustCompile(`(?i)\b(?:at|to)\s+(\d{1,2}(?:[:.]\d{2})?)(?:\
 // move ("the council moved recycling to fridays") or the phrase before a schedule verb
 // ("my pilates class is …", "choir's on …", "leo's pickup is …", "pickup at hillside
 // is …"). It returns the owner's key, the event's, and where the words that say when
-// start (after "to" of a move, else after the verb); no event when the clause names
-// none (a pronoun: "it's at 11"; a person: "I'm in on tuesdays", "mum moved on
-// saturday").
-func eventPhrase(ts []token, self string) (owner, event string, at int) {
+// start (after "to" of a move, else after the verb), and whether the event is only a
+// generic word (eventOwner); no event when the clause names none (a pronoun: "it's at
+// 11"; a person: "I'm in on tuesdays", "mum moved on saturday").
+func eventPhrase(ts []token, self string) (owner, event string, generic bool, at int) {
 	for i := 1; i < min(len(ts)-1, 4); i++ {
 		if w := ts[i].low; w == "says" || w == "said" || w == "reckons" || w == "thinks" {
 			// Reported speech: "my husband says the swimming is at 11" is about the swimming.
-			o, e, a := eventPhrase(ts[i+1:], self)
-			return o, e, a + i + 1
+			o, e, g, a := eventPhrase(ts[i+1:], self)
+			return o, e, g, a + i + 1
 		}
 	}
 	for i := 0; i+2 < len(ts); i++ {
@@ -158,8 +156,8 @@ func eventPhrase(ts []token, self string) (owner, event string, at int) {
 		for j := i + 1; j < len(ts) && j <= i+5; j++ {
 			if ts[j].low == "to" {
 				if j > i+1 {
-					if o, e := eventOwner(ts[i+1:j], self); e != "" {
-						return o, e, j
+					if o, e, g := eventOwner(ts[i+1:j], self); e != "" {
+						return o, e, g, j
 					}
 				}
 				break
@@ -189,20 +187,20 @@ func eventPhrase(ts []token, self string) (owner, event string, at int) {
 		if is {
 			ph = append(ts[:i:i], token{orig: strings.TrimSuffix(t.orig, "'s"), low: strings.TrimSuffix(w, "'s")})
 		}
-		if k := slicesIndexStop(ph); k > 0 {
+		if k := slices.IndexFunc(ph, func(t token) bool { return stopValue[t.low] }); k > 0 {
 			ph = ph[:k] // "pickup at hillside is 3:15"
 		}
 		if !whenFollows(ts[i+1:]) {
-			return "", "", 0
+			return "", "", false, 0
 		}
-		o, e := eventOwner(ph, self)
-		return o, e, i + 1
+		o, e, g := eventOwner(ph, self)
+		return o, e, g, i + 1
 	}
 	if len(ts) > 1 && strings.HasSuffix(ts[0].low, "'s") && copulaNext(ts[1]) && whenFollows(ts[1:]) {
-		o, e := eventOwner([]token{{orig: strings.TrimSuffix(ts[0].orig, "'s"), low: strings.TrimSuffix(ts[0].low, "'s")}}, self)
-		return o, e, 1
+		o, e, g := eventOwner([]token{{orig: strings.TrimSuffix(ts[0].orig, "'s"), low: strings.TrimSuffix(ts[0].low, "'s")}}, self)
+		return o, e, g, 1
 	}
-	return "", "", 0
+	return "", "", false, 0
 }
 
 // copulaNext reports a word after "<x>'s" that makes the "'s" an "is": "choir's on
@@ -210,17 +208,6 @@ func eventPhrase(ts []token, self string) (owner, event string, at int) {
 func copulaNext(t token) bool {
 	return t.low == "on" || t.low == "at" || t.low == "now" || t.low == "still" || t.low == "every" || t.low == "back" ||
 		eventMoves[t.low] || isMonthOrDay(t.low) || isDigitStart(t.low)
-}
-
-// slicesIndexStop returns the index of the first stop word of ts (a preposition, a
-// conjunction), or -1.
-func slicesIndexStop(ts []token) int {
-	for i, t := range ts {
-		if stopValue[t.low] {
-			return i
-		}
-	}
-	return -1
 }
 
 // isEventNoun reports a word that names an activity or a chore rather than a person: it
@@ -231,18 +218,16 @@ func isEventNoun(w string) bool {
 
 // eventOwner splits an event phrase into its owner and its key: "my pilates class" →
 // self, pilates; "leo's pickup" → leo, pickup; "the kids' swimming" → kids, swim; "the
-// bins" → "" (no possessor), bin. No key when the phrase is a pronoun, a person, a first
-// person, or no plain words.
-func eventOwner(ph []token, self string) (owner, event string) {
-	owner = ""
+// bins" → "" (no possessor), bin. A phrase of generic words only ("the lessons",
+// "training") is keyed by its last one, with generic set: knownEvents may take it for
+// the one event it names. No key when the phrase is a pronoun, a person, a first person,
+// one occasion ("next session", "last shift"), or no plain words.
+func eventOwner(ph []token, self string) (owner, event string, generic bool) {
 	var words []string
 	for i, t := range ph {
 		w := t.low
-		if w == "first" || w == "last" || w == "next" {
-			return "", "" // "last day at halden is friday": one day, no schedule
-		}
-		if pronouns[w] || firstPerson[w] || w == "they" || w == "it" || w == "we" || w == "you" || w == "this" || w == "that" {
-			return "", ""
+		if w == "first" || w == "last" || w == "next" || pronouns[w] || firstPerson[w] || w == "they" || w == "it" || w == "we" || w == "you" || w == "this" || w == "that" {
+			return "", "", false
 		}
 		if p := strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "'"); p != w && i < len(ph)-1 {
 			// A possessive: the owner.
@@ -256,7 +241,7 @@ func eventOwner(ph []token, self string) (owner, event string) {
 			continue
 		}
 		if !isWord(w) || strings.Contains(w, "'") || isMonthOrDay(w) || numberWords[w] {
-			return "", ""
+			return "", "", false
 		}
 		if rel := relations[w]; rel != "" && i < len(ph)-1 && roles[w] == "" && w != "team" {
 			owner, words = rel, nil // "the kids' swimming": the apostrophe is gone
@@ -267,34 +252,32 @@ func eventOwner(ph []token, self string) (owner, event string) {
 		}
 		words = append(words, w)
 	}
-	generic := ""
+	last := "" // the last generic word
 	for k := len(words) - 1; k >= 0; k-- {
 		w := words[k]
 		if placeAdverbs[w] {
 			continue
 		}
 		if eventWords[w] {
-			if generic == "" && !articles[w] {
-				generic = w
+			if last == "" && !articles[w] {
+				last = w
 			}
 			continue
 		}
-		if roles[w] != "" && (generic != "" || k == 0) && !familyWords[w] {
+		if roles[w] != "" && (last != "" || k == 0) && !familyWords[w] {
 			// "my physio appointments", "physio's moved me to fridays": a role of the
 			// speaker's life names its appointments.
-			return owner, Kebab(w)
+			return owner, Kebab(w), false
 		}
 		if relations[w] != "" || roles[w] != "" || emptyWords[w] || stopValue[w] || fillers[w] || verbish(w) && !isEventNoun(w) {
-			return "", ""
+			return "", "", false
 		}
-		return owner, Kebab(eventStem(w))
+		return owner, Kebab(eventStem(w)), false
 	}
-	if generic != "" {
-		// "the lessons are on saturdays", "training's moved to wednesdays": a generic
-		// word, which knownEvent may take for the one event it names.
-		return owner, genericMark + Kebab(eventStem(generic))
+	if last != "" {
+		return owner, Kebab(eventStem(last)), true // "the lessons are on saturdays"
 	}
-	return "", ""
+	return "", "", false
 }
 
 // familyWords are relations that are people of the family, never an appointment.
@@ -324,22 +307,14 @@ func eventStem(w string) string {
 // singleDay names a single day rather than a recurring one.
 var singleDay = regexp.MustCompile(`(?i)\b(?:first|last|final) (?:day|week|time|session|class|lesson)\b`)
 
-// genericMark prefixes, between eventOwner and scheduleFacts, an event key made of a
-// generic word only.
-const genericMark = "~"
-
 // knownEvents gives a schedule fact whose event is only a generic word ("training's moved
 // to wednesdays at 6:30") the one event of the same kind (a day, a clock time) that the
 // user's slots hold — of the fact's subject, or of anyone when the clause named no
 // owner: "my son's football training is tuesdays at 6" made son/football-day.
-func knownEvents(fs []Fact, in Input, known []slotSeen) []Fact {
+func knownEvents(fs []Fact, known []slotSeen) []Fact {
+	// known holds the slots the input is shown (Input.Slots) and those the call's earlier
+	// inputs produced.
 	var slots []string
-	for _, k := range in.Slots {
-		if subj, attr, ok := strings.Cut(k, "/"); ok {
-			attr, _, _ = strings.Cut(attr, "/")
-			slots = append(slots, Kebab(subj)+"/"+Kebab(attr))
-		}
-	}
 	for _, s := range known {
 		slots = append(slots, s.subject+"/"+Kebab(s.attribute))
 	}
