@@ -39,30 +39,11 @@ func jobTitle(ts []token) string {
 			}
 		}
 	}
+	// A predicate noun: "is a bus driver at Brightline Transit" (a title at a named place),
+	// else "I'm a secondary school maths teacher", "he's a taxi driver" (a title whose last
+	// word is a job's).
+	headed := ""
 	for i := 0; i < len(ts); i++ {
-		if !beVerbs[ts[i].low] && !strings.HasSuffix(ts[i].low, "'s") {
-			continue
-		}
-		j := i + 1
-		for j < len(ts) && (ts[j].low == "now" || ts[j].low == "also" || ts[j].low == "still" || ts[j].low == "currently") {
-			j++
-		}
-		if j >= len(ts) || ts[j].low != "a" && ts[j].low != "an" {
-			continue
-		}
-		v := title(ts[j:])
-		n := len(strings.Fields(v))
-		k := j + 1 + n
-		if v == "" || k+1 >= len(ts) {
-			continue
-		}
-		if (ts[k].low == "at" || ts[k].low == "for") && (isCapitalised(ts[k+1]) || ts[k+1].low == "the" && k+2 < len(ts) && isCapitalised(ts[k+2])) {
-			return v
-		}
-	}
-	for i := 0; i < len(ts); i++ {
-		// "I'm a secondary school maths teacher", "he's a taxi driver": a title whose
-		// last word is a job's.
 		if !beVerbs[ts[i].low] && !strings.HasSuffix(ts[i].low, "'s") {
 			continue
 		}
@@ -73,14 +54,19 @@ func jobTitle(ts []token) string {
 		if j >= len(ts) || ts[j].low != "a" && ts[j].low != "an" {
 			continue
 		}
-		if v := title(ts[j:]); v != "" {
-			ws := strings.Fields(strings.ToLower(v))
-			if jobHeads[ws[len(ws)-1]] {
-				return v
-			}
+		v := title(ts[j:])
+		if v == "" {
+			continue
+		}
+		if k := j + 1 + len(strings.Fields(v)); k+1 < len(ts) && (ts[k].low == "at" || ts[k].low == "for") &&
+			(isCapitalised(ts[k+1]) || ts[k+1].low == "the" && k+2 < len(ts) && isCapitalised(ts[k+2])) {
+			return v
+		}
+		if ws := strings.Fields(strings.ToLower(v)); headed == "" && jobHeads[ws[len(ws)-1]] {
+			headed = v
 		}
 	}
-	return ""
+	return headed
 }
 
 // jobHeads end a job title: "maths teacher", "taxi driver", "software developer".
@@ -314,22 +300,21 @@ func employerName(ts []token, cased bool) string {
 		if the {
 			k++
 		}
-		if the && !byName && k < len(ts) && isWord(ts[k].low) && !isCapitalised(ts[k]) && !whenNouns[ts[k].low] && !timeNouns[ts[k].low] && !stopValue[ts[k].low] {
-			// "a job at the library", "works at the harbour cafe": a workplace named by
-			// what it is, in any text.
-			if v := phrase(ts[k:]); v != "" && !emptyValue(v) && !abstractValue(v) {
-				return v
-			}
-		}
-		if !cased {
-			// Text in lower case writes an organisation in lower case too: "ellie got a
-			// job at channel 4", "works at tesco" (not "work at home", "at night").
-			if !the && !byName && k < len(ts) && isWord(ts[k].low) && !stopValue[ts[k].low] && !whenNouns[ts[k].low] && !timeNouns[ts[k].low] &&
-				!emptyWords[ts[k].low] && ts[k].low != "home" && ts[k].low != "night" && ts[k].low != "nights" && !verbish(ts[k].low) {
+		// A workplace named by what it is, in any text ("a job at the library", "works at
+		// the harbour cafe"), or in lower-case text, which writes an organisation in lower
+		// case too ("ellie got a job at channel 4", "works at tesco"; not "work at home",
+		// "at night").
+		if k < len(ts) && !byName {
+			w := ts[k]
+			plain := isWord(w.low) && !isCapitalised(w) && !stopValue[w.low] && !whenNouns[w.low] && !timeNouns[w.low]
+			lowerOrg := !the && !cased && !emptyWords[w.low] && !verbish(w.low) && !workplaceStops[w.low]
+			if plain && (the || lowerOrg) {
 				if v := phrase(ts[k:]); v != "" && !emptyValue(v) && !abstractValue(v) {
 					return v
 				}
 			}
+		}
+		if !cased {
 			continue
 		}
 		if k < len(ts) && apposedName(ts[k]) {
@@ -348,6 +333,9 @@ var (
 	workVerbs  = wordSet(`work works working worked`)
 	workShifts = wordSet(`nights days weekends evenings mornings shifts part-time full-time parttime fulltime there still now also mostly`)
 )
+
+// workplaceStops after "work at" name no workplace: "work at home", "work at night".
+var workplaceStops = wordSet(`home night nights`)
 
 // whenNouns after "at the" tell when, not where: "at the moment", "at the weekend".
 var whenNouns = wordSet(`moment minute weekend weekends end start beginning same time mo min`)
@@ -847,7 +835,7 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 			next = k + 1
 			break
 		}
-		if tail || !isWord(w) || stopValue[w] || ts[k].end || len(label) == 3 || isCapitalised(ts[k]) || isPetWord(w) || w == "pup" || relations[strings.TrimSuffix(w, "'s")] != "" && len(label) == 0 && strings.HasSuffix(w, "'s") {
+		if tail || !isWord(w) || stopValue[w] || ts[k].end || len(label) == 3 || isCapitalised(ts[k]) || isPetWord(w) || w == "pup" {
 			// "My pup Toby is …", "my cat luna is …": a pet and its name, no label.
 			return "", ""
 		}
@@ -861,29 +849,26 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 			return "", ""
 		}
 		attr = "favourite-" + Kebab(label[len(label)-1]) // "favourite tv show" is favourite-show
+	} else if name := strings.Join(label, " "); labelNames[name] != "" {
+		if len(label) != 2 {
+			return "", "" // one word of labelNames ("boss", "city") is read by meaning
+		}
+		attr = labelNames[name] // "my team lead is Marcus": the manager
 	} else {
-		name := strings.Join(label, " ")
-		if a := labelNames[name]; a != "" && len(label) == 2 {
-			attr = a // "my team lead is Marcus": the manager
-		} else if len(label) > 2 || labelNames[name] != "" || roles[label[len(label)-1]] != "" || relations[label[len(label)-1]] != "" {
+		if len(label) > 2 || roles[label[len(label)-1]] != "" || relations[label[len(label)-1]] != "" {
 			return "", ""
 		}
-		if _, known := attributeByName(Kebab(name)); known && attr == "" {
+		if _, known := attributeByName(Kebab(name)); known {
 			return "", ""
 		}
 		for _, w := range label {
-			if attr != "" {
-				break // named by labelNames
-			}
 			if openLabelStops[w] || abstractWords[w] || emptyWords[w] || isMonthOrDay(w) || attributeCue(w) {
 				// A kind of thing the table has an attribute for ("my camera is …": a
 				// device) is read by meaning, into that attribute's group.
 				return "", ""
 			}
 		}
-		if attr == "" {
-			attr = Kebab(name)
-		}
+		attr = Kebab(name)
 	}
 	rest := ts[next:]
 	for len(rest) > 0 && ownedAdverbs[rest[0].low] || len(rest) > 0 && (rest[0].low == "called" || rest[0].low == "named" || rest[0].low == "currently") {
@@ -896,7 +881,7 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		return "", ""
 	}
 	w0 := rest[0].low
-	if stopValue[w0] || verbish(w0) || evaluations[w0] || w0 == "not" || w0 == "very" || w0 == "pretty" || w0 == "quite" || w0 == "getting" || w0 == "being" {
+	if stopValue[w0] || verbish(w0) || evaluations[w0] || notValues[w0] {
 		return "", ""
 	}
 	article := w0 == "a" || w0 == "an" || w0 == "the"
@@ -904,7 +889,7 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		rest = rest[:k] // "monzo these days"
 	}
 	value = phrase(rest)
-	if value == "" || emptyValue(value) || abstractValue(value) || verbal(value) || w0 == "gonna" || w0 == "gotta" || w0 == "going" {
+	if value == "" || emptyValue(value) || abstractValue(value) || verbal(value) {
 		return "", ""
 	}
 	vs := strings.Fields(strings.ToLower(value))
@@ -916,6 +901,10 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 	}
 	return attr, value
 }
+
+// notValues open no value after "my … is": a degree ("very", "pretty"), a negation, a
+// verb ahead ("gonna", "going").
+var notValues = wordSet(`not very pretty quite getting being gonna gotta going`)
 
 // attributeCue reports a word that is one of the attribute table's cues: "camera" (a
 // device), "car", "rent".
