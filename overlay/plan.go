@@ -287,23 +287,10 @@ func (p *planner) merge(r store.Record, slot string, single, alone bool) {
 	if r.Slot != "" && r.Slot != slot && !alone {
 		members = p.group(r.Slot)
 	}
-	var left []string // the slots records leave, whose time lines then settle again
-	defer func() {
-		for _, s := range left {
-			if len(p.group(s)) > 0 {
-				p.reconcile(s)
-			}
-		}
-	}()
 	for _, id := range members {
 		m := p.view[id]
 		if m.Slot == slot && m.SingleValued == single {
 			continue
-		}
-		if m.Slot != "" && m.Slot != slot && !slices.Contains(left, m.Slot) {
-			// A record that leaves a group alone may leave behind a version its
-			// supersedes link held down: the group it left is reconciled too.
-			left = append(left, m.Slot)
 		}
 		m.Slot, m.SingleValued = slot, single
 		p.view[id] = m
@@ -312,6 +299,12 @@ func (p *planner) merge(r store.Record, slot string, single, alone bool) {
 		}
 		p.plan.Moves = slices.DeleteFunc(p.plan.Moves, func(mv slotMove) bool { return mv.ID == id })
 		p.plan.Moves = append(p.plan.Moves, slotMove{ID: id, Slot: slot, Single: single})
+	}
+	if left := r.Slot; left != "" && left != slot && len(p.group(left)) > 0 {
+		// A record that leaves its group alone may leave behind a version its supersedes
+		// link held down: the group it left settles again (a whole group that moves
+		// leaves none behind).
+		p.reconcile(left)
 	}
 }
 
