@@ -447,8 +447,8 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		// person's move.
 		// A person's move ("Liam's moved to London") is no pet's: the name must be a known
 		// pet's, or the memory must talk about pets.
-		isPet := petTalk || knownPetName(values, subj)
-		if isPet && subj != p.self && len(rest) > 0 && len(skipFillers(c.toks))-len(rest) == 1 && !slices.Contains(knownSubjects, subj) && petGone.MatchString(join(rest)) && isCapitalised(c.toks[len(c.toks)-len(rest)-1]) {
+		if subj != p.self && len(rest) > 0 && len(skipFillers(c.toks))-len(rest) == 1 && !slices.Contains(knownSubjects, subj) && petGone.MatchString(join(rest)) &&
+			isCapitalised(c.toks[len(c.toks)-len(rest)-1]) && (petTalk || knownPetName(values, subj)) {
 			gone = append(gone, Fact{Attribute: "pet", Value: c.toks[len(c.toks)-len(rest)-1].orig, Negated: true, EventTime: eventTime(c.text, in.Time)})
 			continue
 		}
