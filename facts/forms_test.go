@@ -8,6 +8,25 @@ import (
 	"time"
 )
 
+// extract runs the offline extractor on the fake embedder over one call's inputs.
+func extract(t *testing.T, in []Input) []Result {
+	t.Helper()
+	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// wantOwnLabel checks ownLabel on one sentence ("" attr: no label).
+func wantOwnLabel(t *testing.T, text string, isCased bool, attr, value string) {
+	t.Helper()
+	ts := tokenize(text)
+	if a, v := ownLabel(clause{toks: ts, text: join(ts)}, isCased); a != attr || v != value {
+		t.Errorf("ownLabel(%q) = %s=%q, want %s=%q", text, a, v, attr, value)
+	}
+}
+
 // factKeys renders facts as "subject/attribute=value" (with "!=" when negated).
 func factKeys(fs []Fact) []string {
 	var out []string
@@ -43,10 +62,7 @@ func TestOfflineSchedules(t *testing.T) {
 		{"my husband says the swimming is at 11 from next week", []string{"user/swim-time=11"}},
 	}
 	for _, tt := range tests {
-		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: tt.text}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := extract(t, []Input{{Text: tt.text}})
 		got := factKeys(res[0].Facts)
 		for _, w := range tt.want {
 			if !slices.Contains(got, w) {
@@ -70,10 +86,7 @@ func TestOfflineNoSchedule(t *testing.T) {
 		"mum moved into the care home on saturday",
 		"dates are locked: feb 13 to 16",
 	} {
-		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: text}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := extract(t, []Input{{Text: text}})
 		for _, f := range res[0].Facts {
 			if f.Confidence == 0 && scheduleAttr(f.Attribute) {
 				t.Errorf("%q: schedule fact %s read by form, want none", text, factKeys([]Fact{f}))
@@ -85,21 +98,15 @@ func TestOfflineNoSchedule(t *testing.T) {
 // An event said without its owner is the one who has it: the only third party with that
 // slot, or the one the memory names.
 func TestOfflineScheduleOwner(t *testing.T) {
-	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{
+	res := extract(t, []Input{
 		{Text: "the kids' swimming is saturday mornings at 9"},
 		{Text: "swimming got moved to sunday at 10"},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if got := factKeys(res[1].Facts); !slices.Contains(got, "kids/swim-day=sunday") || !slices.Contains(got, "kids/swim-time=10") {
 		t.Errorf("facts %v, want the kids' swim day and time", got)
 	}
 	// An event that is a described group has its own day and time.
-	res, err = newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: "sync moved to 3pm so the Berlin people can join", Slots: []string{"product-sync/time"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = extract(t, []Input{{Text: "sync moved to 3pm so the Berlin people can join", Slots: []string{"product-sync/time"}}})
 	if got := factKeys(res[0].Facts); !slices.Contains(got, "product-sync/time=3pm") {
 		t.Errorf("facts %v, want product-sync/time=3pm", got)
 	}
@@ -139,10 +146,7 @@ func TestOfflineOwnLabels(t *testing.T) {
 		{"ferrari's my favourite team now", "user/favourite-team=ferrari"},
 	}
 	for _, tt := range tests {
-		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: tt.text}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := extract(t, []Input{{Text: tt.text}})
 		if got := factKeys(res[0].Facts); !slices.Contains(got, tt.want) {
 			t.Errorf("%q: facts %v, want %s", tt.text, got, tt.want)
 		}
@@ -150,10 +154,7 @@ func TestOfflineOwnLabels(t *testing.T) {
 	// Parts of the body or of life, evaluations, verbs and prepositions name no slot.
 	for _, text := range []string{"my back is killing me", "My bank is useless.", "my plan is to move to leeds next year",
 		"my vet is honestly lovely", "my badge photo is horrendous", "My pup Toby is German Shepherd.", "my cat luna is a menace", "our broadband is with sky", "my guess is tuesday"} {
-		res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: text}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := extract(t, []Input{{Text: text}})
 		ts := skipFillers(tokenize(text))
 		if a, v := ownLabel(clause{toks: ts, text: join(ts)}, cased(text)); a != "" {
 			t.Errorf("%q: ownLabel = %s=%q, want none (facts %v)", text, a, v, factKeys(res[0].Facts))
@@ -176,13 +177,10 @@ func TestOfflinePartedWith(t *testing.T) {
 			t.Errorf("partedWith(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
-	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{
+	res := extract(t, []Input{
 		{Text: "I drive a 2015 ford focus"},
 		{Text: "traded the focus in for a used toyota yaris"},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if got := factKeys(res[1].Facts); !slices.Contains(got, "user/car=toyota yaris") && !slices.Contains(got, "user/car=used toyota yaris") {
 		t.Errorf("facts %v, want the yaris as the car", got)
 	}
@@ -218,7 +216,7 @@ func TestOfflineWorkplaceByKind(t *testing.T) {
 // several values switched for another ends. Sentences written for the purpose.
 func TestOfflineChangesByOthersPlansLanguages(t *testing.T) {
 	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
-	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{
+	res := extract(t, []Input{
 		{Text: "landlord put the rent up to 1,750 from march. gutted", Time: now},
 		{Text: "gp upped my sertraline to 100mg", Time: now},
 		{Text: "my dad takes metformin 500mg", Time: now},
@@ -227,9 +225,6 @@ func TestOfflineChangesByOthersPlansLanguages(t *testing.T) {
 		{Text: "I'm learning french on duolingo, 200 day streak", Time: now},
 		{Text: "dropped french, switched to german for work", Time: now},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The fake embedder picks attributes loosely: the subjects and values are the form's.
 	for i, want := range []string{"user/", "user/", "dad/", "dad/", "", "user/language=french", "user/language!=french"} {
 		got := factKeys(res[i].Facts)
@@ -254,16 +249,13 @@ func TestOfflineChangesByOthersPlansLanguages(t *testing.T) {
 // to live elsewhere, a compound subject, a home bought, a thing stolen, a generic event
 // word for the one event known.
 func TestOfflineEndsAndCompounds(t *testing.T) {
-	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{
+	res := extract(t, []Input{
 		{Text: "stopped the 5:2, it was making me miserable", Slots: []string{"user/diet"}, Values: map[string][]string{"user/diet": {"5:2 diet"}}},
 		{Text: "bramble's gone to live with my parents on their farm", Slots: []string{"user/pet"}, Values: map[string][]string{"user/pet": {"bramble"}}},
 		{Text: "chloe and her girlfriend just bought a place in hove!"},
 		{Text: "someone nicked my bike from outside the station", Slots: []string{"user/bike"}, Values: map[string][]string{"user/bike": {"trek domane"}}},
 		{Text: "training's moved to wednesdays at 6:30", Slots: []string{"son/football-day", "son/football-time"}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for i, want := range []string{"user/diet!=5:2 diet", "user/pet!=bramble", "chloe/home=hove", "user/bike!=trek domane", "son/football-day=wednesdays"} {
 		if got := factKeys(res[i].Facts); !slices.Contains(got, want) {
 			t.Errorf("input %d: facts %v, want %s", i, got, want)
@@ -290,14 +282,11 @@ func TestOfflineJobsDrugsAndFalseFriends(t *testing.T) {
 			t.Errorf("jobTitle(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
-	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{
+	res := extract(t, []Input{
 		{Text: "dad's finally retired! no more night shifts", Slots: []string{"dad/job"}, Values: map[string][]string{"dad/job": {"taxi driver"}}},
 		{Text: "Last day at Halden is Friday."},
 		{Text: "did something to my knee, left knee is swollen", Slots: []string{"user/injury"}, Values: map[string][]string{"user/injury": {"knee"}}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if got := factKeys(res[0].Facts); !slices.Contains(got, "dad/job!=taxi driver") {
 		t.Errorf("facts %v, want dad/job!=taxi driver", got)
 	}
@@ -342,18 +331,12 @@ func TestOfflineRolesPluralsAppointments(t *testing.T) {
 		{"my camera is a fuji x-t3", "", ""},
 		{"my lunch breaks are gonna be chaos", "", ""},
 	} {
-		ts := tokenize(tt.text)
-		if a, v := ownLabel(clause{toks: ts, text: join(ts)}, false); a != tt.attr || v != tt.value {
-			t.Errorf("ownLabel(%q) = %s=%q, want %s=%q", tt.text, a, v, tt.attr, tt.value)
-		}
+		wantOwnLabel(t, tt.text, false, tt.attr, tt.value)
 	}
-	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{
+	res := extract(t, []Input{
 		{Text: "my physio appointments are wednesdays at 10"},
 		{Text: "Tofu went missing last week and hasn't come back", Slots: []string{"user/pet"}, Values: map[string][]string{"user/pet": {"Tofu", "Miso"}}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for i, want := range []string{"user/physio-day=wednesdays", "user/pet!=Tofu"} {
 		if got := factKeys(res[i].Facts); !slices.Contains(got, want) {
 			t.Errorf("input %d: facts %v, want %s", i, got, want)
@@ -372,21 +355,15 @@ func TestOfflineLastSet(t *testing.T) {
 		{"my mortgage is with Nationwide", "mortgage", "Nationwide"},
 		{"my team lead is Marcus", "manager", "Marcus"},
 	} {
-		ts := tokenize(tt.text)
-		if a, v := ownLabel(clause{toks: ts, text: join(ts)}, cased(tt.text)); a != tt.attr || v != tt.value {
-			t.Errorf("ownLabel(%q) = %s=%q, want %s=%q", tt.text, a, v, tt.attr, tt.value)
-		}
+		wantOwnLabel(t, tt.text, cased(tt.text), tt.attr, tt.value)
 	}
 	if v := homePlace(tokenize("I've just got the keys to my own flat in Bath!"), false); v != "Bath" {
 		t.Errorf("homePlace = %q, want Bath", v)
 	}
-	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{
+	res := extract(t, []Input{
 		{Text: "my kid's school starts at 8:45"},
 		{Text: "the school's changed the start time to 8:30 from january"},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if got := factKeys(res[0].Facts); !slices.Contains(got, "kid/school-time=8:45") {
 		t.Errorf("facts %v, want kid/school-time=8:45", got)
 	}
