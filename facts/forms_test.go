@@ -371,3 +371,57 @@ func TestOfflineLastSet(t *testing.T) {
 		t.Errorf("facts %v, want kid/school-time=8:30", got)
 	}
 }
+
+// A role's holder doing something, an age after a copula, a course by its kind of
+// qualification, a household service's provider, someone placed by the speaker.
+// Sentences written for the purpose (none is a corpus sentence); each input is
+// extracted on its own, and each want must be among its facts ("-" prefix: must not be).
+func TestOfflineHoldersAgesCoursesProviders(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"my husband works at Tesco", []string{"partner/employer=Tesco", "-user/partner=Tesco"}},
+		{"my husband's started a new job at Sainsbury's", []string{"partner/employer=Sainsbury's"}},
+		{"my manager is Dana", []string{"user/manager=Dana"}},
+		{"my landlord is a guy called Derek", []string{"user/landlord=Derek"}},
+		{"my wife is a nurse", []string{"partner/job=nurse"}},
+		{"my son is 6", []string{"son/age=6"}},
+		{"my son's 7 now", []string{"son/age=7"}},
+		{"liam is 9", []string{"liam/age=9"}},
+		{"I'm doing a part time MA in history at Birkbeck", []string{"user/course=MA in history"}},
+		{"decided to drop out of the MA, it was too much alongside work", []string{"user/course!=MA"}},
+		{"my sister started a masters in nursing", []string{"sister/course=masters in nursing"}},
+		{"finished my degree!", []string{"user/course!=degree"}},
+		{"so no study buddy for me for now", []string{"-user/course=buddy"}},
+		{"Studying opening moves and analysing your games are great ways to improve.", []string{"-user/course=opening moves"}},
+		{"we use octopus for electricity", []string{"user/energy-supplier=octopus"}},
+		{"we've switched electricity to EDF", []string{"user/energy-supplier=EDF"}},
+		{"my energy is with british gas", []string{"user/energy-supplier=british gas"}},
+		{"moved broadband over to BT", []string{"user/broadband=BT"}},
+		{"we get our internet from Sky", []string{"user/broadband=Sky"}},
+		{"we moved Ava to Oakfield primary after half term", []string{"-user/school=Ava"}},
+	} {
+		got := factKeys(extract(t, []Input{{Text: tt.text}})[0].Facts)
+		for _, w := range tt.want {
+			if not, ok := strings.CutPrefix(w, "-"); ok {
+				if slices.Contains(got, not) {
+					t.Errorf("%q: facts %v, want no %s", tt.text, got, not)
+				}
+			} else if !slices.Contains(got, w) {
+				t.Errorf("%q: facts %v, want %s", tt.text, got, w)
+			}
+		}
+	}
+	for _, text := range []string{"the internet is down again", "the wifi is so slow", "it's 6"} {
+		for _, f := range extract(t, []Input{{Text: text}})[0].Facts {
+			if f.Attribute == "broadband" || f.Attribute == "age" {
+				t.Errorf("%q: fact %v, want none of a provider or an age", text, factKeys([]Fact{f}))
+			}
+		}
+	}
+	ts := tokenize("we moved Ava to Oakfield primary after half term")
+	if subj, _, _ := (&people{}).subject(ts, "user"); subj != "ava" {
+		t.Errorf("subject = %q, want ava", subj)
+	}
+}

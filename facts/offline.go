@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -574,6 +576,11 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			continue
 		}
 		name := attr.name
+		if name == "provider" {
+			// A provider read by meaning is its service's ("ditched virgin, we're on
+			// community fibre now": broadband), as serviceProvider reads it by form.
+			name = cmp.Or(serviceOf(p), name)
+		}
 		if activityAttrs[name] && act != "" {
 			v = act
 		}
@@ -836,6 +843,21 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 	if fs := scheduleFacts(c, self, base); len(fs) > 0 {
 		return fs
 	}
+	if a, v := serviceProvider(c.rest); a != "" {
+		f := base
+		f.Attribute, f.Value, f.Negated = a, v, false
+		return []Fact{f}
+	}
+	if v, neg, ok := studyFact(c.rest, len(skipFillers(c.toks)) == len(c.rest)); ok {
+		f := base
+		f.Attribute, f.Value, f.Negated = "course", v, neg
+		return []Fact{f}
+	}
+	if v := ageOf(c); v != "" {
+		f := base
+		f.Attribute, f.Value, f.Negated = "age", v, false
+		return []Fact{f}
+	}
 	if v, ok := dietChange(c.text); ok {
 		f := base
 		f.Attribute, f.Value, f.Negated = "diet", v, false
@@ -892,6 +914,46 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 	}
 	return nil
 }
+
+// serviceOf returns the provider slot of the first household service a memory names
+// (serviceWords), or "".
+func serviceOf(p prepared) string {
+	for _, c := range p.clauses {
+		for _, t := range c.toks {
+			if a := serviceWords[t.low]; a != "" {
+				return a
+			}
+		}
+	}
+	return ""
+}
+
+// ageOf returns the age a clause gives its person by a bare number after a copula
+// ("my son is 6", "my wife's 41 now", "he's 7"), else "". "it's 6" is a time, not an
+// age, and so is a number with a unit ("is 6 foot", "is 6 weeks").
+func ageOf(c clause) string {
+	ts := skipFillers(c.toks)
+	if len(ts) == 0 || len(c.rest) == 0 || ts[0].low == "it" || ts[0].low == "it's" || ts[0].low == "that" || ts[0].low == "that's" || firstPerson[ts[0].low] {
+		return ""
+	}
+	m := ageAfterCopula.FindStringSubmatch(strings.ToLower(join(c.rest)))
+	if m == nil {
+		// "my son's 6": the copula is the subject word's "'s".
+		if last := len(ts) - len(c.rest) - 1; last >= 0 && strings.HasSuffix(ts[last].low, "'s") {
+			m = ageAfterCopula.FindStringSubmatch("is " + strings.ToLower(join(c.rest)))
+		}
+	}
+	if m == nil {
+		return ""
+	}
+	if n, err := strconv.Atoi(m[1]); err != nil || n < 1 || n > 110 {
+		return ""
+	}
+	return m[1]
+}
+
+// ageAfterCopula is a clause's rest that is only a copula and an age.
+var ageAfterCopula = regexp.MustCompile(`^(?:is|was|'s|will be|'ll be|just turned|turned|turns|is turning)\s+(\d{1,3})(?:\s+(?:now|today|already|this year|next (?:week|month)|years? old|yrs? old|yo))*\s*[.!]*$`)
 
 // orderFacts puts the facts a version group is judged by first: for a single-valued
 // attribute the new value before the one given up ("quit the cafe; a baker now"), for a

@@ -314,11 +314,10 @@ func employerName(ts []token, cased bool) string {
 				}
 			}
 		}
-		if !cased {
-			continue
-		}
 		if k < len(ts) && apposedName(ts[k]) {
-			// A brand may be a common word ("Spotify", "Apple"): its capital says it.
+			// A brand may be a common word ("Spotify", "Apple"): its capital says it,
+			// also in text otherwise written in lower case ("my husband's started a
+			// new job at Sainsbury's").
 			if v := placeRun(ts[k:]); v != "" {
 				return v
 			}
@@ -1710,3 +1709,176 @@ func insteadValue(rest []token) string {
 	}
 	return ""
 }
+
+// studyFact reads a course of study from its verb and its kind of qualification: "I'm
+// doing a part time MA in history at Birkbeck" (course = "MA in history"), "she started
+// a PhD in chemistry", "studying law at Leeds" (course = "law"), "decided to drop out of
+// the MA" and "finished my degree" (course "MA" / "degree", negated: the study has
+// ended). The qualification stays in the value so that a later "the MA" names the same
+// course (SameValue). ok is false when the clause says no course.
+//
+// ts is the clause after its subject; bare says no subject stood before it, where an
+// -ing verb first is a gerund subject ("Studying opening moves … is a great way"), no
+// course.
+func studyFact(ts []token, bare bool) (value string, negated, ok bool) {
+	for i := 0; i < len(ts); i++ {
+		w := ts[i].low
+		verb, ending := studyVerbs[w], studyEnds[w]
+		if !verb && !ending || i == 0 && bare && strings.HasSuffix(w, "ing") {
+			continue
+		}
+		j := i + 1
+		if w == "drop" || w == "dropped" || w == "dropping" || w == "signed" || w == "sign" {
+			// "drop out of", "signed up for"
+			for j < len(ts) && (ts[j].low == "out" || ts[j].low == "of" || ts[j].low == "up" || ts[j].low == "for") {
+				j++
+			}
+		}
+		for j < len(ts) && (ts[j].low == "on" || ts[j].low == "in" || ts[j].low == "onto" || ts[j].low == "into") && w == "enrolled" {
+			j++
+		}
+		start := j
+		for j < len(ts) && (studyDets[ts[j].low] || studyModifiers[ts[j].low]) {
+			j++
+		}
+		if j < len(ts) && degreeWords[strings.TrimSuffix(ts[j].low, "'s")] {
+			deg := ts[j].orig
+			k := j + 1
+			if k+1 < len(ts) && (ts[k].low == "in" || ts[k].low == "of") {
+				if field := studyField(ts[k+1:]); field != "" {
+					return deg + " in " + field, ending, true
+				}
+			}
+			return deg, ending, true
+		}
+		if (w == "studying" || w == "studies" || w == "studied" || w == "study" && i > 0 && (firstPerson[ts[i-1].low] || ts[i-1].low == "to")) && j == start {
+			// "studying law at Leeds", "she studies medicine": the field itself.
+			if field := studyField(ts[j:]); field != "" {
+				return field, false, true
+			}
+		}
+	}
+	return "", false, false
+}
+
+// studyField reads a field of study up to a preposition or the clause's end, at most
+// three words: "history at Birkbeck" → "history"; "for my exams", "hard" → "".
+func studyField(ts []token) string {
+	var out []token
+	for _, t := range ts {
+		if studyFieldStops[t.low] || stopValue[t.low] || len(out) == 3 {
+			break
+		}
+		out = append(out, t)
+		if t.end {
+			break
+		}
+	}
+	if len(out) == 0 || emptyValue(join(out)) || abstractValue(join(out)) {
+		return ""
+	}
+	return strings.Trim(join(out), " ,.!")
+}
+
+var (
+	// studyVerbs begin or hold a course; studyEnds end one.
+	studyVerbs = wordSet(`doing do does studying study studies studied taking take takes started starting start began begin
+		beginning enrolled enrolling signed sign switched switching transferred accepted got starting`)
+	studyEnds = wordSet(`drop dropped dropping quit quitting left leaving finished finishing completed complete
+		graduated deferred deferring`)
+	studyDets      = wordSet(`a an the my his her their our this new`)
+	studyModifiers = wordSet(`part-time full-time part full time online evening distance first second final year
+		postgraduate undergraduate undergrad grad graduate research taught one-year two-year`)
+	// degreeWords name a qualification or a course of study.
+	degreeWords = wordSet(`degree masters master's ma msc ba bsc phd dphil mba llm llb pgce mphil diploma
+		apprenticeship doctorate btec nvq hnd foundation bootcamp course a-levels alevels gcses`)
+	studyFieldStops = wordSet(`at in for with from because but and so since while hard this next last today
+		tonight now again every on`)
+)
+
+// serviceProvider reads who provides a household service, by the service's slot: "we use
+// octopus for electricity", "switched electricity to EDF", "our broadband is with Sky",
+// "we get our internet from BT" (attr "energy-supplier", "broadband" …, value the
+// provider). Each service is a slot of its own, so a new broadband provider never
+// replaces the energy supplier.
+func serviceProvider(ts []token) (attr, value string) {
+	for s, t := range ts {
+		a := serviceWords[t.low]
+		if a == "" {
+			continue
+		}
+		e := s + 1
+		for e < len(ts) && providerNouns[ts[e].low] {
+			e++
+		}
+		// After the service: "… is with octopus", "… to EDF", "… over to BT".
+		j := e
+		for j < len(ts) && (ts[j].low == "is" || ts[j].low == "'s" || ts[j].low == "are" || ts[j].low == "now" || ts[j].low == "over" || ts[j].low == "still") {
+			j++
+		}
+		switchedBefore := slices.ContainsFunc(ts[max(0, s-3):s], func(t token) bool { return switchVerbs[t.low] || rescheduleVerbs[t.low] || t.low == "switch" || t.low == "change" || t.low == "move" })
+		copula := j > e && ts[e].low != "over" && ts[e].low != "now"
+		if j < len(ts) && (ts[j].low == "to" && switchedBefore || (ts[j].low == "with" || ts[j].low == "from" || ts[j].low == "through") && copula) {
+			j++
+		}
+		if (copula || switchedBefore) && j > e {
+			if v := providerName(ts[j:]); v != "" {
+				return a, v
+			}
+		}
+		// Before the service: "use octopus for electricity", "we're with Octopus for gas".
+		k := s - 1
+		for k >= 0 && (ts[k].low == "our" || ts[k].low == "my" || ts[k].low == "the") {
+			k--
+		}
+		if k >= 1 && ts[k].low == "for" {
+			for i := k - 1; i >= 0 && i >= k-4; i-- {
+				if w := ts[i].low; w == "use" || w == "using" || w == "with" || w == "through" || w == "on" {
+					if v := providerName(ts[i+1 : k]); v != "" {
+						return a, v
+					}
+					break
+				}
+			}
+		}
+		// "get our internet from BT"
+		if k >= 0 && (ts[k].low == "get" || ts[k].low == "gets" || ts[k].low == "getting") && e < len(ts) && (ts[e].low == "from" || ts[e].low == "through" || ts[e].low == "with") {
+			if v := providerName(ts[e+1:]); v != "" {
+				return a, v
+			}
+		}
+	}
+	return "", ""
+}
+
+// providerName is a provider's name at the start of ts: up to three words, stopping at
+// a word that is no name's ("way cheaper", "now", "for").
+func providerName(ts []token) string {
+	for len(ts) > 0 && (ts[0].low == "the" || ts[0].low == "a") {
+		ts = ts[1:]
+	}
+	var out []token
+	for _, t := range ts {
+		if stopValue[t.low] || emptyWords[t.low] || providerNouns[t.low] && serviceWords[t.low] == "" && t.low != "and" || !isWord(t.low) && !isCapitalised(t) || len(out) == 3 {
+			break
+		}
+		out = append(out, t)
+		if t.end {
+			break
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return strings.Trim(join(out), " ,.!")
+}
+
+var (
+	// serviceWords name a household service and the slot of its provider.
+	serviceWords = map[string]string{
+		"electricity": "energy-supplier", "electric": "energy-supplier", "energy": "energy-supplier", "gas": "energy-supplier",
+		"broadband": "broadband", "internet": "broadband", "wifi": "broadband", "fibre": "broadband", "fiber": "broadband",
+	}
+	// providerNouns may follow a service's name: "energy supplier", "broadband provider".
+	providerNouns = wordSet(`supplier suppliers provider providers company deal tariff contract plan and electric electricity gas`)
+)

@@ -541,6 +541,11 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 		// else acts, the state is the user's.
 		return self, ts[i:], ""
 	}
+	if who, i := p.placedOther(ts); i > 0 {
+		// "we moved Ava to Oakfield primary", "I've put my mum on the waiting list": the
+		// state is the one placed's.
+		return who, ts[i:], ""
+	}
 	if i := actsOnOwn(ts); i > 0 {
 		// "gp upped my sertraline to 100mg", "landlord put the rent up to 1,750": someone
 		// else changes a thing of the user's; "the doctor doubled his metformin", of the
@@ -654,6 +659,34 @@ func placedSelf(ts []token) int {
 		}
 	}
 	return 0
+}
+
+// placedOther returns whom the speaker places somewhere and the index of the
+// preposition after them: "we moved Ava to Oakfield primary" (ava), "I got my dad onto
+// the new tablets" (dad); else 0. A pronoun is not read: "i moved him to the back row"
+// arranges the speaker's own room.
+func (p *people) placedOther(ts []token) (string, int) {
+	if len(ts) < 4 || !firstPerson[ts[0].low] && ts[0].low != "they" && ts[0].low != "they've" {
+		return "", 0
+	}
+	for i := 1; i+2 < len(ts) && i <= 3; i++ {
+		if !placingVerbs[ts[i].low] {
+			continue
+		}
+		o := ts[i+1]
+		switch {
+		case (o.low == "my" || o.low == "our") && i+3 < len(ts) && relations[ts[i+2].low] != "" && roles[ts[i+2].low] == "" && placingPreps[ts[i+3].low]:
+			rel := relations[ts[i+2].low]
+			p.last = rel
+			return rel, i + 3
+		case isCapitalised(o) && apposedName(o) && !p.things[o.low] && placingPreps[ts[i+2].low] && ts[i+2].low != "up" && ts[i+2].low != "over":
+			name := Kebab(o.low)
+			p.last = name
+			return name, i + 2
+		}
+		return "", 0
+	}
+	return "", 0
 }
 
 // actsOnOwn returns the index of the verb when the clause's actor, named first, changes
@@ -789,7 +822,10 @@ func (p *people) possessed(ts []token, self string) (string, []token, string) {
 		if roleNamed(ts[k:]) {
 			return self, ts[k+1:], role
 		}
-		if ts[0].low == "my" && k+1 < len(ts) && (ts[k+1].low == "moved" || ts[k+1].low == "left") {
+		if ts[0].low == "my" && k+1 < len(ts) && roleActs(ts, k) {
+			// "my husband works at Tesco", "my wife's started at the BBC", "my boss
+			// is 60": what the role's holder does or is, the holder's own fact.
+			p.last = rel
 			return rel, ts[k+1:], ""
 		}
 		if ts[0].low == "my" || ts[0].low == "our" {
@@ -803,6 +839,33 @@ func (p *people) possessed(ts []token, self string) (string, []token, string) {
 	return rel, ts[k+1:], ""
 }
 
+// placePreps are the prepositions before a place or an organisation.
+var placePreps = wordSet(`at in to for from with into near by of`)
+
+// roleActs reports whether the words after a role (ts[k]) say what its holder does or
+// is rather than who holds it: a verb other than a bare copula ("works at", "moved",
+// "left", "'s started"), or a copula before an article or a number ("is a nurse", "is
+// 41"). "my landlord is Derek" and "my manager's a woman called Sabine" are roleNamed,
+// read before this.
+func roleActs(ts []token, k int) bool {
+	n := ts[k+1].low
+	if strings.HasSuffix(ts[k].low, "'s") {
+		// "my wife's started", "my husband's got a new job", "my boss's a nightmare".
+		return n == "got" || n == "been" || n == "just" || len(n) > 3 && strings.HasSuffix(n, "ed") || n == "a" || n == "an" || isDigitStart(n)
+	}
+	switch n {
+	case "is", "was":
+		if k+2 < len(ts) {
+			w := ts[k+2].low
+			return w == "a" || w == "an" || isDigitStart(w) || w == "now" && k+3 < len(ts) && (ts[k+3].low == "a" || ts[k+3].low == "an")
+		}
+		return false
+	case "moved", "left", "works", "worked", "lives", "started", "joined", "quit", "retired", "got", "has", "just", "finally":
+		return true
+	}
+	return thirdPersonVerb(ts, k+1)
+}
+
 // roleNamed reports whether a role word is followed by its holder's name: "manager is
 // Dana", "landlord's a guy called mr haddad", "boss started monday, Raj Patel".
 func roleNamed(ts []token) bool {
@@ -811,7 +874,9 @@ func roleNamed(ts []token) bool {
 		case "called", "named":
 			return true
 		}
-		if isCapitalised(ts[i]) && !isMonthOrDay(ts[i].low) {
+		if isCapitalised(ts[i]) && !isMonthOrDay(ts[i].low) && !placePreps[ts[i-1].low] {
+			// After a preposition a capitalised word is a place or an organisation:
+			// "my husband works at Tesco", "my boss moved to Google".
 			return true
 		}
 	}

@@ -555,6 +555,11 @@ func emptyValue(v string) bool {
 	for _, w := range strings.FieldsFunc(strings.ToLower(v), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’'
 	}) {
+		if stem := strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s"); stem != w && !emptyWords[stem] && !strings.ContainsAny(stem, "'’") {
+			// A name's possessive, as in shop names ("Sainsbury's", "McDonald's"); a
+			// contraction's stem is empty ("it's", "that's").
+			return false
+		}
 		if strings.ContainsAny(w, "'’") || emptyWords[w] {
 			continue
 		}
