@@ -1816,7 +1816,9 @@ func serviceProvider(ts []token) (attr, value string) {
 		for j < len(ts) && (ts[j].low == "is" || ts[j].low == "'s" || ts[j].low == "are" || ts[j].low == "now" || ts[j].low == "over" || ts[j].low == "still") {
 			j++
 		}
-		switchedBefore := slices.ContainsFunc(ts[max(0, s-3):s], func(t token) bool { return switchVerbs[t.low] || rescheduleVerbs[t.low] || t.low == "switch" || t.low == "change" || t.low == "move" })
+		switchedBefore := slices.ContainsFunc(ts[max(0, s-3):s], func(t token) bool {
+			return switchVerbs[t.low] || rescheduleVerbs[t.low] || t.low == "switch" || t.low == "change" || t.low == "move"
+		})
 		copula := j > e && ts[e].low != "over" && ts[e].low != "now"
 		if j < len(ts) && (ts[j].low == "to" && switchedBefore || (ts[j].low == "with" || ts[j].low == "from" || ts[j].low == "through") && copula) {
 			j++
