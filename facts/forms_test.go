@@ -27,6 +27,22 @@ func wantOwnLabel(t *testing.T, text string, isCased bool, attr, value string) {
 	}
 }
 
+// wantFacts extracts one text on its own and checks that each of want is among its
+// facts, or, with a "-" prefix, is not.
+func wantFacts(t *testing.T, text string, want []string) {
+	t.Helper()
+	got := factKeys(extract(t, []Input{{Text: text}})[0].Facts)
+	for _, w := range want {
+		if not, ok := strings.CutPrefix(w, "-"); ok {
+			if slices.Contains(got, not) {
+				t.Errorf("%q: facts %v, want no %s", text, got, not)
+			}
+		} else if !slices.Contains(got, w) {
+			t.Errorf("%q: facts %v, want %s", text, got, w)
+		}
+	}
+}
+
 // factKeys renders facts as "subject/attribute=value" (with "!=" when negated).
 func factKeys(fs []Fact) []string {
 	var out []string
@@ -402,16 +418,7 @@ func TestOfflineHoldersAgesCoursesProviders(t *testing.T) {
 		{"we get our internet from Sky", []string{"user/broadband=Sky"}},
 		{"we moved Ava to Oakfield primary after half term", []string{"-user/school=Ava"}},
 	} {
-		got := factKeys(extract(t, []Input{{Text: tt.text}})[0].Facts)
-		for _, w := range tt.want {
-			if not, ok := strings.CutPrefix(w, "-"); ok {
-				if slices.Contains(got, not) {
-					t.Errorf("%q: facts %v, want no %s", tt.text, got, not)
-				}
-			} else if !slices.Contains(got, w) {
-				t.Errorf("%q: facts %v, want %s", tt.text, got, w)
-			}
-		}
+		wantFacts(t, tt.text, tt.want)
 	}
 	for _, text := range []string{"the internet is down again", "the wifi is so slow", "it's 6"} {
 		for _, f := range extract(t, []Input{{Text: text}})[0].Facts {
@@ -423,5 +430,36 @@ func TestOfflineHoldersAgesCoursesProviders(t *testing.T) {
 	ts := tokenize("we moved Ava to Oakfield primary after half term")
 	if subj, _, _ := (&people{}).subject(ts, "user"); subj != "ava" {
 		t.Errorf("subject = %q, want ava", subj)
+	}
+}
+
+// How often an activity is done, a regular service's clock time, where the shopping is
+// done, a third party living with the speaker, a best friend by name, a drug come off,
+// a job title by its ending or its modifier. Sentences written for the purpose.
+func TestOfflineRoutinesAndTitles(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"I run 3 times a week", []string{"user/run-frequency=3 times a week"}},
+		{"I've dropped to running once a week with the new baby", []string{"user/run-frequency=1 time a week"}},
+		{"I swim every morning before work", []string{"user/swim-frequency=every morning"}},
+		{"My grandma runs 10 km every morning.", []string{"-grandma/run-frequency=every morning"}},
+		{"I love to do yoga and do it four times a week", []string{"-user/yoga-frequency=4 times a week"}},
+		{"I take the 8:10 train", []string{"user/train-time=8:10"}},
+		{"I've been getting the 7:40 train since the timetable changed", []string{"user/train-time=7:40"}},
+		{"we shop at Aldi mostly", []string{"user/supermarket=Aldi"}},
+		{"we've started doing the big shop at Lidl instead", []string{"user/supermarket=Lidl"}},
+		{"my nan lives with us", []string{"grandma/home=the speaker's household"}},
+		{"I live with my girlfriend", []string{"-user/home=the speaker's household"}},
+		{"my best friend is Jess", []string{"user/best-friend=Jess"}},
+		{"my best mate Tom moved to Leeds", []string{"tom/home=Leeds"}},
+		{"I'm a freelance illustrator", []string{"user/job=freelance illustrator"}},
+		{"my aunt is a cardiologist", []string{"aunt/job=cardiologist"}},
+	} {
+		wantFacts(t, tt.text, tt.want)
+	}
+	if v := stoppedValue(tokenize("came off the pill last month"), []string{"pill"}); v != "pill" {
+		t.Errorf("stoppedValue = %q, want pill", v)
 	}
 }

@@ -853,6 +853,28 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 		f.Attribute, f.Value, f.Negated = "course", v, neg
 		return []Fact{f}
 	}
+	if a, v := transportTime(c.rest); a != "" {
+		f := base
+		f.Attribute, f.Value, f.Negated = a, v, false
+		return []Fact{f}
+	}
+	if v := shopAt(c.rest); v != "" {
+		f := base
+		f.Attribute, f.Value, f.Negated = "supermarket", v, false
+		return []Fact{f}
+	}
+	if c.subj != self && livesWithUs(c.rest) {
+		f := base
+		f.Attribute, f.Value, f.Negated = "home", "the speaker's household", false
+		return []Fact{f}
+	}
+	if a, v := frequencyFact(c.rest); a != "" && activity(c.rest) == "" {
+		// An activity read by its form ("loves to do yoga and does it four times a week")
+		// keeps the activity's slot: its frequency is part of that state.
+		f := base
+		f.Attribute, f.Value, f.Negated = a, v, false
+		return []Fact{f}
+	}
 	if v := ageOf(c); v != "" {
 		f := base
 		f.Attribute, f.Value, f.Negated = "age", v, false

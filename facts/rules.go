@@ -62,7 +62,7 @@ func jobTitle(ts []token) string {
 			(isCapitalised(ts[k+1]) || ts[k+1].low == "the" && k+2 < len(ts) && isCapitalised(ts[k+2])) {
 			return v
 		}
-		if ws := strings.Fields(strings.ToLower(v)); headed == "" && jobHeads[ws[len(ws)-1]] {
+		if ws := strings.Fields(strings.ToLower(v)); headed == "" && (jobHead(ws[len(ws)-1]) || len(ws) > 1 && jobModifiers[ws[0]]) {
 			headed = v
 		}
 	}
@@ -78,6 +78,25 @@ var jobHeads = wordSet(`teacher nurse doctor engineer developer designer manager
 	interpreter pilot caretaker gardener hairdresser beautician postman postwoman courier farmer optician radiographer
 	physiotherapist physio carer worker instructor trainer tutor coach surgeon radiologist paralegal auditor actuary
 	economist statistician recruiter planner buyer controller director executive supervisor assistant`)
+
+// jobHead reports a word that ends a job title: one of jobHeads, or a word with an
+// ending of trades and professions ("illustrator", "cardiologist", "optician",
+// "videographer", "locksmith").
+func jobHead(w string) bool {
+	if jobHeads[w] {
+		return true
+	}
+	for _, suf := range []string{"ologist", "ician", "grapher", "iatrist", "ator", "smith", "wright", "monger"} {
+		if strings.HasSuffix(w, suf) && len(w) > len(suf)+2 {
+			return true
+		}
+	}
+	return false
+}
+
+// jobModifiers open a job title whatever its last word: "a freelance illustrator", "a
+// trainee solicitor", "a self-employed roofer".
+var jobModifiers = wordSet(`freelance freelancer self-employed trainee junior senior locum apprentice`)
 
 // beginning returns the words of what a clause tells the start of: "first week of law
 // done" → law, "first day at Oakfield Primary for leo" → Oakfield Primary, "day one of
@@ -1590,7 +1609,7 @@ func namesOwn(ts []token, attr string) bool {
 var stopVerbs = wordSet(`stopped stop stopping quit quitting cancelled canceled cancelling ditched dropped binned scrapped left leaving`)
 
 // stoppedValue returns the value of vals a clause gives up by name with one of stopVerbs
-// (or "gave up", "given up (on)"): its first word or its head right after the verb
+// (or "gave up", "given up (on)", "came off"): its first word or its head right after the verb
 // ("stopped the 5:2" of "5:2 diet"); "" when none.
 func stoppedValue(ts []token, vals []string) string {
 	for i, t := range ts {
@@ -1601,6 +1620,8 @@ func stoppedValue(ts []token, vals []string) string {
 		case (t.low == "left" || t.low == "leaving") && i+1 < len(ts) && !leadValue[ts[i+1].low] && !isCapitalised(ts[i+1]):
 			continue // "left knee", "left early": a determiner or a name says a thing left
 		case stopVerbs[t.low]:
+		case comeOff[t.low] && j < len(ts) && ts[j].low == "off":
+			j++ // "came off the pill", "coming off the sertraline"
 		case (t.low == "gave" || t.low == "given" || t.low == "giving") && j < len(ts) && ts[j].low == "up":
 			j++
 			if j < len(ts) && ts[j].low == "on" {
@@ -1629,6 +1650,9 @@ func stoppedValue(ts []token, vals []string) string {
 	}
 	return ""
 }
+
+// comeOff before "off" gives up what one was on: "came off the pill".
+var comeOff = wordSet(`came come coming comes got getting gets`)
 
 // keepsOn before a verb of stopping says the thing goes on: "can't stop writing", "never
 // quit".
@@ -1861,7 +1885,7 @@ func providerName(ts []token) string {
 	}
 	var out []token
 	for _, t := range ts {
-		if stopValue[t.low] || emptyWords[t.low] || providerNouns[t.low] && serviceWords[t.low] == "" && t.low != "and" || !isWord(t.low) && !isCapitalised(t) || len(out) == 3 {
+		if stopValue[t.low] || emptyWords[t.low] || activityAdverbs[t.low] || providerNouns[t.low] && serviceWords[t.low] == "" && t.low != "and" || !isWord(t.low) && !isCapitalised(t) || len(out) == 3 {
 			break
 		}
 		out = append(out, t)
@@ -1884,3 +1908,114 @@ var (
 	// providerNouns may follow a service's name: "energy supplier", "broadband provider".
 	providerNouns = wordSet(`supplier suppliers provider providers company deal tariff contract plan and electric electricity gas`)
 )
+
+// frequencyFact reads how often the subject does an activity, as the slot
+// "<activity>-frequency": "I run 3 times a week" (run-frequency = "3 times a week"),
+// "dropped to running once a week", "I go to the gym twice a week", "swim every
+// morning". The activity is the nearest activity word before the frequency; a clause
+// without one ("we see my parents once a month") says none.
+func frequencyFact(rest []token) (attr, value string) {
+	low := strings.ToLower(join(rest))
+	m := frequencyRe.FindStringIndex(low)
+	if m == nil || strings.ContainsAny(low[:m[0]]+low[m[1]:], "0123456789") {
+		// "runs 10 km every morning": an amount said with its period is the amount's
+		// fact, the period its unit.
+		return "", ""
+	}
+	before := tokenize(low[:m[0]])
+	for i := len(before) - 1; i >= 0 && i >= len(before)-4; i-- {
+		w := strings.Trim(before[i].low, ",.!")
+		gerund := strings.HasSuffix(w, "ing") && len(w) > 5 && !emptyWords[w] && !lightVerbs[baseVerb(strings.TrimSuffix(w, "ing"))] && !frequencyNonActivities[w] &&
+			(i == 0 || !studyDets[before[i-1].low] && (!placePreps[before[i-1].low] || before[i-1].low == "to")) // "in the building" is a place
+		freq := frequencyWords.Replace(strings.TrimSpace(low[m[0]:m[1]]))
+		if sportWords[w] || gerund {
+			return activityKey(w) + "-frequency", freq
+		}
+		if lightVerbs[baseVerb(w)] && i+1 < len(before) {
+			// "plays piano every evening": the light verb's object.
+			if o := strings.Trim(before[i+1].low, ",.!"); isWord(o) && !emptyWords[o] {
+				return activityKey(o) + "-frequency", freq
+			}
+		}
+	}
+	return "", ""
+}
+
+// activityKey is an activity word's key in its slot: a sport's base form ("runs", "ran"
+// → run; "tennis" stays), else eventStem's ("running" → run, "swimming" → swim).
+func activityKey(w string) string {
+	switch {
+	case w == "ran":
+		return "run"
+	case sportWords[w]:
+		if b := strings.TrimSuffix(w, "s"); b != w && sportWords[b] {
+			return b
+		}
+		return w
+	}
+	return eventStem(w)
+}
+
+var (
+	// frequencyRe is how often: "3 times a week", "once a fortnight", "twice weekly",
+	// "every morning", "daily".
+	frequencyRe = regexp.MustCompile(`\b(?:(?:once|twice|(?:\d+|two|three|four|five|six|seven|a couple of|a few) times)\s+(?:a|per|each|every)\s+(?:week|month|fortnight|day)|(?:once|twice|(?:\d+|two|three|four|five) times) weekly|every (?:day|morning|evening|night|weekday|weekend|other day)|daily)\b`)
+	// frequencyWords write a count in digits, so that "once a week" and "1 times a week"
+	// are one value and a value has a content word.
+	frequencyWords = strings.NewReplacer("once", "1 time", "twice", "2 times", "a couple of times", "2 times", "two times", "2 times",
+		"three times", "3 times", "four times", "4 times", "five times", "5 times", "six times", "6 times", "seven times", "7 times")
+	// sportWords are activities said without -ing.
+	sportWords = wordSet(`run runs ran swim swims cycle cycles climb climbs walk walks row rows train trains gym yoga pilates
+		football tennis netball squash badminton golf boxing crossfit spin parkrun hockey rugby cricket basketball volleyball
+		surf surfs skate skates dance dances`)
+	// frequencyNonActivities end in -ing but do nothing: "I'm going", "getting", "nothing".
+	frequencyNonActivities = wordSet(`going getting doing nothing something everything anything morning evening
+		thing during seeing meeting having being`)
+)
+
+// transportTime reads the clock time of a regular service the subject takes: "I take the
+// 8:10 train", "getting the 7:40 now", "the 6.15 bus gets me in on time" (the slot
+// "<service>-time").
+func transportTime(rest []token) (attr, value string) {
+	for i := 0; i+1 < len(rest); i++ {
+		if !clockRe.MatchString(rest[i].low) || !transportNouns[strings.Trim(rest[i+1].low, ",.!")] {
+			continue
+		}
+		if m := clockRe.FindString(rest[i].low); strings.TrimSpace(m) == rest[i].low {
+			return strings.Trim(rest[i+1].low, ",.!") + "-time", rest[i].low
+		}
+	}
+	return "", ""
+}
+
+var transportNouns = wordSet(`train bus tram ferry coach tube boat shuttle`)
+
+// shopAt reads where the subject does the shopping: "we shop at Aldi mostly", "doing
+// the big shop at Lidl now", "get our groceries from Tesco" (the slot "supermarket").
+func shopAt(rest []token) string {
+	for i, t := range rest {
+		if !shopWords[t.low] || i+2 >= len(rest) {
+			continue
+		}
+		if p := rest[i+1].low; p == "at" || p == "from" || p == "in" && isCapitalised(rest[i+2]) {
+			if v := providerName(rest[i+2:]); v != "" && !whenNouns[strings.ToLower(v)] && !timeNouns[strings.ToLower(v)] {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+var shopWords = wordSet(`shop shops shopping groceries grocery food`)
+
+// livesWithUs reports a third party who lives in the speaker's home: "my nan lives with
+// us", "his mum's living with me now". (The speaker's own "I live with Tom" names a
+// flatmate or a partner, no home.)
+func livesWithUs(rest []token) bool {
+	for i := 0; i+1 < len(rest); i++ {
+		if homeVerbs[rest[i].low] && rest[i+1].low == "with" && i+2 < len(rest) && (rest[i+2].low == "us" || rest[i+2].low == "me") {
+			return true
+		}
+	}
+	return false
+}

@@ -778,6 +778,11 @@ func (p *people) possessed(ts []token, self string) (string, []token, string) {
 		p.last = rel
 		return rel, ts[i+2:], roles[strings.TrimSuffix(ts[i+1].low, "'s")]
 	}
+	if i > 0 && ts[i-1].low == "best" && (ts[i].low == "friend" || ts[i].low == "mate" || ts[i].low == "pal") &&
+		i+2 < len(ts) && ts[i+1].low == "is" && isNameToken(ts, i+2) && (i+3 == len(ts) || !verbish(ts[i+3].low)) {
+		// "my best friend is Jess": who holds the role is the user's fact.
+		return self, ts[i+1:], "best-friend"
+	}
 	// Two-word relations: "running buddy", "desk buddy", "personal tutor", "study buddy".
 	k := i
 	if k+1 < len(ts) && relations[strings.TrimSuffix(ts[k+1].low, "'s")] != "" && relations[ts[k].low] == "" {
