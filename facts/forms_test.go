@@ -463,3 +463,35 @@ func TestOfflineRoutinesAndTitles(t *testing.T) {
 		t.Errorf("stoppedValue = %q, want pill", v)
 	}
 }
+
+// A named tool used and moved from, a bank, a card closed, a role's holder who left one
+// job for another. Sentences written for the purpose.
+func TestOfflineToolsBanksAndLeaving(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"my team uses Jira", []string{"user/tool=Jira"}},
+		{"we use Notion for planning", []string{"user/tool=Notion"}},
+		{"I bank with Barclays", []string{"user/bank=Barclays"}},
+		{"moved my current account to Starling", []string{"user/bank=Starling"}},
+		{"switched banks to Monzo last year", []string{"user/bank=Monzo"}},
+		{"she works for Google", []string{"-user/employer=Google"}},
+		{"my wife's left teaching and works for the council now", []string{"partner/employer=council"}},
+	} {
+		wantFacts(t, tt.text, tt.want)
+	}
+	res := extract(t, []Input{
+		{Text: "my team uses Jira"},
+		{Text: "we've moved everything from Jira to Linear"},
+	})
+	if got := factKeys(res[1].Facts); !slices.Contains(got, "user/tool!=Jira") || !slices.Contains(got, "user/tool=Linear") {
+		t.Errorf("facts %v, want Jira given up for Linear", got)
+	}
+	if v := stoppedValue(tokenize("closed the Monzo card"), []string{"Monzo"}); v != "Monzo" {
+		t.Errorf("stoppedValue = %q, want Monzo", v)
+	}
+	if v := switchValue(tokenize("raj moved standup to 10")); v != "10" {
+		t.Errorf("switchValue = %q, want 10 (a reschedule)", v)
+	}
+}

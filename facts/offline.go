@@ -858,6 +858,16 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 		f.Attribute, f.Value, f.Negated = a, v, false
 		return []Fact{f}
 	}
+	if v := bankWith(c.rest); v != "" {
+		f := base
+		f.Attribute, f.Value, f.Negated = "bank", v, false
+		return []Fact{f}
+	}
+	if v := toolUsed(c.rest); v != "" && !strings.EqualFold(v, c.subj) {
+		f := base
+		f.Attribute, f.Value = "tool", v
+		return []Fact{f}
+	}
 	if v := shopAt(c.rest); v != "" {
 		f := base
 		f.Attribute, f.Value, f.Negated = "supermarket", v, false

@@ -298,8 +298,8 @@ func employerName(ts []token, cased bool) string {
 			for j < len(ts) && workShifts[ts[j].low] {
 				j++
 			}
-			if j+1 >= len(ts) || ts[j].low != "at" {
-				continue
+			if j+1 >= len(ts) || ts[j].low != "at" && ts[j].low != "for" {
+				continue // "works at the library", "works for the council"
 			}
 			k = j + 1
 		case t.low == "job" && i+1 < len(ts) && (ts[i+1].low == "at" || ts[i+1].low == "with"):
@@ -1222,7 +1222,7 @@ func valueMentions(in Input, p prepared, have []Fact, values map[string][]string
 			if v := switchValue(c.toks); named && fresh(v) {
 				f.Value = v
 				out = append(out, f)
-				if !SingleValued(attr) && slices.ContainsFunc(c.toks, func(t token) bool { return switchVerbs[t.low] }) {
+				if !SingleValued(attr) && (slices.ContainsFunc(c.toks, func(t token) bool { return switchVerbs[t.low] }) || movedFrom(c.toks)) {
 					// One of several values switched for another ("dropped french, switched
 					// to german"; not "bumped icloud up to 2tb"): the one named ends.
 					for _, old := range vals {
@@ -1606,7 +1606,7 @@ func namesOwn(ts []token, attr string) bool {
 
 // stopVerbs give a thing up: "stopped the 5:2", "cancelled riverford", "gave up on
 // guitar".
-var stopVerbs = wordSet(`stopped stop stopping quit quitting cancelled canceled cancelling ditched dropped binned scrapped left leaving`)
+var stopVerbs = wordSet(`stopped stop stopping quit quitting cancelled canceled cancelling ditched dropped binned scrapped left leaving closed closing`)
 
 // stoppedValue returns the value of vals a clause gives up by name with one of stopVerbs
 // (or "gave up", "given up (on)", "came off"): its first word or its head right after the verb
@@ -1662,7 +1662,7 @@ var keepsOn = wordSet(`can't cant cannot couldn't couldnt won't wont never don't
 // "replaced A with B". Only the forms that are no nouns: "a nice change to my regular
 // life" switches nothing. ("moved to" is a home's, read by form elsewhere.)
 var switchVerbs = wordSet(`switched switching swapped swapping changed changing transferred transferring replaced
-	replacing traded trading`)
+	replacing traded trading migrated migrating`)
 
 // rescheduleVerbs move a time: "raj moved standup to 10", "the opening got pushed to
 // august". Their value must be a time, a date or a day; "moved to Lisbon" is a home's.
@@ -1694,6 +1694,11 @@ func switchValue(rest []token) string {
 		}
 		for j := i + 1; j < min(len(rest), i+7); j++ {
 			w := rest[j].low
+			if w == "from" {
+				// "moved everything from Jira to Linear": a thing moved from one to
+				// another is switched, whatever its kind.
+				reschedule = false
+			}
 			if w == "to" || !reschedule && (w == "for" || w == "with") && !strings.HasPrefix(t.low, "switch") && !strings.HasPrefix(t.low, "chang") {
 				v := thingPhrase(rest[j+1:])
 				if v == "" || emptyValue(v) || abstractValue(v) || reschedule && !whenValue.MatchString(v) {
@@ -1707,6 +1712,21 @@ func switchValue(rest []token) string {
 		}
 	}
 	return ""
+}
+
+// movedFrom reports a clause that moves something from one thing to another: "moved
+// everything from Jira to Linear", "migrated from dropbox to google drive".
+func movedFrom(ts []token) bool {
+	for i, t := range ts {
+		if !rescheduleVerbs[t.low] && !switchVerbs[t.low] && t.low != "went" {
+			continue
+		}
+		from := slices.IndexFunc(ts[i+1:min(len(ts), i+5)], func(t token) bool { return t.low == "from" })
+		if from >= 0 && slices.ContainsFunc(ts[i+1+from:], func(t token) bool { return t.low == "to" }) {
+			return true
+		}
+	}
+	return false
 }
 
 // insteadValue reads "<verb> X instead" (not "instead of"): the thing phrase X, the
@@ -2018,4 +2038,57 @@ func livesWithUs(rest []token) bool {
 		}
 	}
 	return false
+}
+
+// toolUsed reads a named tool, app or service the subject uses: "my team uses Jira",
+// "we use Notion for planning", "using Figma now" — a capitalised name right after the
+// verb (a lower-case word after "use" is rarely a product: "use the car").
+func toolUsed(rest []token) string {
+	for i, t := range rest {
+		if (t.low != "use" && t.low != "uses" && t.low != "using") || i+1 >= len(rest) {
+			continue
+		}
+		if i > 0 && (rest[i-1].low == "no" || rest[i-1].low == "of" || rest[i-1].low == "the") {
+			continue // "no use", "the use of"
+		}
+		j := i + 1
+		if rest[j].low == "a" || rest[j].low == "an" {
+			j++
+		}
+		if j < len(rest) && apposedName(rest[j]) {
+			if v := placeRun(rest[j:]); v != "" {
+				return v
+			}
+			return rest[j].orig
+		}
+	}
+	return ""
+}
+
+// bankWith reads the subject's bank: "I bank with Barclays", "my current account is
+// with Nationwide", "moved my current account to Starling", "switched banks to Monzo".
+func bankWith(rest []token) string {
+	for i, t := range rest {
+		j := -1
+		switch {
+		case t.low == "bank" && i+1 < len(rest) && (rest[i+1].low == "with" || rest[i+1].low == "at"):
+			j = i + 2 // "bank with Barclays"
+		case t.low == "account" && i > 0 && (rest[i-1].low == "current" || rest[i-1].low == "bank" || rest[i-1].low == "savings"):
+			k := i + 1
+			for k < len(rest) && (rest[k].low == "is" || rest[k].low == "'s" || rest[k].low == "now" || rest[k].low == "over") {
+				k++
+			}
+			if k < len(rest) && (rest[k].low == "with" || rest[k].low == "at" || rest[k].low == "to") {
+				j = k + 1
+			}
+		case t.low == "banks" && i > 0 && (switchVerbs[rest[i-1].low] || rest[i-1].low == "switch" || rest[i-1].low == "changed") && i+1 < len(rest) && rest[i+1].low == "to":
+			j = i + 2 // "switched banks to Monzo"
+		}
+		if j >= 0 && j < len(rest) {
+			if v := providerName(rest[j:]); v != "" {
+				return v
+			}
+		}
+	}
+	return ""
 }

@@ -856,7 +856,7 @@ func roleActs(ts []token, k int) bool {
 	n := ts[k+1].low
 	if strings.HasSuffix(ts[k].low, "'s") {
 		// "my wife's started", "my husband's got a new job", "my boss's a nightmare".
-		return n == "got" || n == "been" || n == "just" || len(n) > 3 && strings.HasSuffix(n, "ed") || n == "a" || n == "an" || isDigitStart(n)
+		return n == "got" || n == "been" || n == "just" || n == "left" || n == "quit" || n == "gone" || n == "finally" || len(n) > 3 && strings.HasSuffix(n, "ed") || n == "a" || n == "an" || isDigitStart(n)
 	}
 	switch n {
 	case "is", "was":
