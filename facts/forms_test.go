@@ -495,3 +495,26 @@ func TestOfflineToolsBanksAndLeaving(t *testing.T) {
 		t.Errorf("switchValue = %q, want 10 (a reschedule)", v)
 	}
 }
+
+// A dislike is the opposite polarity of a liking, a new role's holder named after the
+// clause, a span said done is no value. Sentences written for the purpose.
+func TestOfflineDislikesAppositionsSpans(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"I hate olives", []string{"user/food!=olives"}},
+		{"I can't stand olives", []string{"user/food!=olives"}},
+		{"I love sushi", []string{"user/food=sushi"}},
+		{"my new flatmate moved in today, Olu", []string{"user/flatmate=Olu"}},
+		{"new boss started monday, Raj Patel, he came over from payments", []string{"user/manager=Raj Patel"}},
+		{"first week done! my manager is Dana Whitfield", []string{"user/manager=Dana Whitfield", "-user/employer=first week done"}},
+	} {
+		wantFacts(t, tt.text, tt.want)
+	}
+	for _, v := range []string{"first week done", "exams over"} {
+		if !verbal(v) {
+			t.Errorf("verbal(%q) = false, want true", v)
+		}
+	}
+}

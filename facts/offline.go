@@ -252,6 +252,13 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 				if label != "" && (ci+1 >= len(cs) || startsStatement(skipFillers(cs[ci+1]))) {
 					label = ""
 				}
+				if ci+1 < len(cs) && label == "" {
+					if role := roleApposition(c, cs[ci+1]); role != "" {
+						// "new boss started monday, Raj Patel": the name after the
+						// clause is the new holder of the user's role.
+						label, own = role, true
+					}
+				}
 				var cl clause
 				if label != "" {
 					// "My job: translator at Bluewater Clinic": one clause, read by the label.
@@ -584,7 +591,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		if activityAttrs[name] && act != "" {
 			v = act
 		}
-		neg := negated(c.text)
+		neg := negated(c.text) || likingAttrs[name] && dislikeRe.MatchString(c.text)
 		if obj := partedWith(c.toks); obj != "" && (attr.kind == kindThing || attr.kind == kindOrg) {
 			// "gave the old iphone to my mum", "sold the dell on ebay": the thing given
 			// up, not whom it went to.
@@ -946,6 +953,14 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 	}
 	return nil
 }
+
+// likingAttrs hold things liked; a clause that dislikes one ("can't stand olives", "I
+// hate running") states it with the opposite polarity, so that a later "I like olives
+// now" is a change of the same version group, not a restatement.
+var likingAttrs = map[string]bool{"food": true, "hobby": true, "exercise": true, "watches": true, "drink": true}
+
+// dislikeRe marks a clause that dislikes what it names.
+var dislikeRe = regexp.MustCompile(`(?i)\b(?:hate|hates|hated|can'?t stand|cannot stand|can'?t bear|dislikes?|detest|detests|loathe|loathes|(?:don'?t|doesn'?t|do not|does not) (?:like|eat|enjoy)|not a (?:big )?fan of|not keen on|hard no on|tastes? like soap)\b`)
 
 // serviceOf returns the provider slot of the first household service a memory names
 // (serviceWords), or "".

@@ -415,6 +415,26 @@ func apposedName(t token) bool {
 	return isCapitalised(t) && isWord(w) && !stopValue[w] && !fillers[w] && !pronouns[w] && !firstPerson[w] && relations[w] == "" && !numberWords[w] && !isMonthOrDay(w)
 }
 
+// roleApposition returns the role a clause gives a new holder whose name follows as a
+// clause of its own: "new boss started monday, Raj Patel", "my new flatmate moved in
+// today, Olu" (manager, flatmate); else "".
+func roleApposition(c, next []token) string {
+	c = skipFillers(c)
+	i := 0
+	if len(c) > 0 && (c[0].low == "my" || c[0].low == "our") {
+		i++
+	}
+	if i+1 >= len(c) || c[i].low != "new" || roles[c[i+1].low] == "" || len(next) == 0 || len(next) > 3 {
+		return ""
+	}
+	for _, t := range next {
+		if !apposedName(t) {
+			return ""
+		}
+	}
+	return roles[c[i+1].low]
+}
+
 // petApposition reports a clause that ends with a kind of pet followed by one made only
 // of names ("We adopted a dog, Rex", "two cats, Tom and Jerry"): one clause, the names
 // the pets'.

@@ -649,6 +649,8 @@ func verbal(v string) bool {
 		return true // "loving", "writing all", "take them" after "getting"
 	case len(ws) >= 2 && len(ws[len(ws)-1]) >= 5 && strings.HasSuffix(ws[len(ws)-1], "ed"):
 		return true // "laptop crashed", "tow truck parked"
+	case len(ws) >= 2 && (ws[len(ws)-1] == "done" || ws[len(ws)-1] == "over" || ws[len(ws)-1] == "sorted"):
+		return true // "first week done", "exams over"
 	}
 	for _, w := range ws {
 		if clauseWords[w] || contraction(w) {
