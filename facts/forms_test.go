@@ -509,6 +509,7 @@ func TestOfflineDislikesAppositionsSpans(t *testing.T) {
 		{"my new flatmate moved in today, Olu", []string{"user/flatmate=Olu"}},
 		{"new boss started monday, Raj Patel, he came over from payments", []string{"user/manager=Raj Patel"}},
 		{"first week done! my manager is Dana Whitfield", []string{"user/manager=Dana Whitfield", "-user/employer=first week done"}},
+		{"my partner's vegetarian", []string{"partner/diet=vegetarian", "-user/diet=vegetarian"}},
 	} {
 		wantFacts(t, tt.text, tt.want)
 	}

@@ -856,7 +856,12 @@ func roleActs(ts []token, k int) bool {
 	n := ts[k+1].low
 	if strings.HasSuffix(ts[k].low, "'s") {
 		// "my wife's started", "my husband's got a new job", "my boss's a nightmare".
-		return n == "got" || n == "been" || n == "just" || n == "left" || n == "quit" || n == "gone" || n == "finally" || len(n) > 3 && strings.HasSuffix(n, "ed") || n == "a" || n == "an" || isDigitStart(n)
+		if n == "got" || n == "been" || n == "just" || n == "left" || n == "quit" || n == "gone" || n == "finally" || len(n) > 3 && strings.HasSuffix(n, "ed") || n == "a" || n == "an" || isDigitStart(n) {
+			return true
+		}
+		// "my partner's vegetarian (now)": a copula before a word that no verb follows;
+		// "my husband's family is from Leeds" is a possessive.
+		return isWord(n) && !emptyWords[n] && (k+2 >= len(ts) || !beVerbs[ts[k+2].low] && !subjectVerbs[ts[k+2].low] && !thirdPersonVerb(ts, k+2))
 	}
 	switch n {
 	case "is", "was":
