@@ -519,3 +519,33 @@ func TestOfflineDislikesAppositionsSpans(t *testing.T) {
 		}
 	}
 }
+
+// Ages turned, school years, bedtimes, a home told by the dwelling one is in, a job
+// jumped to, a neighbour's pet and its loss, a pet's kind inside a place name, a plan's
+// month ahead. Sentences written for the purpose.
+func TestOfflineLifeEventsAndNames(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"gran turned 90 on sunday, we had cake", []string{"grandma/age=90"}},
+		{"my son's in year 4", []string{"son/school-year=year 4"}},
+		{"the kids go to bed at 7", []string{"kids/bedtime-time=7"}},
+		{"trying to be in bed by 10 now", []string{"user/bedtime-time=10"}},
+		{"Nina: moving day done, I'm in a place in Brixton now. so many boxes", []string{"nina/home=Brixton"}},
+		{"Sam's jumped ship to PwC, same job more money", []string{"sam/employer=PwC"}},
+		{"our neighbour Pat has a cat called Smudge", []string{"pat/pet=Smudge", "-user/pet=Smudge"}},
+		{"Pat's cat Smudge went missing last week", []string{"pat/pet!=Smudge"}},
+		{"I work in the Canary Wharf office", []string{"-user/pet=Wharf"}},
+	} {
+		wantFacts(t, tt.text, tt.want)
+	}
+	res := extract(t, []Input{{Text: "we've got a hamster called Nibbles"}, {Text: "RIP Nibbles, the kids are devastated"}})
+	if got := factKeys(res[1].Facts); !slices.Contains(got, "user/pet!=Nibbles") {
+		t.Errorf("facts %v, want Nibbles gone", got)
+	}
+	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	if et := eventTime("handed in my notice at Sky, starting at the BBC in May", now); et.Year() != 2027 {
+		t.Errorf("event time %v, want May 2027 (a job ahead)", et)
+	}
+}

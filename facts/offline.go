@@ -875,6 +875,11 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 		f.Attribute, f.Value = "tool", v
 		return []Fact{f}
 	}
+	if v := bedtime(c.rest); v != "" {
+		f := base
+		f.Attribute, f.Value, f.Negated = "bedtime-time", v, false
+		return []Fact{f}
+	}
 	if v := shopAt(c.rest); v != "" {
 		f := base
 		f.Attribute, f.Value, f.Negated = "supermarket", v, false
@@ -890,6 +895,11 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 		// keeps the activity's slot: its frequency is part of that state.
 		f := base
 		f.Attribute, f.Value, f.Negated = a, v, false
+		return []Fact{f}
+	}
+	if v := schoolYear(c.rest); v != "" && c.subj != self {
+		f := base
+		f.Attribute, f.Value, f.Negated = "school-year", v, false
 		return []Fact{f}
 	}
 	if v := ageOf(c); v != "" {
@@ -932,7 +942,7 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 		f.Attribute, f.Value, f.Negated = "team", v, false
 		return []Fact{f}
 	}
-	if v := homePlace(c.toks, !cased); v != "" && !strings.EqualFold(v, c.subj) {
+	if v := cmp.Or(homePlace(c.toks, !cased), livingIn(c.toks, !cased)); v != "" && !strings.EqualFold(v, c.subj) {
 		f := base
 		f.Attribute, f.Value, f.Negated = "home", v, false
 		return []Fact{f}
@@ -985,6 +995,10 @@ func ageOf(c clause) string {
 	}
 	m := ageAfterCopula.FindStringSubmatch(strings.ToLower(join(c.rest)))
 	if m == nil {
+		// "gran turned 90 on sunday": turning an age says it, whatever follows.
+		m = turnedAge.FindStringSubmatch(strings.ToLower(join(c.rest)))
+	}
+	if m == nil {
 		// "my son's 6": the copula is the subject word's "'s".
 		if last := len(ts) - len(c.rest) - 1; last >= 0 && strings.HasSuffix(ts[last].low, "'s") {
 			m = ageAfterCopula.FindStringSubmatch("is " + strings.ToLower(join(c.rest)))
@@ -1001,6 +1015,21 @@ func ageOf(c clause) string {
 
 // ageAfterCopula is a clause's rest that is only a copula and an age.
 var ageAfterCopula = regexp.MustCompile(`^(?:is|was|'s|will be|'ll be|just turned|turned|turns|is turning)\s+(\d{1,3})(?:\s+(?:now|today|already|this year|next (?:week|month)|years? old|yrs? old|yo))*\s*[.!]*$`)
+
+// turnedAge is an age turned: "turned 90 on sunday", "just turned 7!".
+var turnedAge = regexp.MustCompile(`^(?:just |finally )?turned\s+(\d{1,3})\b(?:\s+(?:on|last|this|yesterday|today|at|in)\b.*|\s*[.!]*)$`)
+
+// schoolYear reads a pupil's school year: "my son's in year 4", "going into year 5 in
+// september", "she's in 3rd grade".
+func schoolYear(rest []token) string {
+	m := schoolYearRe.FindStringSubmatch(strings.ToLower(join(rest)))
+	if m == nil {
+		return ""
+	}
+	return strings.TrimSpace(m[1])
+}
+
+var schoolYearRe = regexp.MustCompile(`\b(?:in|into|is|'s|going into|moving up to|starts?|starting)\s+((?:year|yr)\s?\d{1,2}|\d{1,2}(?:st|nd|rd|th) grade|reception)\b`)
 
 // orderFacts puts the facts a version group is judged by first: for a single-valued
 // attribute the new value before the one given up ("quit the cafe; a baker now"), for a

@@ -242,6 +242,39 @@ func homePlace(ts []token, lower bool) string {
 	return ""
 }
 
+// livingIn reads a home told by the dwelling one is in: "I'm in a place in Brixton
+// now", "we're in a new flat in Leith" (a copula, "in", a dwelling, "in", the place).
+func livingIn(ts []token, lower bool) string {
+	for i := 0; i+4 < len(ts); i++ {
+		if !beVerbs[ts[i].low] && ts[i].low != "i'm" && ts[i].low != "we're" && ts[i].low != "'m" && ts[i].low != "'re" {
+			continue
+		}
+		j := i + 1
+		if ts[j].low == "now" || ts[j].low == "finally" {
+			j++
+		}
+		if j >= len(ts) || ts[j].low != "in" {
+			continue
+		}
+		j++
+		for j < len(ts) && (studyDets[ts[j].low] || ts[j].low == "little" || ts[j].low == "tiny" || ts[j].low == "shared") {
+			j++
+		}
+		if j+2 < len(ts) && dwellings[ts[j].low] && ts[j+1].low == "in" {
+			n := ts[j+2]
+			switch {
+			case isCapitalised(n):
+				return placeRun(ts[j+2:])
+			case lower && isWord(n.low) && !common[n.low]:
+				return lowerPlace(ts[j+2:])
+			}
+		}
+	}
+	return ""
+}
+
+var dwellings = wordSet(`place flat house apartment flatshare houseshare studio room bedsit maisonette bungalow cottage`)
+
 // lowerPlace takes a place name written in lower case: up to four words, up to a stop
 // word, a time word or a clause boundary.
 func lowerPlace(ts []token) string {
@@ -310,6 +343,8 @@ func employerName(ts []token, cased bool) string {
 			// "joined Quillpoint as a data analyst"; "joined Strava" is no job, and "joined
 			// the data engineering team" a team.
 			k, byName = i+1, true
+		case t.low == "ship" && i > 0 && (ts[i-1].low == "jumped" || ts[i-1].low == "jumping") && i+1 < len(ts) && ts[i+1].low == "to":
+			k, byName = i+2, true // "jumped ship to PwC"
 		case (t.low == "hired" || t.low == "employed") && i+1 < len(ts) && ts[i+1].low == "by":
 			k, byName = i+2, true
 		default:
@@ -396,11 +431,11 @@ var petWords = map[string]bool{"dog": true, "cat": true, "puppy": true, "kitten"
 
 // petLoss says a pet is no longer the owner's: "rehomed Clover", "gave away", "no
 // longer has".
-var petLoss = regexp.MustCompile(`(?i)\b(?:rehom(?:ed|e|ing)|gave (?:away|up)|given (?:away|up)|(?:give|gave|given|giving) (?:\S+ ){1,4}away|no longer (?:has|have|own|owns)|doesn'?t have|don'?t have|lost|got rid of|sold|passed away|put down)\b`)
+var petLoss = regexp.MustCompile(`(?i)\b(?:rehom(?:ed|e|ing)|gave (?:away|up)|given (?:away|up)|(?:give|gave|given|giving) (?:\S+ ){1,4}away|no longer (?:has|have|own|owns)|doesn'?t have|don'?t have|lost|got rid of|sold|passed away|put down|went missing|gone missing|died|\brip\b)\b`)
 
 // petGone is a clause whose subject, a pet's name, has left: "Marble went to live with a
 // neighbor", "Biscuit passed away".
-var petGone = regexp.MustCompile(`(?i)^(?:went|has gone|had to go|was rehomed|got rehomed|is living|lives now|now lives|moved) (?:to live |away |back )?(?:with|to)\b|^(?:passed away|died|ran away|was put down|is gone|got adopted|was adopted)\b`)
+var petGone = regexp.MustCompile(`(?i)^(?:went|has gone|had to go|was rehomed|got rehomed|is living|lives now|now lives|moved) (?:to live |away |back )?(?:with|to)\b|^(?:passed away|died|ran away|was put down|is gone|got adopted|was adopted|went missing|has gone missing|is missing)\b`)
 
 // isPetWord reports a kind of pet, in the singular or the plural ("cats").
 func isPetWord(w string) bool {
@@ -488,8 +523,10 @@ func petNames(ts []token) []petName {
 		out = append(out, petName{name: name, negated: neg})
 	}
 	for i, t := range ts {
-		if isPetWord(t.low) {
+		if isPetWord(t.low) && (!isCapitalised(t) || i == 0) {
 			// "our cat Luna", "a dog, Rex", "two cats, Tom and Jerry": names in apposition.
+			// A pet's kind in capitals inside a sentence is part of a name: "the Canary
+			// Wharf office".
 			for j := i + 1; j < len(ts) && apposedName(ts[j]); j++ {
 				add(j)
 				if j+2 < len(ts) && ts[j+1].low == "and" {
@@ -516,7 +553,7 @@ func hasNamedPet(ts []token) bool {
 		if (t.low == "named" || t.low == "called") && i+1 < len(ts) && i > 0 && (petWords[ts[i-1].low] || i > 1 && petWords[ts[i-2].low]) {
 			return true
 		}
-		if i+1 < len(ts) && isPetWord(t.low) && apposedName(ts[i+1]) {
+		if i+1 < len(ts) && isPetWord(t.low) && (!isCapitalised(t) || i == 0) && apposedName(ts[i+1]) {
 			return true // "our cat Luna", "a dog, Rex"
 		}
 	}
@@ -2029,6 +2066,19 @@ func transportTime(rest []token) (attr, value string) {
 }
 
 var transportNouns = wordSet(`train bus tram ferry coach tube boat shuttle`)
+
+// bedtime reads when the subject goes to bed: "the kids go to bed at 7", "trying to be
+// in bed by 10 now", "lights out at 9:30" (the slot "bedtime-time", as "bedtime is
+// 7:30" reads by the schedule's form).
+func bedtime(rest []token) string {
+	m := bedtimeRe.FindStringSubmatch(strings.ToLower(join(rest)))
+	if m == nil {
+		return ""
+	}
+	return strings.TrimSpace(m[1])
+}
+
+var bedtimeRe = regexp.MustCompile(`\b(?:go(?:es)? to bed|going to bed|in bed|asleep|lights out)\s+(?:at|by|around|before)\s+(\d{1,2}(?::\d{2})?\s?(?:am|pm)?)\b`)
 
 // shopAt reads where the subject does the shopping: "we shop at Aldi mostly", "doing
 // the big shop at Lidl now", "get our groceries from Tesco" (the slot "supermarket").

@@ -563,7 +563,8 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 	}
 	w0 := ts[0].low
 	switch {
-	case firstPerson[w0] || w0 == "our" && !p.isEntityPhrase(ts):
+	case firstPerson[w0] || w0 == "our" && !p.isEntityPhrase(ts) && (len(ts) < 2 || relations[strings.TrimSuffix(ts[1].low, "'s")] == ""):
+		// "our neighbour Pat has a cat" is the neighbour's (possessed, below).
 		if w0 == "me" && len(ts) > 2 && ts[1].low == "and" {
 			// "me and my girlfriend priya rent a house": the user's fact.
 			return self, ts[2:], ""
@@ -750,7 +751,7 @@ func isNameAfterRelation(ts []token, i int) bool {
 // notName reports words that are never a name: common words, function words, pronouns,
 // relations, months and days.
 func notName(w string) bool {
-	return common[w] || stopValue[w] || leadValue[w] || fillers[w] || anchors[w] || firstPerson[w] || pronouns[w] || relations[w] != "" || isMonthOrDay(w) || subjectVerbs[w] || numberWords[w]
+	return common[w] || stopValue[w] || leadValue[w] || fillers[w] || anchors[w] || firstPerson[w] || pronouns[w] || relations[w] != "" || isMonthOrDay(w) || subjectVerbs[w] || numberWords[w] || w == "rip" || w == "r.i.p"
 }
 
 // numberWords are numbers written out, never a name: "zero regrets", "twenty minutes door

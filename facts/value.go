@@ -470,7 +470,7 @@ var months = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may"
 
 // futureRe is a clause that tells what is to come: its month is the next one of that
 // name ("rent goes up to 1,450 in june", "the new timetable starts in september").
-var futureRe = regexp.MustCompile(`(?i)\b(?:will|going to|gonna|goes (?:up|down)|go (?:up|down)|is due|are due|starts|kicks in|from next)\b|\w'll\b`)
+var futureRe = regexp.MustCompile(`(?i)\b(?:will|going to|gonna|goes (?:up|down)|go (?:up|down)|is due|are due|starts|kicks in|from next|(?:am|'m|is|'s|are|'re) (?:starting|joining|moving|leaving|flying|heading|going into)|starting (?:at|with|on))\b|\w'll\b`)
 
 // eventTime resolves "back in March", "since april", "from the 1st of july", "last
 // month", "on the 20th" against now. Past cues take the latest such date not after now;
