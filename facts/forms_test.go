@@ -549,3 +549,30 @@ func TestOfflineLifeEventsAndNames(t *testing.T) {
 		t.Errorf("event time %v, want May 2027 (a job ahead)", et)
 	}
 }
+
+// A car by its make, a home by its dwelling or by whom one moves in with, a place after
+// whom one lives with, a wake-up time, a partner dumped, a denial that keeps the new
+// value read beside it. Sentences written for the purpose.
+func TestOfflineCarsHomesMornings(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"we've got an old VW Polo, does the job", []string{"user/car=VW Polo"}},
+		{"mum's car is a little fiat 500", []string{"mum/car=fiat 500"}},
+		{"dad swapped the Volvo for a Tesla", []string{"dad/car=Tesla"}},
+		{"I have a mini fridge", []string{"-user/car=mini fridge"}},
+		{"my sister's living with her boyfriend in Bath", []string{"sister/home=Bath"}},
+		{"we live in a 2 bed flat", []string{"user/home=2 bed flat"}},
+		{"we're in a 3 bed semi now, finally a garden", []string{"user/home=3 bed semi"}},
+		{"I'm moving in with Sam next month", []string{"user/home=with Sam"}},
+		{"I normally get up at 6:30", []string{"user/wake-time=6:30"}},
+		{"with the new job I'm up at 5:45", []string{"user/wake-time=5:45"}},
+	} {
+		wantFacts(t, tt.text, tt.want)
+	}
+	res := extract(t, []Input{{Text: "my daughter's boyfriend is called Kyle"}, {Text: "daughter's dumped Kyle, thank god"}})
+	if got := factKeys(res[1].Facts); !slices.Contains(got, "daughter/partner!=Kyle") {
+		t.Errorf("facts %v, want Kyle given up", got)
+	}
+}

@@ -652,7 +652,11 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		// Read by form, the change replaces what the meaning made of the same version group
 		// (of a multi-valued attribute, the same value: "ben moved out :( new flatmate is
 		// chloe" keeps chloe).
-		facts = slices.DeleteFunc(facts, func(g Fact) bool { return g.Group() == f.Group() && g.Confidence > 0 })
+		// A denial keeps the new value the meaning read beside it ("ditched virgin, we're
+		// on community fibre now").
+		facts = slices.DeleteFunc(facts, func(g Fact) bool {
+			return g.Group() == f.Group() && g.Confidence > 0 && !(f.Negated && !g.Negated && !SameValue(g.Value, f.Value))
+		})
 		facts = append(facts, f)
 	}
 	if len(facts) > 0 {
@@ -865,6 +869,11 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 		f.Attribute, f.Value, f.Negated = a, v, false
 		return []Fact{f}
 	}
+	if v := carOwned(c.rest); v != "" {
+		f := base
+		f.Attribute, f.Value, f.Negated = "car", v, false
+		return []Fact{f}
+	}
 	if v := bankWith(c.rest); v != "" {
 		f := base
 		f.Attribute, f.Value, f.Negated = "bank", v, false
@@ -873,6 +882,11 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 	if v := toolUsed(c.rest); v != "" && !strings.EqualFold(v, c.subj) {
 		f := base
 		f.Attribute, f.Value = "tool", v
+		return []Fact{f}
+	}
+	if v := wakeTime(c.toks); v != "" {
+		f := base
+		f.Attribute, f.Value, f.Negated = "wake-time", v, false
 		return []Fact{f}
 	}
 	if v := bedtime(c.rest); v != "" {

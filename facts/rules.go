@@ -208,6 +208,15 @@ func homePlace(ts []token, lower bool) string {
 		for j < len(ts) && (ts[j].low == "back" || ts[j].low == "over" || ts[j].low == "out" || ts[j].low == "away" || ts[j].low == "down" || ts[j].low == "up" || ts[j].low == "permanently") {
 			j++
 		}
+		if home && j+2 < len(ts) && ts[j].low == "with" {
+			// "living with her boyfriend in Bath": the place after whom one lives with.
+			for k := j + 1; k < min(len(ts), j+5); k++ {
+				if ts[k].low == "in" {
+					j = k
+					break
+				}
+			}
+		}
 		if j < len(ts) && ts[j].low == "from" {
 			// "from Reno to Denver": the destination.
 			for k := j + 1; k < min(len(ts), j+6); k++ {
@@ -219,6 +228,20 @@ func homePlace(ts []token, lower bool) string {
 		}
 		if j+1 >= len(ts) || ts[j].low != "in" && ts[j].low != "to" && ts[j].low != "into" {
 			continue
+		}
+		if move && ts[j].low == "in" && ts[j+1].low == "with" && j+2 < len(ts) {
+			// "moved back in with mum and dad", "I'm moving in with Sam": the home is
+			// theirs.
+			if v := phrase(ts[j+2:]); v != "" && !emptyValue(v) {
+				return "with " + v
+			}
+		}
+		k := j + 1
+		for k < len(ts) && (ts[k].low == "a" || ts[k].low == "an" || ts[k].low == "our" || ts[k].low == "my") {
+			k++
+		}
+		if d := dwellingPhrase(ts[k:]); d != "" && home {
+			return d // "we live in a 2 bed flat"
 		}
 		n := ts[j+1]
 		if leadValue[n.low] || common[n.low] || isMonthOrDay(n.low) || !isWord(n.low) || pronouns[n.low] || firstPerson[n.low] {
@@ -260,6 +283,10 @@ func livingIn(ts []token, lower bool) string {
 		for j < len(ts) && (studyDets[ts[j].low] || ts[j].low == "little" || ts[j].low == "tiny" || ts[j].low == "shared") {
 			j++
 		}
+		if d := dwellingPhrase(ts[j:]); d != "" && (j+len(strings.Fields(d)) >= len(ts) || ts[j+len(strings.Fields(d))].low != "in") {
+			// "we're in a 3 bed semi now": the dwelling itself, when no place follows.
+			return d
+		}
 		if j+2 < len(ts) && dwellings[ts[j].low] && ts[j+1].low == "in" {
 			n := ts[j+2]
 			switch {
@@ -273,7 +300,30 @@ func livingIn(ts []token, lower bool) string {
 	return ""
 }
 
-var dwellings = wordSet(`place flat house apartment flatshare houseshare studio room bedsit maisonette bungalow cottage`)
+// dwellingPhrase reads a dwelling described by its size or kind at the start of ts:
+// "3 bed semi", "2 bed flat", "two-bedroom terrace" (a number of bedrooms, then a
+// dwelling), else "".
+func dwellingPhrase(ts []token) string {
+	if len(ts) < 2 || !isDigitStart(ts[0].low) && !numberWords[strings.Split(ts[0].low, "-")[0]] {
+		return ""
+	}
+	i := 1
+	if strings.Contains(ts[0].low, "-") {
+		i = 1 // "two-bedroom"
+	} else if i < len(ts) && (ts[i].low == "bed" || ts[i].low == "bedroom" || ts[i].low == "bedroomed" || ts[i].low == "br") {
+		i++
+	}
+	for i < len(ts) && (ts[i].low == "terraced" || ts[i].low == "detached" || ts[i].low == "new" || ts[i].low == "new-build") {
+		i++
+	}
+	if i < len(ts) && dwellings[strings.Trim(ts[i].low, ",.!")] {
+		return strings.Trim(join(ts[:i+1]), " ,.!")
+	}
+	return ""
+}
+
+var dwellings = wordSet(`place flat house apartment flatshare houseshare studio room bedsit maisonette bungalow cottage
+	semi terrace detached townhouse`)
 
 // lowerPlace takes a place name written in lower case: up to four words, up to a stop
 // word, a time word or a clause boundary.
@@ -1269,9 +1319,10 @@ func valueMentions(in Input, p prepared, have []Fact, values map[string][]string
 				out = append(out, f)
 				break
 			}
-			if v := stoppedValue(c.toks, vals); v != "" && !slices.ContainsFunc(have, func(f Fact) bool { return f.Subject == subj && Kebab(f.Attribute) == attr && f.Negated }) {
+			if v := stoppedValue(c.toks, vals); v != "" && !slices.ContainsFunc(have, func(f Fact) bool { return f.Subject == subj && Kebab(f.Attribute) == attr && f.Negated && f.Confidence == 0 }) {
 				// "stopped the 5:2" of "5:2 diet", "cancelled riverford": the value named
-				// as what is given up ends.
+				// as what is given up ends (read by form, it replaces a denial the meaning
+				// read, whose confidence may be too low for a version group).
 				f.Value, f.Negated = v, true
 				out = append(out, f)
 				continue // a later clause may name what replaces it
@@ -1663,7 +1714,7 @@ func namesOwn(ts []token, attr string) bool {
 
 // stopVerbs give a thing up: "stopped the 5:2", "cancelled riverford", "gave up on
 // guitar".
-var stopVerbs = wordSet(`stopped stop stopping quit quitting cancelled canceled cancelling ditched dropped binned scrapped left leaving closed closing`)
+var stopVerbs = wordSet(`stopped stop stopping quit quitting cancelled canceled cancelling ditched dropped binned scrapped left leaving closed closing dumped dumping`)
 
 // stoppedValue returns the value of vals a clause gives up by name with one of stopVerbs
 // (or "gave up", "given up (on)", "came off"): its first word or its head right after the verb
@@ -2078,6 +2129,18 @@ func bedtime(rest []token) string {
 	return strings.TrimSpace(m[1])
 }
 
+// wakeTime reads when the subject gets up: "I normally get up at 6:30", "with the new
+// job I'm up at 5:45", "alarm's set for 6" (the slot "wake-time").
+func wakeTime(rest []token) string {
+	m := wakeRe.FindStringSubmatch(strings.ToLower(join(rest)))
+	if m == nil {
+		return ""
+	}
+	return strings.TrimSpace(m[1])
+}
+
+var wakeRe = regexp.MustCompile(`\b(?:get(?:s|ting)? up|wake(?:s)? up|waking up|(?:i'm|im|am|'m|is|'s|are|'re) up|alarm(?:'s| is)? set for|alarm goes off)\s+(?:at|around|by|for)?\s*(\d{1,2}(?::\d{2})?\s?(?:am|pm)?)\b`)
+
 var bedtimeRe = regexp.MustCompile(`\b(?:go(?:es)? to bed|going to bed|in bed|asleep|lights out)\s+(?:at|by|around|before)\s+(\d{1,2}(?::\d{2})?\s?(?:am|pm)?)\b`)
 
 // shopAt reads where the subject does the shopping: "we shop at Aldi mostly", "doing
@@ -2162,3 +2225,57 @@ func bankWith(rest []token) string {
 	}
 	return ""
 }
+
+// carOwned reads a car by its make: "we've got an old VW Polo", "she drives a little
+// fiat 500", "leased a Kia Niro" — a verb of having or getting, then the make and what
+// follows it (the model), at most three words.
+func carOwned(rest []token) string {
+	for i, t := range rest {
+		j := i + 1
+		switch {
+		case carVerbs[t.low]:
+		case switchVerbs[t.low] || t.low == "upgraded" || t.low == "upgrading":
+			// "upgraded the fiat to a honda jazz", "swapped the Volvo for a Tesla": the
+			// car after "to" or "for".
+			k := slices.IndexFunc(rest[j:min(len(rest), j+5)], func(t token) bool { return t.low == "to" || t.low == "for" })
+			if k < 0 {
+				continue
+			}
+			j += k + 1
+		case (t.low == "car" || t.low == "car's") && j < len(rest) && (rest[j].low == "is" || t.low == "car's"):
+			if t.low == "car" {
+				j++ // "mum's car is a little fiat 500"
+			}
+		default:
+			continue
+		}
+		for j < len(rest) && (studyDets[rest[j].low] || carModifiers[rest[j].low]) {
+			j++
+		}
+		if j < len(rest) && carMakes[strings.Trim(rest[j].low, ",.!")] && (isCapitalised(rest[j]) || !commonMakes[rest[j].low]) {
+			var out []token
+			for _, m := range rest[j:] {
+				if len(out) == 3 || stopValue[m.low] || emptyWords[m.low] || timeNouns[m.low] {
+					break
+				}
+				out = append(out, m)
+				if m.end {
+					break
+				}
+			}
+			return strings.Trim(join(out), " ,.!")
+		}
+	}
+	return ""
+}
+
+var (
+	// commonMakes are makes that are words too ("a mini fridge"): only in capitals.
+	commonMakes  = wordSet(`mini seat smart jeep`)
+	carVerbs     = wordSet(`got get gets have has had drive drives driving bought buy leased lease leasing own owns picked`)
+	carModifiers = wordSet(`old new little second-hand secondhand used tiny trusty red blue black white silver grey green electric hybrid`)
+	// carMakes are makes of car people name their cars by.
+	carMakes = wordSet(`vw volkswagen ford toyota honda nissan kia hyundai vauxhall opel fiat renault peugeot citroen
+		skoda seat audi bmw mercedes merc volvo mazda mini tesla jaguar landrover suzuki subaru mitsubishi dacia
+		lexus porsche alfa polestar byd mg cupra jeep chevy chevrolet dodge saab smart`)
+)
