@@ -1319,7 +1319,9 @@ func valueMentions(in Input, p prepared, have []Fact, values map[string][]string
 				out = append(out, f)
 				break
 			}
-			if v := stoppedValue(c.toks, vals); v != "" && !slices.ContainsFunc(have, func(f Fact) bool { return f.Subject == subj && Kebab(f.Attribute) == attr && f.Negated && f.Confidence == 0 }) {
+			if v := stoppedValue(c.toks, vals); v != "" && !slices.ContainsFunc(have, func(f Fact) bool {
+				return f.Subject == subj && Kebab(f.Attribute) == attr && f.Negated && f.Confidence == 0
+			}) {
 				// "stopped the 5:2" of "5:2 diet", "cancelled riverford": the value named
 				// as what is given up ends (read by form, it replaces a denial the meaning
 				// read, whose confidence may be too low for a version group).
