@@ -576,3 +576,27 @@ func TestOfflineCarsHomesMornings(t *testing.T) {
 		t.Errorf("facts %v, want Kyle given up", got)
 	}
 }
+
+// A line of work, a birthday by its ordinal, a book being read and the next one, a
+// mortgage by its provider, stepping down from a role. Sentences written for the
+// purpose.
+func TestOfflineWorkBooksMortgages(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"my partner Ollie works in finance", []string{"ollie/job=finance"}},
+		{"it's my 33rd birthday today!", []string{"user/age=33"}},
+		{"I'm reading Dune at the minute", []string{"user/book=Dune"}},
+		{"finished Dune, on to Project Hail Mary", []string{"user/book!=Dune", "user/book=Project Hail Mary"}},
+		{`Just finished "A Dance with Dragons" and it was great`, []string{`-user/book!="A Dance`}},
+		{"we're with Nationwide for the mortgage", []string{"user/mortgage=Nationwide"}},
+		{"remortgaged with Halifax, better rate", []string{"user/mortgage=Halifax"}},
+		{"I work in London", []string{"-user/job=london"}},
+	} {
+		wantFacts(t, tt.text, tt.want)
+	}
+	if !negated("stepped down as PTA treasurer") {
+		t.Error("stepping down is no denial")
+	}
+}

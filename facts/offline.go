@@ -869,6 +869,21 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 		f.Attribute, f.Value, f.Negated = a, v, false
 		return []Fact{f}
 	}
+	if v := workIn(c.rest); v != "" {
+		f := base
+		f.Attribute, f.Value, f.Negated = "job", v, false
+		return []Fact{f}
+	}
+	if v, neg := readingBook(c.rest); v != "" {
+		f := base
+		f.Attribute, f.Value, f.Negated = "book", v, neg
+		return []Fact{f}
+	}
+	if m := birthdayRe.FindStringSubmatch(c.text); m != nil && (c.subj == self || c.subj == "") {
+		f := base
+		f.Subject, f.Attribute, f.Value, f.Negated = self, "age", m[1], false
+		return []Fact{f}
+	}
 	if v := carOwned(c.rest); v != "" {
 		f := base
 		f.Attribute, f.Value, f.Negated = "car", v, false
@@ -1029,6 +1044,9 @@ func ageOf(c clause) string {
 
 // ageAfterCopula is a clause's rest that is only a copula and an age.
 var ageAfterCopula = regexp.MustCompile(`^(?:is|was|'s|will be|'ll be|just turned|turned|turns|is turning)\s+(\d{1,3})(?:\s+(?:now|today|already|this year|next (?:week|month)|years? old|yrs? old|yo))*\s*[.!]*$`)
+
+// birthdayRe is the speaker's birthday by its ordinal: "it's my 33rd birthday today!".
+var birthdayRe = regexp.MustCompile(`(?i)\bmy (\d{1,3})(?:st|nd|rd|th) birthday\b`)
 
 // turnedAge is an age turned: "turned 90 on sunday", "just turned 7!".
 var turnedAge = regexp.MustCompile(`^(?:just |finally )?turned\s+(\d{1,3})\b(?:\s+(?:on|last|this|yesterday|today|at|in)\b.*|\s*[.!]*)$`)

@@ -1970,6 +1970,11 @@ func serviceProvider(ts []token) (attr, value string) {
 		for j < len(ts) && (ts[j].low == "is" || ts[j].low == "'s" || ts[j].low == "are" || ts[j].low == "now" || ts[j].low == "over" || ts[j].low == "still") {
 			j++
 		}
+		if (t.low == "remortgaged" || t.low == "remortgage") && e < len(ts) && (ts[e].low == "with" || ts[e].low == "to") {
+			if v := providerName(ts[e+1:]); v != "" {
+				return a, v // "remortgaged with Halifax"
+			}
+		}
 		switchedBefore := slices.ContainsFunc(ts[max(0, s-3):s], func(t token) bool {
 			return switchVerbs[t.low] || rescheduleVerbs[t.low] || t.low == "switch" || t.low == "change" || t.low == "move"
 		})
@@ -2034,6 +2039,7 @@ var (
 	serviceWords = map[string]string{
 		"electricity": "energy-supplier", "electric": "energy-supplier", "energy": "energy-supplier", "gas": "energy-supplier",
 		"broadband": "broadband", "internet": "broadband", "wifi": "broadband", "fibre": "broadband", "fiber": "broadband",
+		"mortgage": "mortgage", "remortgaged": "mortgage", "remortgage": "mortgage",
 	}
 	// providerNouns may follow a service's name: "energy supplier", "broadband provider".
 	providerNouns = wordSet(`supplier suppliers provider providers company deal tariff contract plan and electric electricity gas`)
@@ -2281,3 +2287,61 @@ var (
 		skoda seat audi bmw mercedes merc volvo mazda mini tesla jaguar landrover suzuki subaru mitsubishi dacia
 		lexus porsche alfa polestar byd mg cupra jeep chevy chevrolet dodge saab smart`)
 )
+
+// workIn reads a line of work: "Ollie works in finance", "I work in marketing" (the job
+// slot: a job title later replaces it).
+func workIn(ts []token) string {
+	for i := 0; i+2 < len(ts); i++ {
+		if workVerbs[ts[i].low] && ts[i+1].low == "in" && workFields[strings.Trim(ts[i+2].low, ",.!")] {
+			return strings.Trim(ts[i+2].low, ",.!")
+		}
+	}
+	return ""
+}
+
+var workFields = wordSet(`finance marketing retail hr it tech sales construction hospitality healthcare education law
+	insurance banking consulting accounting advertising publishing media logistics manufacturing engineering pharma
+	research recruitment admin software fashion property catering pr comms events nursing social care`)
+
+// readingBook reads the book the subject is reading: "I'm reading Dune at the minute"
+// (book = Dune), "finished Dune, on to Project Hail Mary" (Dune ended), "started
+// Piranesi" after a book. A title is capitalised.
+func readingBook(ts []token) (value string, negated bool) {
+	for i := 0; i+1 < len(ts); i++ {
+		w := ts[i].low
+		if w != "reading" && w != "finished" && w != "started" && w != "on" && w != "abandoned" {
+			continue
+		}
+		j := i + 1
+		if w == "on" && ts[j].low != "to" {
+			continue
+		}
+		if w == "on" || w == "finished" && ts[j].low == "reading" {
+			j++
+		}
+		for j < len(ts) && (ts[j].low == "the" && i > 0) {
+			j++
+		}
+		if j < len(ts) && apposedName(ts[j]) {
+			// The title: its capitalised words ("Project Hail Mary", "The Midnight
+			// Library").
+			k := j + 1
+			for k < len(ts) && k < j+6 && (isCapitalised(ts[k]) || ts[k].low == "of" || ts[k].low == "the") && !ts[k-1].end {
+				k++
+			}
+			title := strings.Trim(join(ts[j:k]), " ,.!")
+			if w != "reading" && k < len(ts) && !ts[k-1].end {
+				// "finished Dune, on to …": after finishing or starting, the title is the
+				// whole object; "finished "A Dance with Dragons" and …" cut short is none.
+				continue
+			}
+			if w == "started" || w == "on" {
+				if i > 0 && ts[i-1].low != "just" && ts[i-1].low != "i" && ts[i-1].low != "i've" && ts[i-1].low != "," && !ts[i-1].end && w == "started" {
+					continue
+				}
+			}
+			return title, w == "finished" || w == "abandoned"
+		}
+	}
+	return "", false
+}

@@ -400,7 +400,7 @@ func capitalised(ts []token) string {
 func isCapitalisedWord(t token) bool { return isCapitalised(t) }
 
 var (
-	negationRe = regexp.MustCompile(`(?i)\b(?:no longer|not any ?more|any ?more|any longer|no more|sold|quit|quitting|stopped|cancell?ed|gave up|given up|got rid of|split up|broke up|broken up|dumped|moved out|dropped out|ditched|rehomed?|ended|withdrew|deleted|done with|won't be|isn't|is not|not actually|never was|lost my|handed (?:\w+ ){0,4}back|left the|'s left|has left|i left|stolen|nicked|stole|written off|wrote off|(?:taken|took|taking) (?:me|him|her|us|them) off|(?:came|come|coming) off)\b`)
+	negationRe = regexp.MustCompile(`(?i)\b(?:no longer|not any ?more|any ?more|any longer|no more|sold|quit|quitting|stopped|cancell?ed|gave up|given up|got rid of|split up|broke up|broken up|dumped|stepped down|step down|moved out|dropped out|ditched|rehomed?|ended|withdrew|deleted|done with|won't be|isn't|is not|not actually|never was|lost my|handed (?:\w+ ){0,4}back|left the|'s left|has left|i left|stolen|nicked|stole|written off|wrote off|(?:taken|took|taking) (?:me|him|her|us|them) off|(?:came|come|coming) off)\b`)
 	// changeRe marks a clause that names the new value of a change ("quit the cafe,
 	// now a baker"): the cue of negation then belongs to the old value.
 	changeRe = regexp.MustCompile(`(?i)\b(?:now|instead|switched to|new|started|moved to|moved into|into (?:a|an|the|my|our) (?:new )?(?:flat|house|place|home|apartment|room)|back on|back to)\b`)
