@@ -854,132 +854,18 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 	if fs := scheduleFacts(c, self, base); len(fs) > 0 {
 		return fs
 	}
-	if a, v := serviceProvider(c.rest); a != "" {
-		f := base
-		f.Attribute, f.Value, f.Negated = a, v, false
-		return []Fact{f}
-	}
-	if v, neg, ok := studyFact(c.rest, len(skipFillers(c.toks)) == len(c.rest)); ok {
-		f := base
-		f.Attribute, f.Value, f.Negated = "course", v, neg
-		return []Fact{f}
-	}
-	if a, v := transportTime(c.rest); a != "" {
-		f := base
-		f.Attribute, f.Value, f.Negated = a, v, false
-		return []Fact{f}
-	}
-	if v := workIn(c.rest); v != "" {
-		f := base
-		f.Attribute, f.Value, f.Negated = "job", v, false
-		return []Fact{f}
-	}
-	if v, neg := readingBook(c.rest); v != "" {
-		f := base
-		f.Attribute, f.Value, f.Negated = "book", v, neg
-		return []Fact{f}
-	}
-	if m := birthdayRe.FindStringSubmatch(c.text); m != nil && (c.subj == self || c.subj == "") {
-		f := base
-		f.Subject, f.Attribute, f.Value, f.Negated = self, "age", m[1], false
-		return []Fact{f}
-	}
-	if v := carOwned(c.rest); v != "" {
-		f := base
-		f.Attribute, f.Value, f.Negated = "car", v, false
-		return []Fact{f}
-	}
-	if v := bankWith(c.rest); v != "" {
-		f := base
-		f.Attribute, f.Value, f.Negated = "bank", v, false
-		return []Fact{f}
-	}
-	if v := toolUsed(c.rest); v != "" && !strings.EqualFold(v, c.subj) {
-		f := base
-		f.Attribute, f.Value = "tool", v
-		return []Fact{f}
-	}
-	if v := wakeTime(c.toks); v != "" {
-		f := base
-		f.Attribute, f.Value, f.Negated = "wake-time", v, false
-		return []Fact{f}
-	}
-	if v := bedtime(c.rest); v != "" {
-		f := base
-		f.Attribute, f.Value, f.Negated = "bedtime-time", v, false
-		return []Fact{f}
-	}
-	if v := shopAt(c.rest); v != "" {
-		f := base
-		f.Attribute, f.Value, f.Negated = "supermarket", v, false
-		return []Fact{f}
-	}
-	if c.subj != self && livesWithUs(c.rest) {
-		f := base
-		f.Attribute, f.Value, f.Negated = "home", "the speaker's household", false
-		return []Fact{f}
-	}
-	if a, v := frequencyFact(c.rest); a != "" && activity(c.rest) == "" {
-		// An activity read by its form ("loves to do yoga and does it four times a week")
-		// keeps the activity's slot: its frequency is part of that state.
-		f := base
-		f.Attribute, f.Value, f.Negated = a, v, false
-		return []Fact{f}
-	}
-	if v := schoolYear(c.rest); v != "" && c.subj != self {
-		f := base
-		f.Attribute, f.Value, f.Negated = "school-year", v, false
-		return []Fact{f}
-	}
-	if v := ageOf(c); v != "" {
-		f := base
-		f.Attribute, f.Value, f.Negated = "age", v, false
-		return []Fact{f}
-	}
-	if v, ok := dietChange(c.text); ok {
-		f := base
-		f.Attribute, f.Value, f.Negated = "diet", v, false
-		return []Fact{f}
-	}
-	if a, v := ownedAs(c); a != "" && self != "" {
-		f := base
-		f.Subject, f.Attribute, f.Value, f.Negated = self, a, v, false
-		return []Fact{f}
-	}
-	if a, v := ownLabel(c, cased); a != "" && c.subj == self {
-		f := base
-		f.Attribute, f.Value, f.Negated = a, v, false
-		return []Fact{f}
-	}
-	if v := employerName(c.rest, cased); v != "" && !strings.EqualFold(v, c.subj) {
-		f := base
-		f.Attribute, f.Value, f.Negated = "employer", v, false
-		return []Fact{f}
-	}
-	if v := jobTitle(c.toks); v != "" {
-		f := base
-		f.Attribute, f.Value, f.Negated = "job", v, false
-		return []Fact{f}
-	}
-	if a, v := asLabel(c.rest); a != "" {
-		f := base
-		f.Attribute, f.Value, f.Negated = a, v, false
-		return []Fact{f}
-	}
-	if v := teamName(c.rest); v != "" {
-		f := base
-		f.Attribute, f.Value, f.Negated = "team", v, false
-		return []Fact{f}
-	}
-	if v := cmp.Or(homePlace(c.toks, !cased), livingIn(c.toks, !cased)); v != "" && !strings.EqualFold(v, c.subj) {
-		f := base
-		f.Attribute, f.Value, f.Negated = "home", v, false
-		return []Fact{f}
-	}
-	if v := partnerName(c.rest); v != "" && !strings.EqualFold(v, c.subj) {
-		f := base
-		f.Attribute, f.Value = "partner", v
-		return []Fact{f}
+	for _, read := range formReaders {
+		if r, ok := read(c, self, cased); ok && !strings.EqualFold(r.value, cmp.Or(r.subject, c.subj)) {
+			f := base
+			f.Attribute, f.Value = r.attr, r.value
+			if !r.keepNegation {
+				f.Negated = r.negated
+			}
+			if r.subject != "" {
+				f.Subject = r.subject
+			}
+			return []Fact{f}
+		}
 	}
 	if hasNamedPet(c.toks) || knownPet && petLoss.MatchString(c.text) {
 		var out []Fact
@@ -991,6 +877,108 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 		return out
 	}
 	return nil
+}
+
+// formReading is what a form reader finds in a clause: an attribute and its value, of
+// the clause's subject unless subject says another's, negated as the reader says unless
+// keepNegation leaves the clause's own ("I don't use Facebook anymore").
+type formReading struct {
+	subject, attr, value  string
+	negated, keepNegation bool
+}
+
+// formReaders read a clause's fact from its form (rules.go), tried in order; the first
+// that finds one decides. Each is a form whose attribute the words say: a provider of a
+// household service, a course, a regular service's time, a line of work, a book, an age,
+// a car, a bank, a tool, a wake-up time and a bedtime, a supermarket, a home shared, how
+// often, a school year, a diet's change, a label, an employer, a job, a team, a home, a
+// partner.
+var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
+	func(c clause, _ string, _ bool) (formReading, bool) {
+		a, v := serviceProvider(c.rest)
+		return formReading{attr: a, value: v}, a != ""
+	},
+	func(c clause, _ string, _ bool) (formReading, bool) {
+		v, neg, ok := studyFact(c.rest, len(skipFillers(c.toks)) == len(c.rest))
+		return formReading{attr: "course", value: v, negated: neg}, ok
+	},
+	func(c clause, _ string, _ bool) (formReading, bool) {
+		a, v := transportTime(c.rest)
+		return formReading{attr: a, value: v}, a != ""
+	},
+	read("job", func(c clause) string { return workIn(c.rest) }),
+	func(c clause, _ string, _ bool) (formReading, bool) {
+		v, neg := readingBook(c.rest)
+		return formReading{attr: "book", value: v, negated: neg}, v != ""
+	},
+	func(c clause, self string, _ bool) (formReading, bool) {
+		m := birthdayRe.FindStringSubmatch(c.text)
+		if m == nil || c.subj != self && c.subj != "" {
+			return formReading{}, false
+		}
+		return formReading{subject: self, attr: "age", value: m[1]}, true
+	},
+	read("car", func(c clause) string { return carOwned(c.rest) }),
+	read("bank", func(c clause) string { return bankWith(c.rest) }),
+	func(c clause, _ string, _ bool) (formReading, bool) {
+		v := toolUsed(c.rest)
+		return formReading{attr: "tool", value: v, keepNegation: true}, v != ""
+	},
+	read("wake-time", func(c clause) string { return wakeTime(c.toks) }),
+	read("bedtime-time", func(c clause) string { return bedtime(c.rest) }),
+	read("supermarket", func(c clause) string { return shopAt(c.rest) }),
+	func(c clause, self string, _ bool) (formReading, bool) {
+		return formReading{attr: "home", value: "the speaker's household"}, c.subj != self && livesWithUs(c.rest)
+	},
+	func(c clause, _ string, _ bool) (formReading, bool) {
+		// An activity read by its form ("loves to do yoga and does it four times a week")
+		// keeps the activity's slot: its frequency is part of that state.
+		a, v := frequencyFact(c.rest)
+		return formReading{attr: a, value: v}, a != "" && activity(c.rest) == ""
+	},
+	func(c clause, self string, _ bool) (formReading, bool) {
+		v := schoolYear(c.rest)
+		return formReading{attr: "school-year", value: v}, v != "" && c.subj != self
+	},
+	read("age", ageOf),
+	func(c clause, _ string, _ bool) (formReading, bool) {
+		v, ok := dietChange(c.text)
+		return formReading{attr: "diet", value: v}, ok
+	},
+	func(c clause, self string, _ bool) (formReading, bool) {
+		a, v := ownedAs(c)
+		return formReading{subject: self, attr: a, value: v}, a != "" && self != ""
+	},
+	func(c clause, self string, cased bool) (formReading, bool) {
+		a, v := ownLabel(c, cased)
+		return formReading{attr: a, value: v}, a != "" && c.subj == self
+	},
+	func(c clause, _ string, cased bool) (formReading, bool) {
+		v := employerName(c.rest, cased)
+		return formReading{attr: "employer", value: v}, v != ""
+	},
+	read("job", func(c clause) string { return jobTitle(c.toks) }),
+	func(c clause, _ string, _ bool) (formReading, bool) {
+		a, v := asLabel(c.rest)
+		return formReading{attr: a, value: v}, a != ""
+	},
+	read("team", func(c clause) string { return teamName(c.rest) }),
+	func(c clause, _ string, cased bool) (formReading, bool) {
+		v := cmp.Or(homePlace(c.toks, !cased), livingIn(c.toks, !cased))
+		return formReading{attr: "home", value: v}, v != ""
+	},
+	func(c clause, _ string, _ bool) (formReading, bool) {
+		v := partnerName(c.rest)
+		return formReading{attr: "partner", value: v, keepNegation: true}, v != ""
+	},
+}
+
+// read adapts a reader of one attribute's value ("" when none) to formReaders.
+func read(attr string, value func(c clause) string) func(clause, string, bool) (formReading, bool) {
+	return func(c clause, _ string, _ bool) (formReading, bool) {
+		v := value(c)
+		return formReading{attr: attr, value: v}, v != ""
+	}
 }
 
 // likingAttrs hold things liked; a clause that dislikes one ("can't stand olives", "I
