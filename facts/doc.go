@@ -63,9 +63,23 @@
 //   - A fact read by meaning has the score of its attribute as its confidence, scaled
 //     by 0.8 in a message of more than 30 words: one clause of a long turn of chat that
 //     resembles a state is weaker evidence than a short message that says only that.
-//   - Form decides some attributes outright (rules.go): a job title ("works as a nurse
-//     at …"), a home ("relocated from Reno to Denver"), a team ("got moved to the ml
-//     team"), a partner, named pets, and labelled statements.
+//   - Form decides some attributes outright (rules.go; the readers are one ordered
+//     table, formReaders in offline.go, the first that finds a fact decides): a job
+//     title ("works as a nurse at …", "a freelance illustrator", "works in finance"), a
+//     home ("relocated from Reno to Denver", "we're in a 3 bed semi now", "moved back in
+//     with mum and dad"), a team ("got moved to the ml team"), a partner, named pets,
+//     labelled statements, a course by its qualification ("doing an MA in history",
+//     "dropped out of the MA"), a household service's provider in the service's own
+//     slot (energy-supplier, broadband, mortgage: "we use octopus for electricity"), a
+//     car by its make, a bank, a named tool, a supermarket, a book being read, an age
+//     ("my son is 6", "gran turned 90"), a school year, a wake-up time and a bedtime, a
+//     regular service's clock time ("the 8:10 train": train-time), and how often an
+//     activity is done (<activity>-frequency: only where no activity is read by form and
+//     no amount is said with the period, "runs 10 km every morning" being a distance).
+//   - A role's holder who acts or is described is the holder's subject ("my husband
+//     works at Tesco", "my partner's vegetarian"), while "my manager is Dana" names the
+//     user's manager; a dislike ("can't stand olives") is the negated liking, so that a
+//     later liking changes the group.
 //   - A fact read by meaning in the speaker's name goes to the one third party the
 //     memory names who has a slot of that attribute, when the speaker has none ("first
 //     day at oakfield primary for leo" is leo's school).
