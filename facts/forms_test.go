@@ -600,3 +600,27 @@ func TestOfflineWorkBooksMortgages(t *testing.T) {
 		t.Error("stepping down is no denial")
 	}
 }
+
+// An insurance of its kind, grandchildren and eldest children as relations, a holder
+// retired, an ordinal that counts a floor. Sentences written for the purpose.
+func TestOfflineInsuranceRelationsOrdinals(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"we're with Admiral for car insurance", []string{"user/car-insurance=Admiral"}},
+		{"switched the car insurance to Aviva", []string{"user/car-insurance=Aviva"}},
+		{"our home insurance is with Direct Line", []string{"user/home-insurance=Direct Line"}},
+		{"my grandson is 3", []string{"grandson/age=3"}},
+		{"Dr Lewis retired, I'm under Dr Shah now", []string{"user/doctor!=Dr Lewis"}},
+	} {
+		wantFacts(t, tt.text, tt.want)
+	}
+	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	if et := eventTime("my office is on the 3rd floor", now); !et.IsZero() {
+		t.Errorf("event time %v, want none (a floor)", et)
+	}
+	if et := eventTime("the boiler man is coming on the 20th", now); et.IsZero() {
+		t.Error("no event time for a day of the month")
+	}
+}

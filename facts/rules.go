@@ -1961,6 +1961,9 @@ func serviceProvider(ts []token) (attr, value string) {
 		if a == "" {
 			continue
 		}
+		if t.low == "insurance" && s > 0 && insuranceKinds[ts[s-1].low] {
+			a = ts[s-1].low + "-insurance"
+		}
 		e := s + 1
 		for e < len(ts) && providerNouns[ts[e].low] {
 			e++
@@ -1989,7 +1992,7 @@ func serviceProvider(ts []token) (attr, value string) {
 		}
 		// Before the service: "use octopus for electricity", "we're with Octopus for gas".
 		k := s - 1
-		for k >= 0 && (ts[k].low == "our" || ts[k].low == "my" || ts[k].low == "the") {
+		for k >= 0 && (ts[k].low == "our" || ts[k].low == "my" || ts[k].low == "the" || t.low == "insurance" && insuranceKinds[ts[k].low]) {
 			k--
 		}
 		if k >= 1 && ts[k].low == "for" {
@@ -2039,8 +2042,10 @@ var (
 	serviceWords = map[string]string{
 		"electricity": "energy-supplier", "electric": "energy-supplier", "energy": "energy-supplier", "gas": "energy-supplier",
 		"broadband": "broadband", "internet": "broadband", "wifi": "broadband", "fibre": "broadband", "fiber": "broadband",
-		"mortgage": "mortgage", "remortgaged": "mortgage", "remortgage": "mortgage",
+		"mortgage": "mortgage", "remortgaged": "mortgage", "remortgage": "mortgage", "insurance": "insurance-provider",
 	}
+	// insuranceKinds name an insurance of its own: "car insurance" is car-insurance.
+	insuranceKinds = wordSet(`car home house contents pet travel health life van bike phone`)
 	// providerNouns may follow a service's name: "energy supplier", "broadband provider".
 	providerNouns = wordSet(`supplier suppliers provider providers company deal tariff contract plan and electric electricity gas`)
 )

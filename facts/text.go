@@ -322,6 +322,8 @@ var relations = map[string]string{
 	"manager": "manager", "boss": "manager", "landlord": "landlord", "landlady": "landlord", "buddy": "friend", "mate": "friend",
 	"physio": "doctor", "doctor": "doctor", "gp": "doctor", "dentist": "doctor", "tutor": "teacher", "teacher": "teacher", "mentor": "teacher",
 	"baby": "baby", "team": "team", "therapist": "doctor", "coach": "coach", "carer": "carer", "stepdad": "stepdad", "stepmum": "stepmum",
+	"grandson": "grandson", "granddaughter": "granddaughter", "grandkids": "grandkids", "grandchildren": "grandkids", "stepson": "stepson",
+	"stepdaughter": "stepdaughter", "eldest": "eldest", "youngest": "youngest",
 }
 
 // roles are relations that are also attributes of the user: "my manager is Dana" is the

@@ -400,7 +400,7 @@ func capitalised(ts []token) string {
 func isCapitalisedWord(t token) bool { return isCapitalised(t) }
 
 var (
-	negationRe = regexp.MustCompile(`(?i)\b(?:no longer|not any ?more|any ?more|any longer|no more|sold|quit|quitting|stopped|cancell?ed|gave up|given up|got rid of|split up|broke up|broken up|dumped|stepped down|step down|moved out|dropped out|ditched|rehomed?|ended|withdrew|deleted|done with|won't be|isn't|is not|not actually|never was|lost my|handed (?:\w+ ){0,4}back|left the|'s left|has left|i left|stolen|nicked|stole|written off|wrote off|(?:taken|took|taking) (?:me|him|her|us|them) off|(?:came|come|coming) off)\b`)
+	negationRe = regexp.MustCompile(`(?i)\b(?:no longer|not any ?more|any ?more|any longer|no more|sold|quit|quitting|stopped|cancell?ed|gave up|given up|got rid of|split up|broke up|broken up|dumped|stepped down|step down|retired|moved out|dropped out|ditched|rehomed?|ended|withdrew|deleted|done with|won't be|isn't|is not|not actually|never was|lost my|handed (?:\w+ ){0,4}back|left the|'s left|has left|i left|stolen|nicked|stole|written off|wrote off|(?:taken|took|taking) (?:me|him|her|us|them) off|(?:came|come|coming) off)\b`)
 	// changeRe marks a clause that names the new value of a change ("quit the cafe,
 	// now a baker"): the cue of negation then belongs to the old value.
 	changeRe = regexp.MustCompile(`(?i)\b(?:now|instead|switched to|new|started|moved to|moved into|into (?:a|an|the|my|our) (?:new )?(?:flat|house|place|home|apartment|room)|back on|back to)\b`)
@@ -475,6 +475,9 @@ var futureRe = regexp.MustCompile(`(?i)\b(?:will|going to|gonna|goes (?:up|down)
 // eventTime resolves "back in March", "since april", "from the 1st of july", "last
 // month", "on the 20th" against now. Past cues take the latest such date not after now;
 // "from" and "starting" may point forward.
+// ordinalNoun is an ordinal that counts a thing, not a day: "the 3rd floor".
+var ordinalNoun = regexp.MustCompile(`(?i)\bon the \d{1,2}(?:st|nd|rd|th) (?:floor|row|storey|story|platform|attempt|try|time|round|lap|go|level|page|step)\b`)
+
 func eventTime(clause string, now time.Time) time.Time {
 	m := eventRe.FindStringSubmatch(clause)
 	if m == nil {
@@ -497,6 +500,9 @@ func eventTime(clause string, now time.Time) time.Time {
 			return time.Date(y-1, 1, 1, 0, 0, 0, 0, loc)
 		}
 	case m[5] != "":
+		if ordinalNoun.MatchString(clause) {
+			return time.Time{} // "on the 3rd floor", "on the 2nd attempt": no date
+		}
 		day, _ := strconv.Atoi(m[5])
 		t := time.Date(y, mo, day, 0, 0, 0, 0, loc)
 		if t.After(now) {
