@@ -70,7 +70,8 @@
 //     with mum and dad"), a team ("got moved to the ml team"), a partner, named pets,
 //     labelled statements, a course by its qualification ("doing an MA in history",
 //     "dropped out of the MA"), a household service's provider in the service's own
-//     slot (energy-supplier, broadband, mortgage: "we use octopus for electricity"), a
+//     slot (energy-supplier, broadband, mortgage, car-insurance: "we use octopus for
+//     electricity"), a
 //     car by its make, a bank, a named tool, a supermarket, a book being read, an age
 //     ("my son is 6", "gran turned 90"), a school year, a wake-up time and a bedtime, a
 //     regular service's clock time ("the 8:10 train": train-time), and how often an
