@@ -71,12 +71,12 @@
 //     labelled statements, a course by its qualification ("doing an MA in history",
 //     "dropped out of the MA"), a household service's provider in the service's own
 //     slot (energy-supplier, broadband, mortgage, car-insurance: "we use octopus for
-//     electricity"), a
-//     car by its make, a bank, a named tool, a supermarket, a book being read, an age
-//     ("my son is 6", "gran turned 90"), a school year, a wake-up time and a bedtime, a
-//     regular service's clock time ("the 8:10 train": train-time), and how often an
-//     activity is done (<activity>-frequency: only where no activity is read by form and
-//     no amount is said with the period, "runs 10 km every morning" being a distance).
+//     electricity"), a car by its make, a bank, a named tool, a supermarket, a book
+//     being read, an age ("my son is 6", "gran turned 90"), a school year, a wake-up time
+//     and a bedtime, a regular service's clock time ("the 8:10 train": train-time), and
+//     how often an activity is done (<activity>-frequency: only where no activity is
+//     read by form and no amount is said with the period, "runs 10 km every morning"
+//     being a distance).
 //   - A role's holder who acts or is described is the holder's subject ("my husband
 //     works at Tesco", "my partner's vegetarian"), while "my manager is Dana" names the
 //     user's manager; a dislike ("can't stand olives") is the negated liking, so that a
