@@ -624,3 +624,14 @@ func TestOfflineInsuranceRelationsOrdinals(t *testing.T) {
 		t.Error("no event time for a day of the month")
 	}
 }
+
+// A home rented or bought whose place is not read goes on to the clause's next words
+// without running past their end: "renting a flat in the centre" panicked (the clause
+// shortened under the loop that read it).
+func TestHomePlaceRentedWithoutPlace(t *testing.T) {
+	for _, text := range []string{"we're renting a flat in the centre of town", "I'm renting a room in a shared house"} {
+		if v := homePlace(tokenize(text), true); v != "" {
+			t.Errorf("homePlace(%q) = %q, want none", text, v)
+		}
+	}
+}

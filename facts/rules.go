@@ -194,12 +194,13 @@ var homeNouns = wordSet(`place house flat apartment home cottage bungalow terrac
 
 // homePlace returns the place a clause says someone lives or moved to: "lives in
 // Savannah", "is settled in Richmond", "relocated from Reno to Denver" (the destination).
-func homePlace(ts []token, lower bool) string {
-	for i, t := range ts {
+func homePlace(all []token, lower bool) string {
+	for i, t := range all {
+		ts := all // this reading's words; the loop goes on over all of them
 		home, move := homeVerbs[t.low], moveVerbs[t.low]
-		if bought := boughtHome(ts, i); bought > 0 {
+		if bought := boughtHome(all, i); bought > 0 {
 			// "just bought a place in hove", "we've bought a house in reze": the place.
-			home, ts = true, slices.Concat(ts[:i+1], ts[bought:])
+			home, ts = true, slices.Concat(all[:i+1], all[bought:])
 		}
 		if !home && !move {
 			continue
