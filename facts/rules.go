@@ -189,8 +189,10 @@ func boughtHome(ts []token, i int) int {
 	return 0
 }
 
-// homeNouns are a home bought or rented.
-var homeNouns = wordSet(`place house flat apartment home cottage bungalow terrace semi maisonette condo`)
+// homeNouns are dwellings: a home bought or rented ("bought a place in hove"), one lived
+// in ("we're in a new flat in Leith"), one described ("a 3 bed semi").
+var homeNouns = wordSet(`place house flat apartment home cottage bungalow terrace semi maisonette condo flatshare
+	houseshare studio room bedsit detached townhouse`)
 
 // homePlace returns the place a clause says someone lives or moved to: "lives in
 // Savannah", "is settled in Richmond", "relocated from Reno to Denver" (the destination).
@@ -238,7 +240,7 @@ func homePlace(all []token, lower bool) string {
 			}
 		}
 		k := j + 1
-		for k < len(ts) && (ts[k].low == "a" || ts[k].low == "an" || ts[k].low == "our" || ts[k].low == "my") {
+		for k < len(ts) && determiners[ts[k].low] {
 			k++
 		}
 		if d := dwellingPhrase(ts[k:]); d != "" && home {
@@ -270,7 +272,7 @@ func homePlace(all []token, lower bool) string {
 // now", "we're in a new flat in Leith" (a copula, "in", a dwelling, "in", the place).
 func livingIn(ts []token, lower bool) string {
 	for i := 0; i+4 < len(ts); i++ {
-		if !beVerbs[ts[i].low] && ts[i].low != "i'm" && ts[i].low != "we're" && ts[i].low != "'m" && ts[i].low != "'re" {
+		if !beVerbs[ts[i].low] && ts[i].low != "we're" && ts[i].low != "'m" && ts[i].low != "'re" {
 			continue
 		}
 		j := i + 1
@@ -281,14 +283,14 @@ func livingIn(ts []token, lower bool) string {
 			continue
 		}
 		j++
-		for j < len(ts) && (studyDets[ts[j].low] || ts[j].low == "little" || ts[j].low == "tiny" || ts[j].low == "shared") {
+		for j < len(ts) && (determiners[ts[j].low] || ts[j].low == "little" || ts[j].low == "tiny" || ts[j].low == "shared") {
 			j++
 		}
 		if d := dwellingPhrase(ts[j:]); d != "" && (j+len(strings.Fields(d)) >= len(ts) || ts[j+len(strings.Fields(d))].low != "in") {
 			// "we're in a 3 bed semi now": the dwelling itself, when no place follows.
 			return d
 		}
-		if j+2 < len(ts) && dwellings[ts[j].low] && ts[j+1].low == "in" {
+		if j+2 < len(ts) && homeNouns[ts[j].low] && ts[j+1].low == "in" {
 			n := ts[j+2]
 			switch {
 			case isCapitalised(n):
@@ -308,23 +310,18 @@ func dwellingPhrase(ts []token) string {
 	if len(ts) < 2 || !isDigitStart(ts[0].low) && !numberWords[strings.Split(ts[0].low, "-")[0]] {
 		return ""
 	}
-	i := 1
-	if strings.Contains(ts[0].low, "-") {
-		i = 1 // "two-bedroom"
-	} else if i < len(ts) && (ts[i].low == "bed" || ts[i].low == "bedroom" || ts[i].low == "bedroomed" || ts[i].low == "br") {
+	i := 1 // past "two-bedroom", or past "3" and then "bed"
+	if !strings.Contains(ts[0].low, "-") && (ts[i].low == "bed" || ts[i].low == "bedroom" || ts[i].low == "bedroomed" || ts[i].low == "br") {
 		i++
 	}
 	for i < len(ts) && (ts[i].low == "terraced" || ts[i].low == "detached" || ts[i].low == "new" || ts[i].low == "new-build") {
 		i++
 	}
-	if i < len(ts) && dwellings[strings.Trim(ts[i].low, ",.!")] {
+	if i < len(ts) && homeNouns[strings.Trim(ts[i].low, ",.!")] {
 		return strings.Trim(join(ts[:i+1]), " ,.!")
 	}
 	return ""
 }
-
-var dwellings = wordSet(`place flat house apartment flatshare houseshare studio room bedsit maisonette bungalow cottage
-	semi terrace detached townhouse`)
 
 // lowerPlace takes a place name written in lower case: up to four words, up to a stop
 // word, a time word or a clause boundary.
@@ -1893,7 +1890,7 @@ func studyFact(ts []token, bare bool) (value string, negated, ok bool) {
 			j++
 		}
 		start := j
-		for j < len(ts) && (studyDets[ts[j].low] || studyModifiers[ts[j].low]) {
+		for j < len(ts) && (determiners[ts[j].low] || studyModifiers[ts[j].low]) {
 			j++
 		}
 		if j < len(ts) && degreeWords[strings.TrimSuffix(ts[j].low, "'s")] {
@@ -1941,8 +1938,7 @@ var (
 		beginning enrolled enrolling signed sign switched switching transferred accepted got starting`)
 	studyEnds = wordSet(`drop dropped dropping quit quitting left leaving finished finishing completed complete
 		graduated deferred deferring`)
-	studyDets      = wordSet(`a an the my his her their our this new`)
-	studyModifiers = wordSet(`part-time full-time part full time online evening distance first second final year
+		studyModifiers = wordSet(`part-time full-time part full time online evening distance first second final year
 		postgraduate undergraduate undergrad grad graduate research taught one-year two-year`)
 	// degreeWords name a qualification or a course of study.
 	degreeWords = wordSet(`degree masters master's ma msc ba bsc phd dphil mba llm llb pgce mphil diploma
@@ -2068,7 +2064,7 @@ func frequencyFact(rest []token) (attr, value string) {
 	for i := len(before) - 1; i >= 0 && i >= len(before)-4; i-- {
 		w := strings.Trim(before[i].low, ",.!")
 		gerund := strings.HasSuffix(w, "ing") && len(w) > 5 && !emptyWords[w] && !lightVerbs[baseVerb(strings.TrimSuffix(w, "ing"))] && !frequencyNonActivities[w] &&
-			(i == 0 || !studyDets[before[i-1].low] && (!placePreps[before[i-1].low] || before[i-1].low == "to")) // "in the building" is a place
+			(i == 0 || !determiners[before[i-1].low] && (!placePreps[before[i-1].low] || before[i-1].low == "to")) // "in the building" is a place
 		freq := frequencyWords.Replace(strings.TrimSpace(low[m[0]:m[1]]))
 		if sportWords[w] || gerund {
 			return activityKey(w) + "-frequency", freq
@@ -2263,7 +2259,7 @@ func carOwned(rest []token) string {
 		default:
 			continue
 		}
-		for j < len(rest) && (studyDets[rest[j].low] || carModifiers[rest[j].low]) {
+		for j < len(rest) && (determiners[rest[j].low] || carModifiers[rest[j].low]) {
 			j++
 		}
 		if j < len(rest) && carMakes[strings.Trim(rest[j].low, ",.!")] && (isCapitalised(rest[j]) || !commonMakes[rest[j].low]) {

@@ -847,6 +847,9 @@ func (p *people) possessed(ts []token, self string) (string, []token, string) {
 	return rel, ts[k+1:], ""
 }
 
+// determiners open a noun phrase: "a part time MA", "our new flat", "the old Polo".
+var determiners = wordSet(`a an the my his her their our this new`)
+
 // placePreps are the prepositions before a place or an organisation.
 var placePreps = wordSet(`at in to for from with into near by of`)
 
