@@ -1041,13 +1041,7 @@ var turnedAge = regexp.MustCompile(`^(?:just |finally )?turned\s+(\d{1,3})\b(?:\
 
 // schoolYear reads a pupil's school year: "my son's in year 4", "going into year 5 in
 // september", "she's in 3rd grade".
-func schoolYear(rest []token) string {
-	m := schoolYearRe.FindStringSubmatch(strings.ToLower(join(rest)))
-	if m == nil {
-		return ""
-	}
-	return strings.TrimSpace(m[1])
-}
+func schoolYear(rest []token) string { return captured(schoolYearRe, rest) }
 
 var schoolYearRe = regexp.MustCompile(`\b(?:in|into|is|'s|going into|moving up to|starts?|starting)\s+((?:year|yr)\s?\d{1,2}|\d{1,2}(?:st|nd|rd|th) grade|reception)\b`)
 

@@ -1031,14 +1031,18 @@ var notValues = wordSet(`not very pretty quite getting being gonna gotta going`)
 
 // attributeCue reports a word that is one of the attribute table's cues: "camera" (a
 // device), "car", "rent".
-func attributeCue(w string) bool {
+func attributeCue(w string) bool { return attributeCues[w] }
+
+// attributeCues are the cues of the attribute table, gathered once.
+var attributeCues = func() map[string]bool {
+	m := map[string]bool{}
 	for _, a := range attributes {
-		if slices.Contains(a.cues, w) {
-			return true
+		for _, c := range a.cues {
+			m[c] = true
 		}
 	}
-	return false
-}
+	return m
+}()
 
 // judging reports a word shaped like an adjective that judges ("horrendous",
 // "hopeless", "terrible", "fantastic"): one such word after "my … is" is no value.
@@ -1822,6 +1826,12 @@ func switchValue(rest []token) string {
 	return ""
 }
 
+// movesTo reports a verb that moves a service or an account to another provider:
+// switchVerbs and rescheduleVerbs, and the base forms "switch", "change", "move".
+func movesTo(w string) bool {
+	return switchVerbs[w] || rescheduleVerbs[w] || w == "switch" || w == "change" || w == "move"
+}
+
 // movedFrom reports a clause that moves something from one thing to another: "moved
 // everything from Jira to Linear", "migrated from dropbox to google drive".
 func movedFrom(ts []token) bool {
@@ -1938,7 +1948,7 @@ var (
 		beginning enrolled enrolling signed sign switched switching transferred accepted got starting`)
 	studyEnds = wordSet(`drop dropped dropping quit quitting left leaving finished finishing completed complete
 		graduated deferred deferring`)
-		studyModifiers = wordSet(`part-time full-time part full time online evening distance first second final year
+	studyModifiers = wordSet(`part-time full-time part full time online evening distance first second final year
 		postgraduate undergraduate undergrad grad graduate research taught one-year two-year`)
 	// degreeWords name a qualification or a course of study.
 	degreeWords = wordSet(`degree masters master's ma msc ba bsc phd dphil mba llm llb pgce mphil diploma
@@ -1962,8 +1972,8 @@ func serviceProvider(ts []token) (attr, value string) {
 			a = ts[s-1].low + "-insurance"
 		}
 		e := s + 1
-		for e < len(ts) && providerNouns[ts[e].low] {
-			e++
+		for e < len(ts) && (providerNouns[ts[e].low] || serviceWords[ts[e].low] != "" || ts[e].low == "and") {
+			e++ // "energy supplier", "gas and electric"
 		}
 		// After the service: "… is with octopus", "… to EDF", "… over to BT".
 		j := e
@@ -1975,9 +1985,7 @@ func serviceProvider(ts []token) (attr, value string) {
 				return a, v // "remortgaged with Halifax"
 			}
 		}
-		switchedBefore := slices.ContainsFunc(ts[max(0, s-3):s], func(t token) bool {
-			return switchVerbs[t.low] || rescheduleVerbs[t.low] || t.low == "switch" || t.low == "change" || t.low == "move"
-		})
+		switchedBefore := slices.ContainsFunc(ts[max(0, s-3):s], func(t token) bool { return movesTo(t.low) })
 		copula := j > e && ts[e].low != "over" && ts[e].low != "now"
 		if j < len(ts) && (ts[j].low == "to" && switchedBefore || (ts[j].low == "with" || ts[j].low == "from" || ts[j].low == "through") && copula) {
 			j++
@@ -2020,7 +2028,7 @@ func providerName(ts []token) string {
 	}
 	var out []token
 	for _, t := range ts {
-		if stopValue[t.low] || emptyWords[t.low] || activityAdverbs[t.low] || providerNouns[t.low] && serviceWords[t.low] == "" && t.low != "and" || !isWord(t.low) && !isCapitalised(t) || len(out) == 3 {
+		if stopValue[t.low] || emptyWords[t.low] || activityAdverbs[t.low] || providerNouns[t.low] || !isWord(t.low) && !isCapitalised(t) || len(out) == 3 {
 			break
 		}
 		out = append(out, t)
@@ -2044,7 +2052,7 @@ var (
 	// insuranceKinds name an insurance of its own: "car insurance" is car-insurance.
 	insuranceKinds = wordSet(`car home house contents pet travel health life van bike phone`)
 	// providerNouns may follow a service's name: "energy supplier", "broadband provider".
-	providerNouns = wordSet(`supplier suppliers provider providers company deal tariff contract plan and electric electricity gas`)
+	providerNouns = wordSet(`supplier suppliers provider providers company deal tariff contract plan`)
 )
 
 // frequencyFact reads how often the subject does an activity, as the slot
@@ -2060,12 +2068,12 @@ func frequencyFact(rest []token) (attr, value string) {
 		// fact, the period its unit.
 		return "", ""
 	}
+	freq := frequencyWords.Replace(strings.TrimSpace(low[m[0]:m[1]]))
 	before := tokenize(low[:m[0]])
 	for i := len(before) - 1; i >= 0 && i >= len(before)-4; i-- {
 		w := strings.Trim(before[i].low, ",.!")
 		gerund := strings.HasSuffix(w, "ing") && len(w) > 5 && !emptyWords[w] && !lightVerbs[baseVerb(strings.TrimSuffix(w, "ing"))] && !frequencyNonActivities[w] &&
 			(i == 0 || !determiners[before[i-1].low] && (!placePreps[before[i-1].low] || before[i-1].low == "to")) // "in the building" is a place
-		freq := frequencyWords.Replace(strings.TrimSpace(low[m[0]:m[1]]))
 		if sportWords[w] || gerund {
 			return activityKey(w) + "-frequency", freq
 		}
@@ -2131,22 +2139,19 @@ var transportNouns = wordSet(`train bus tram ferry coach tube boat shuttle`)
 // bedtime reads when the subject goes to bed: "the kids go to bed at 7", "trying to be
 // in bed by 10 now", "lights out at 9:30" (the slot "bedtime-time", as "bedtime is
 // 7:30" reads by the schedule's form).
-func bedtime(rest []token) string {
-	m := bedtimeRe.FindStringSubmatch(strings.ToLower(join(rest)))
-	if m == nil {
-		return ""
-	}
-	return strings.TrimSpace(m[1])
-}
+func bedtime(rest []token) string { return captured(bedtimeRe, rest) }
 
 // wakeTime reads when the subject gets up: "I normally get up at 6:30", "with the new
 // job I'm up at 5:45", "alarm's set for 6" (the slot "wake-time").
-func wakeTime(rest []token) string {
-	m := wakeRe.FindStringSubmatch(strings.ToLower(join(rest)))
-	if m == nil {
-		return ""
+func wakeTime(rest []token) string { return captured(wakeRe, rest) }
+
+// captured returns what re's first group captures in the words ts, in lower case and
+// trimmed, or "".
+func captured(re *regexp.Regexp, ts []token) string {
+	if m := re.FindStringSubmatch(strings.ToLower(join(ts))); m != nil {
+		return strings.TrimSpace(m[1])
 	}
-	return strings.TrimSpace(m[1])
+	return ""
 }
 
 var wakeRe = regexp.MustCompile(`\b(?:get(?:s|ting)? up|wake(?:s)? up|waking up|(?:i'm|im|am|'m|is|'s|are|'re) up|alarm(?:'s| is)? set for|alarm goes off)\s+(?:at|around|by|for)?\s*(\d{1,2}(?::\d{2})?\s?(?:am|pm)?)\b`)
@@ -2224,7 +2229,7 @@ func bankWith(rest []token) string {
 			if k < len(rest) && (rest[k].low == "with" || rest[k].low == "at" || rest[k].low == "to") {
 				j = k + 1
 			}
-		case t.low == "banks" && i > 0 && (switchVerbs[rest[i-1].low] || rest[i-1].low == "switch" || rest[i-1].low == "changed") && i+1 < len(rest) && rest[i+1].low == "to":
+		case t.low == "banks" && i > 0 && movesTo(rest[i-1].low) && i+1 < len(rest) && rest[i+1].low == "to":
 			j = i + 2 // "switched banks to Monzo"
 		}
 		if j >= 0 && j < len(rest) {
