@@ -623,6 +623,9 @@ func TestOfflineInsuranceRelationsOrdinals(t *testing.T) {
 	if et := eventTime("the boiler man is coming on the 20th", now); et.IsZero() {
 		t.Error("no event time for a day of the month")
 	}
+	if et := eventTime("moved in on the 20th, we're on the 3rd floor", now); et.Day() != 20 {
+		t.Errorf("event time %v, want the 20th (the floor after it is no date)", et)
+	}
 }
 
 // A home rented or bought whose place is not read goes on to the clause's next words

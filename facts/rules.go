@@ -1945,7 +1945,7 @@ func studyField(ts []token) string {
 var (
 	// studyVerbs begin or hold a course; studyEnds end one.
 	studyVerbs = wordSet(`doing do does studying study studies studied taking take takes started starting start began begin
-		beginning enrolled enrolling signed sign switched switching transferred accepted got starting`)
+		beginning enrolled enrolling signed sign switched switching transferred accepted got`)
 	studyEnds = wordSet(`drop dropped dropping quit quitting left leaving finished finishing completed complete
 		graduated deferred deferring`)
 	studyModifiers = wordSet(`part-time full-time part full time online evening distance first second final year

@@ -475,13 +475,20 @@ var futureRe = regexp.MustCompile(`(?i)\b(?:will|going to|gonna|goes (?:up|down)
 // eventTime resolves "back in March", "since april", "from the 1st of july", "last
 // month", "on the 20th" against now. Past cues take the latest such date not after now;
 // "from" and "starting" may point forward.
-// ordinalNoun is an ordinal that counts a thing, not a day: "the 3rd floor".
-var ordinalNoun = regexp.MustCompile(`(?i)\bon the \d{1,2}(?:st|nd|rd|th) (?:floor|row|storey|story|platform|attempt|try|time|round|lap|go|level|page|step)\b`)
+// ordinalNoun, right after "on the 3rd", says the ordinal counts a thing, not a day:
+// "the 3rd floor".
+var ordinalNoun = regexp.MustCompile(`(?i)^\s+(?:floor|row|storey|story|platform|attempt|try|time|round|lap|go|level|page|step)\b`)
 
 func eventTime(clause string, now time.Time) time.Time {
-	m := eventRe.FindStringSubmatch(clause)
-	if m == nil {
+	at := eventRe.FindStringSubmatchIndex(clause)
+	if at == nil {
 		return time.Time{}
+	}
+	m := make([]string, len(at)/2)
+	for i := range m {
+		if at[2*i] >= 0 {
+			m[i] = clause[at[2*i]:at[2*i+1]]
+		}
 	}
 	if now.IsZero() {
 		now = time.Now().UTC()
@@ -500,7 +507,7 @@ func eventTime(clause string, now time.Time) time.Time {
 			return time.Date(y-1, 1, 1, 0, 0, 0, 0, loc)
 		}
 	case m[5] != "":
-		if ordinalNoun.MatchString(clause) {
+		if ordinalNoun.MatchString(clause[at[1]:]) {
 			return time.Time{} // "on the 3rd floor", "on the 2nd attempt": no date
 		}
 		day, _ := strconv.Atoi(m[5])
