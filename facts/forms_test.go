@@ -404,6 +404,7 @@ func TestOfflineHoldersAgesCoursesProviders(t *testing.T) {
 		{"my wife is a nurse", []string{"partner/job=nurse"}},
 		{"my son is 6", []string{"son/age=6"}},
 		{"my son's 7 now", []string{"son/age=7"}},
+		{"my son just turned 7", []string{"son/age=7"}},
 		{"liam is 9", []string{"liam/age=9"}},
 		{"I'm doing a part time MA in history at Birkbeck", []string{"user/course=MA in history"}},
 		{"decided to drop out of the MA, it was too much alongside work", []string{"user/course!=MA"}},

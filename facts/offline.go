@@ -894,19 +894,13 @@ type formReading struct {
 // often, a school year, a diet's change, a label, an employer, a job, a team, a home, a
 // partner.
 var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
-	func(c clause, _ string, _ bool) (formReading, bool) {
-		a, v := serviceProvider(c.rest)
-		return formReading{attr: a, value: v}, a != ""
-	},
+	readPair(func(c clause) (string, string) { return serviceProvider(c.rest) }),
 	func(c clause, _ string, _ bool) (formReading, bool) {
 		v, neg, ok := studyFact(c.rest, len(skipFillers(c.toks)) == len(c.rest))
 		return formReading{attr: "course", value: v, negated: neg}, ok
 	},
-	func(c clause, _ string, _ bool) (formReading, bool) {
-		a, v := transportTime(c.rest)
-		return formReading{attr: a, value: v}, a != ""
-	},
-	read("job", func(c clause) string { return workIn(c.rest) }),
+	readPair(func(c clause) (string, string) { return transportTime(c.rest) }),
+	readValue("job", func(c clause) string { return workIn(c.rest) }),
 	func(c clause, _ string, _ bool) (formReading, bool) {
 		v, neg := readingBook(c.rest)
 		return formReading{attr: "book", value: v, negated: neg}, v != ""
@@ -918,15 +912,15 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 		}
 		return formReading{subject: self, attr: "age", value: m[1]}, true
 	},
-	read("car", func(c clause) string { return carOwned(c.rest) }),
-	read("bank", func(c clause) string { return bankWith(c.rest) }),
+	readValue("car", func(c clause) string { return carOwned(c.rest) }),
+	readValue("bank", func(c clause) string { return bankWith(c.rest) }),
 	func(c clause, _ string, _ bool) (formReading, bool) {
 		v := toolUsed(c.rest)
 		return formReading{attr: "tool", value: v, keepNegation: true}, v != ""
 	},
-	read("wake-time", func(c clause) string { return wakeTime(c.toks) }),
-	read("bedtime-time", func(c clause) string { return bedtime(c.rest) }),
-	read("supermarket", func(c clause) string { return shopAt(c.rest) }),
+	readValue("wake-time", func(c clause) string { return wakeTime(c.toks) }),
+	readValue("bedtime-time", func(c clause) string { return bedtime(c.rest) }),
+	readValue("supermarket", func(c clause) string { return shopAt(c.rest) }),
 	func(c clause, self string, _ bool) (formReading, bool) {
 		return formReading{attr: "home", value: "the speaker's household"}, c.subj != self && livesWithUs(c.rest)
 	},
@@ -940,7 +934,7 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 		v := schoolYear(c.rest)
 		return formReading{attr: "school-year", value: v}, v != "" && c.subj != self
 	},
-	read("age", ageOf),
+	readValue("age", ageOf),
 	func(c clause, _ string, _ bool) (formReading, bool) {
 		v, ok := dietChange(c.text)
 		return formReading{attr: "diet", value: v}, ok
@@ -957,12 +951,9 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 		v := employerName(c.rest, cased)
 		return formReading{attr: "employer", value: v}, v != ""
 	},
-	read("job", func(c clause) string { return jobTitle(c.toks) }),
-	func(c clause, _ string, _ bool) (formReading, bool) {
-		a, v := asLabel(c.rest)
-		return formReading{attr: a, value: v}, a != ""
-	},
-	read("team", func(c clause) string { return teamName(c.rest) }),
+	readValue("job", func(c clause) string { return jobTitle(c.toks) }),
+	readPair(func(c clause) (string, string) { return asLabel(c.rest) }),
+	readValue("team", func(c clause) string { return teamName(c.rest) }),
 	func(c clause, _ string, cased bool) (formReading, bool) {
 		v := cmp.Or(homePlace(c.toks, !cased), livingIn(c.toks, !cased))
 		return formReading{attr: "home", value: v}, v != ""
@@ -973,11 +964,19 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	},
 }
 
-// read adapts a reader of one attribute's value ("" when none) to formReaders.
-func read(attr string, value func(c clause) string) func(clause, string, bool) (formReading, bool) {
+// readValue adapts a reader of one attribute's value ("" when none) to formReaders.
+func readValue(attr string, value func(c clause) string) func(clause, string, bool) (formReading, bool) {
 	return func(c clause, _ string, _ bool) (formReading, bool) {
 		v := value(c)
 		return formReading{attr: attr, value: v}, v != ""
+	}
+}
+
+// readPair adapts a reader of an attribute and its value ("" when none) to formReaders.
+func readPair(pair func(c clause) (attr, value string)) func(clause, string, bool) (formReading, bool) {
+	return func(c clause, _ string, _ bool) (formReading, bool) {
+		a, v := pair(c)
+		return formReading{attr: a, value: v}, a != ""
 	}
 }
 
@@ -1031,13 +1030,14 @@ func ageOf(c clause) string {
 }
 
 // ageAfterCopula is a clause's rest that is only a copula and an age.
-var ageAfterCopula = regexp.MustCompile(`^(?:is|was|'s|will be|'ll be|just turned|turned|turns|is turning)\s+(\d{1,3})(?:\s+(?:now|today|already|this year|next (?:week|month)|years? old|yrs? old|yo))*\s*[.!]*$`)
+var ageAfterCopula = regexp.MustCompile(`^(?:is|was|'s|will be|'ll be|turns|is turning)\s+(\d{1,3})(?:\s+(?:now|today|already|this year|next (?:week|month)|years? old|yrs? old|yo))*\s*[.!]*$`)
 
 // birthdayRe is the speaker's birthday by its ordinal: "it's my 33rd birthday today!".
 var birthdayRe = regexp.MustCompile(`(?i)\bmy (\d{1,3})(?:st|nd|rd|th) birthday\b`)
 
-// turnedAge is an age turned: "turned 90 on sunday", "just turned 7!".
-var turnedAge = regexp.MustCompile(`^(?:just |finally )?turned\s+(\d{1,3})\b(?:\s+(?:on|last|this|yesterday|today|at|in)\b.*|\s*[.!]*)$`)
+// turnedAge is an age turned, whatever time follows: "turned 90 on sunday", "just
+// turned 7!", "turned 40 years old".
+var turnedAge = regexp.MustCompile(`^(?:just |finally )?turned\s+(\d{1,3})\b(?:\s+(?:on|last|this|yesterday|today|at|in|now|already|next|years?|yrs?|yo)\b.*|\s*[.!]*)$`)
 
 // schoolYear reads a pupil's school year: "my son's in year 4", "going into year 5 in
 // september", "she's in 3rd grade".
