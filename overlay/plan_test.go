@@ -197,12 +197,8 @@ func TestPlanCommit(t *testing.T) {
 func TestApplyPlanRefusesBrokenInvariant(t *testing.T) {
 	for name, open := range bothStores() {
 		t.Run(name, func(t *testing.T) {
-			st, _ := open(t)
 			ctx := t.Context()
-			home1 := planRecord("home1", "user/home", 1, store.StatusActive)
-			if err := st.Tx(ctx, "ana", func(tx store.Tx) error { return tx.Put(ctx, home1) }); err != nil {
-				t.Fatal(err)
-			}
+			st := seeded(t, open, []store.Record{planRecord("home1", "user/home", 1, store.StatusActive)}, nil, "")
 			// A supersession without the reconciliation that settles it: home1 would stay
 			// active although superseded_by the new record.
 			pl := commitPlan{
@@ -238,7 +234,6 @@ func TestApplyPlanRefusesBrokenInvariant(t *testing.T) {
 func TestPlanReconcilesTheGroupLeft(t *testing.T) {
 	for name, open := range bothStores() {
 		t.Run(name, func(t *testing.T) {
-			st, _ := open(t)
 			ctx := t.Context()
 			// x ← y ← z in aunt/home; z also says the user's partnership ended.
 			x := planRecord("x", "aunt/home", 1, store.StatusActive)
@@ -246,22 +241,7 @@ func TestPlanReconcilesTheGroupLeft(t *testing.T) {
 			z := planRecord("z", "aunt/home", 3, store.StatusActive)
 			z.Meta, _ = withFacts(nil, []facts.Fact{{Subject: "aunt", Attribute: "home", Value: "Leeds"},
 				{Subject: "user", Attribute: "partner", Value: "Elena", Negated: true}})
-			err := st.Tx(ctx, "ana", func(tx store.Tx) error {
-				for _, r := range []store.Record{x, y, z} {
-					if err := tx.Put(ctx, r); err != nil {
-						return err
-					}
-				}
-				for _, l := range [][2]string{{"y", "x"}, {"z", "y"}} {
-					if err := tx.Link(ctx, l[0], store.LinkSupersedes, l[1]); err != nil {
-						return err
-					}
-				}
-				return store.Reconcile(ctx, tx, "aunt/home")
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			st := seeded(t, open, []store.Record{x, y, z}, [][2]string{{"y", "x"}, {"z", "y"}}, "aunt/home")
 			var group []store.Record
 			for _, id := range []string{"x", "y", "z"} {
 				r, err := st.Get(ctx, "ana", id)
@@ -282,4 +262,32 @@ func TestPlanReconcilesTheGroupLeft(t *testing.T) {
 			}
 		})
 	}
+}
+
+// seeded opens a store and writes, for user ana in one transaction, the records, the
+// supersedes links (new, old) and the reconciliation of slot ("" for none).
+func seeded(t *testing.T, open func(*testing.T) (store.Store, TxHost), rs []store.Record, supersedes [][2]string, slot string) store.Store {
+	t.Helper()
+	st, _ := open(t)
+	ctx := t.Context()
+	err := st.Tx(ctx, "ana", func(tx store.Tx) error {
+		for _, r := range rs {
+			if err := tx.Put(ctx, r); err != nil {
+				return err
+			}
+		}
+		for _, l := range supersedes {
+			if err := tx.Link(ctx, l[0], store.LinkSupersedes, l[1]); err != nil {
+				return err
+			}
+		}
+		if slot == "" {
+			return nil
+		}
+		return store.Reconcile(ctx, tx, slot)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
