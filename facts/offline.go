@@ -1009,24 +1009,16 @@ func ageOf(c clause) string {
 	if len(ts) == 0 || len(c.rest) == 0 || ts[0].low == "it" || ts[0].low == "it's" || ts[0].low == "that" || ts[0].low == "that's" || firstPerson[ts[0].low] {
 		return ""
 	}
-	m := ageAfterCopula.FindStringSubmatch(strings.ToLower(join(c.rest)))
-	if m == nil {
-		// "gran turned 90 on sunday": turning an age says it, whatever follows.
-		m = turnedAge.FindStringSubmatch(strings.ToLower(join(c.rest)))
+	low := strings.ToLower(join(c.rest))
+	// "gran turned 90 on sunday": turning an age says it, whatever follows.
+	age := cmp.Or(group1(ageAfterCopula, low), group1(turnedAge, low))
+	if last := len(ts) - len(c.rest) - 1; age == "" && last >= 0 && strings.HasSuffix(ts[last].low, "'s") {
+		age = group1(ageAfterCopula, "is "+low) // "my son's 6": the copula is the subject word's "'s"
 	}
-	if m == nil {
-		// "my son's 6": the copula is the subject word's "'s".
-		if last := len(ts) - len(c.rest) - 1; last >= 0 && strings.HasSuffix(ts[last].low, "'s") {
-			m = ageAfterCopula.FindStringSubmatch("is " + strings.ToLower(join(c.rest)))
-		}
-	}
-	if m == nil {
+	if n, err := strconv.Atoi(age); err != nil || n < 1 || n > 110 {
 		return ""
 	}
-	if n, err := strconv.Atoi(m[1]); err != nil || n < 1 || n > 110 {
-		return ""
-	}
-	return m[1]
+	return age
 }
 
 // ageAfterCopula is a clause's rest that is only a copula and an age.

@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -420,14 +421,15 @@ func employerName(ts []token, cased bool) string {
 			// A brand may be a common word ("Spotify", "Apple"): its capital says it,
 			// also in text otherwise written in lower case ("my husband's started a
 			// new job at Sainsbury's").
-			if v := placeRun(ts[k:]); v != "" {
-				return v
-			}
-			return ts[k].orig
+			return nameAt(ts[k:])
 		}
 	}
 	return ""
 }
+
+// nameAt returns the name that opens ts, whose first word is one (apposedName): the
+// run of its words placeRun reads, else that word alone.
+func nameAt(ts []token) string { return cmp.Or(placeRun(ts), ts[0].orig) }
 
 // workVerbs say where someone works; workShifts may stand between them and "at".
 var (
@@ -2147,8 +2149,11 @@ func wakeTime(rest []token) string { return captured(wakeRe, rest) }
 
 // captured returns what re's first group captures in the words ts, in lower case and
 // trimmed, or "".
-func captured(re *regexp.Regexp, ts []token) string {
-	if m := re.FindStringSubmatch(strings.ToLower(join(ts))); m != nil {
+func captured(re *regexp.Regexp, ts []token) string { return group1(re, strings.ToLower(join(ts))) }
+
+// group1 returns what re's first group captures in s, trimmed, or "".
+func group1(re *regexp.Regexp, s string) string {
+	if m := re.FindStringSubmatch(s); m != nil {
 		return strings.TrimSpace(m[1])
 	}
 	return ""
@@ -2204,10 +2209,7 @@ func toolUsed(rest []token) string {
 			j++
 		}
 		if j < len(rest) && apposedName(rest[j]) {
-			if v := placeRun(rest[j:]); v != "" {
-				return v
-			}
-			return rest[j].orig
+			return nameAt(rest[j:])
 		}
 	}
 	return ""
