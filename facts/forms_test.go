@@ -639,3 +639,29 @@ func TestHomePlaceRentedWithoutPlace(t *testing.T) {
 		}
 	}
 }
+
+// A verb phrase is no value (written for the purpose): a team named only after a verb
+// ("to have a supportive team"), a gerund with its reflexive object, a phrasal verb's
+// particle left at the front.
+func TestOfflineVerbPhrasesAreNoValues(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"it must feel amazing to have a supportive team like that", []string{"-user/team=have a supportive team"}},
+		{"i moved onto the data engineering team last week", []string{"user/team=data engineering team"}},
+		{"priya joined the payments squad", []string{"priya/team=payments squad"}},
+	} {
+		wantFacts(t, tt.text, tt.want)
+	}
+	for _, v := range []string{"treating myself", "out different flavors", "off the grid"} {
+		if !verbal(v) {
+			t.Errorf("verbal(%q) = false, want true", v)
+		}
+	}
+	for _, v := range []string{"oat flat white", "payments squad", "outdoor climbing"} {
+		if verbal(v) {
+			t.Errorf("verbal(%q) = true, want false", v)
+		}
+	}
+}

@@ -1193,7 +1193,8 @@ var teamHeads = wordSet(`team squad department dept crew unit`)
 
 // teamName returns the team a clause says someone is on or moved to: "got moved to the
 // ml team", "she's on the platform team", "transferred into the payments squad". The team
-// is a "team" fact of the clause's subject, never a home.
+// is a "team" fact of the clause's subject, never a home. A verb inside the phrase makes it
+// a clause: "to have a supportive team" names no team.
 func teamName(ts []token) string {
 	for i, t := range ts {
 		if t.low != "to" && t.low != "onto" && t.low != "on" && t.low != "into" && t.low != "joined" {
@@ -1207,7 +1208,7 @@ func teamName(ts []token) string {
 			if teamHeads[ts[k].low] && k > j {
 				return join(ts[j : k+1])
 			}
-			if !isWord(ts[k].low) || stopValue[ts[k].low] || ts[k].end {
+			if !isWord(ts[k].low) || stopValue[ts[k].low] || auxiliaries[ts[k].low] || verbWords[ts[k].low] || ts[k].end {
 				break
 			}
 		}

@@ -696,11 +696,12 @@ var apostrophes = strings.NewReplacer("’", "'", "`", "'")
 var isContracted = wordSet(`it that there here what who he she`)
 
 var (
-	// verbalOpeners open no value: times, discourse words and quantifiers.
+	// verbalOpeners open no value: times, discourse words, quantifiers, and the particles
+	// left of a phrasal verb ("trying out different flavors": "out different flavors").
 	verbalOpeners = wordSet(`since after before when while whenever last next yesterday today tomorrow tonight soon recently lately finally eventually once
 		others other few several something someone anyone everyone somewhere anywhere
 		choice half one ones all both each either neither such than then because though although unless whether let
-		like am is are was were`)
+		like am is are was were out off down away`)
 	// verbWords are everyday verb forms; opening a value, they make it a clause.
 	verbWords = wordSet(everydayVerbs + ` keep keeps kept know knew knows want wants wanted need needs needed hope hopes love loves
 		appreciate appreciates support supports reach explore visit check find found saw see sees says said told
@@ -713,8 +714,10 @@ var (
 	// fun"); unlike verbWords, none of them is also a noun.
 	finiteVerbs = wordSet(`makes gets went got made took takes gave gives came comes knows knew wants wanted needs needed
 		hopes loves sounds seems looks reminds thought said says told saw found felt feels kept keeps`)
-	// verbObjects follow a verb, not a noun: "decided to", "writing all", "driving me".
-	verbObjects = wordSet(`a an the my our his her their your some me them him us it this that all off up out down more to into forward`)
+	// verbObjects follow a verb, not a noun: "decided to", "writing all", "driving me",
+	// "treating myself".
+	verbObjects = wordSet(`a an the my our his her their your some me them him us it this that all off up out down more to into forward
+		myself yourself himself herself itself ourselves themselves`)
 	// clauseWords inside a value make it a clause: pronouns, modals, adverbs of time.
 	clauseWords = wordSet(`i me you him them us it we they she he can could will would should might must gonna wanna
 		soon often sometimes usually lately always never really`)
