@@ -665,3 +665,33 @@ func TestOfflineVerbPhrasesAreNoValues(t *testing.T) {
 		}
 	}
 }
+
+// An exception whose attribute is not named takes the one slot whose value has its kind
+// (written for the purpose): a day after "except on …", a date after "except in …"; two
+// slots of that kind leave it unread.
+func TestOfflineScopedException(t *testing.T) {
+	for _, tt := range []struct {
+		values map[string][]string
+		text   string
+		want   string // "" : no exception read
+	}{
+		{map[string][]string{"user/bin-day": {"mondays"}}, "except on bank holiday weeks it's tuesday, found out the hard way", "user/bin-day=tuesday (except bank holiday weeks)"},
+		{map[string][]string{"user/payday": {"the 25th"}, "user/home": {"Leeds"}}, "except in december, they pay us on the 18th", "user/payday=the 18th (except december)"},
+		{map[string][]string{"user/gym-day": {"mondays"}, "user/bin-day": {"fridays"}}, "except in august when it's wednesdays", ""},
+		{map[string][]string{"user/work-location": {"remote"}}, "remote except tuesdays", ""},
+	} {
+		res := extract(t, []Input{{Text: tt.text, Values: tt.values}})
+		got := ""
+		for _, f := range res[0].Facts {
+			if f.Scope != "" && strings.HasPrefix(f.Scope, "except") && !f.Negated {
+				got = fmt.Sprintf("%s/%s=%s (%s)", f.Subject, f.Attribute, f.Value, f.Scope)
+			}
+		}
+		if tt.want == "" && slices.ContainsFunc(res[0].Facts, func(f Fact) bool { return typedKind(f.Value) == daysRe && f.Scope != "" }) {
+			t.Errorf("%q: facts %v, want no exception read", tt.text, factKeys(res[0].Facts))
+		}
+		if tt.want != "" && got != tt.want {
+			t.Errorf("%q: exception %q, want %q (facts %v)", tt.text, got, tt.want, factKeys(res[0].Facts))
+		}
+	}
+}

@@ -1258,9 +1258,14 @@ func valueMentions(in Input, p prepared, have []Fact, values map[string][]string
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	exception, hasException := scopedException(in, p, have, keys, values)
+	if hasException {
+		out = append(out, exception)
+	}
 	for _, key := range keys {
 		subj, attr, ok := strings.Cut(key, "/")
-		if !ok || slices.ContainsFunc(have, func(f Fact) bool { return f.Subject == subj && Kebab(f.Attribute) == attr && f.Confidence == 0 }) {
+		if !ok || slices.ContainsFunc(have, func(f Fact) bool { return f.Subject == subj && Kebab(f.Attribute) == attr && f.Confidence == 0 }) ||
+			hasException && key == exception.Subject+"/"+exception.Attribute {
 			continue
 		}
 		vals := values[key]
@@ -1354,6 +1359,59 @@ func valueMentions(in Input, p prepared, have []Fact, values map[string][]string
 		out = append(out, leftValues(subj, attr, vals, p, in, have)...)
 	}
 	return out
+}
+
+// exceptRe opens a scoped exception and captures its condition: "except on bank holiday
+// weeks it's tuesday", "except in december, they pay us on the 18th", "apart from
+// fridays when it's 8".
+var exceptRe = regexp.MustCompile(`(?i)\b(?:except|apart from|other than)(?:\s+(?:on|in|for|during|when|at|over))?\s+([^,.;!?]+?)(?:\s+(?:it'?s|it is|it'll be|they|we|i|you|that's|then|when)\b|\s*[,.;!?:]|$)`)
+
+// scopedException reads an exception whose value's attribute the memory does not name:
+// "except on bank holiday weeks it's tuesday" after "bin day's mondays now". The value
+// after the condition has a kind — a day, a clock time, a date, an amount — and the one
+// slot of the speaker whose newest value has that kind takes it, under the condition as
+// its scope, so that it is an exception of that slot and no new version of it. Two such
+// slots, or a fact of that kind read by form in the memory, leave it unread. A month in
+// the condition is when the exception holds, not when it was said: no event time.
+func scopedException(in Input, p prepared, have []Fact, keys []string, values map[string][]string) (Fact, bool) {
+	text := in.Text
+	m := exceptRe.FindStringSubmatchIndex(text)
+	if m == nil {
+		return Fact{}, false
+	}
+	after := text[m[3]:]
+	var found Fact
+	for _, key := range keys {
+		subj, attr, _ := strings.Cut(key, "/")
+		vals := values[key]
+		if subj != p.self || len(vals) == 0 {
+			continue
+		}
+		kind := typedKind(vals[0])
+		if kind == nil {
+			continue
+		}
+		v := kind.FindString(after)
+		if v == "" || slices.ContainsFunc(have, func(f Fact) bool { return f.Confidence == 0 && kind.MatchString(f.Value) }) {
+			continue
+		}
+		if found.Attribute != "" {
+			return Fact{}, false // two slots of that kind: whose exception it is, is not said
+		}
+		found = Fact{Subject: subj, Attribute: attr, Value: strings.TrimSpace(v), Scope: "except " + strings.TrimSpace(text[m[2]:m[3]])}
+	}
+	return found, found.Attribute != ""
+}
+
+// typedKind returns the pattern of a value's kind — a day, a clock time, a date — or nil
+// for a value of no such kind.
+func typedKind(v string) *regexp.Regexp {
+	for _, re := range []*regexp.Regexp{clockRe, daysRe, dateRe} {
+		if m := re.FindString(v); m != "" && len(m) >= len(strings.TrimSpace(v))-4 {
+			return re
+		}
+	}
+	return nil
 }
 
 // dietAgainRe and dietStopRe tell a diet by a kind of food taken up again or given up:
