@@ -642,8 +642,8 @@ func TestHomePlaceRentedWithoutPlace(t *testing.T) {
 
 // A verb phrase is no value (written for the purpose): a team named only after a verb
 // ("to have a supportive team"), a gerund with its reflexive object, a phrasal verb's
-// particle left at the front.
-func TestOfflineVerbPhrasesAreNoValues(t *testing.T) {
+// particle left at the front. And forms read since: an email address, a bank, a bare label.
+func TestOfflineVerbPhrasesEmailsBanks(t *testing.T) {
 	for _, tt := range []struct {
 		text string
 		want []string
@@ -651,6 +651,15 @@ func TestOfflineVerbPhrasesAreNoValues(t *testing.T) {
 		{"it must feel amazing to have a supportive team like that", []string{"-user/team=have a supportive team"}},
 		{"i moved onto the data engineering team last week", []string{"user/team=data engineering team"}},
 		{"priya joined the payments squad", []string{"priya/team=payments squad"}},
+		// Emails, banks and a thing of the speaker's said without "my".
+		{"if you need me use jo.k@proton.me from now on", []string{"user/email=jo.k@proton.me"}},
+		{"my brother's email is tom.b@fastmail.com", []string{"brother/email=tom.b@fastmail.com"}},
+		{"main bank is monzo, love the pots", []string{"user/bank=monzo"}},
+		{"flatmate chris banks with starling", []string{"chris/bank=starling"}},
+		{"moved my salary over to chase last week", []string{"user/bank=chase"}},
+		{"payday is the 28th at the new place", []string{"user/payday=28th"}},
+		{"bedtime is 8 for the twins now", []string{"user/bedtime=8"}},
+		{"traffic is awful today", []string{"-user/traffic=awful"}},
 	} {
 		wantFacts(t, tt.text, tt.want)
 	}

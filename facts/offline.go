@@ -888,12 +888,14 @@ type formReading struct {
 }
 
 // formReaders read a clause's fact from its form (rules.go), tried in order; the first
-// that finds one decides. Each is a form whose attribute the words say: a provider of a
+// that finds one decides. Each is a form whose attribute the words say: an email address, a provider of a
 // household service, a course, a regular service's time, a line of work, a book, an age,
 // a car, a bank, a tool, a wake-up time and a bedtime, a supermarket, a home shared, how
 // often, a school year, a diet's change, a label, an employer, a job, a team, a home, a
 // partner.
 var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
+	// An address is an email whoever's clause states it ("use r.k@proton.me from now on").
+	readValue("email", func(c clause) string { return emailRe.FindString(c.text) }),
 	readPair(func(c clause) (string, string) { return serviceProvider(c.rest) }),
 	func(c clause, _ string, _ bool) (formReading, bool) {
 		v, neg, ok := studyFact(c.rest, len(skipFillers(c.toks)) == len(c.rest))

@@ -926,13 +926,23 @@ func ownedAs(c clause) (attr, value string) {
 // favourite names its kind: "my favourite band is radiohead" is favourite-band, beside
 // favourite-food. Not read: a part of the body or of life ("my back is killing me", "my
 // plan is to move"), a value that is a verb, an evaluation ("my bank is useless") or a
-// preposition's object ("our broadband is with sky", read by meaning).
+// preposition's object ("our broadband is with sky", read by meaning). Without "my", a
+// word that is a noun by its form with a number, day or date: "payday is the 25th".
 func ownLabel(c clause, cased bool) (attr, value string) {
 	ts := skipFillers(c.toks)
-	if len(ts) < 3 || ts[0].low != "my" && ts[0].low != "our" {
+	if len(ts) < 3 {
 		return "", ""
 	}
 	j := 1
+	// bare: a thing of the speaker's said without "my" ("payday is the 25th"), read when
+	// its word is a noun by its form (nounShaped) and its value a number, day or date.
+	bare := ts[0].low != "my" && ts[0].low != "our"
+	if bare {
+		if !nounShaped(strings.TrimSuffix(ts[0].low, "'s")) {
+			return "", ""
+		}
+		j = 0
+	}
 	for j < len(ts) && labelLeads[ts[j].low] {
 		j++
 	}
@@ -1023,6 +1033,9 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 	}
 	if r, _ := utf8.DecodeRuneInString(value); cased && !article && unicode.IsLower(r) && !unicode.IsDigit(r) {
 		return "", "" // "My bank is useless": in text with capitals a name has them
+	}
+	if bare && typedKind(value) == nil && !strings.ContainsAny(value, "0123456789") {
+		return "", ""
 	}
 	return attr, value
 }
@@ -1403,10 +1416,13 @@ func scopedException(in Input, p prepared, have []Fact, keys []string, values ma
 	return found, found.Attribute != ""
 }
 
-// typedKind returns the pattern of a value's kind — a day, a clock time, a date — or nil
-// for a value of no such kind.
+// dayOfMonthRe is a day of the month said alone: "25th", "the 18th".
+var dayOfMonthRe = regexp.MustCompile(`(?i)\b(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b`)
+
+// typedKind returns the pattern of a value's kind — a clock time, a day, a date, a day of
+// the month — or nil for a value of no such kind.
 func typedKind(v string) *regexp.Regexp {
-	for _, re := range []*regexp.Regexp{clockRe, daysRe, dateRe} {
+	for _, re := range []*regexp.Regexp{clockRe, daysRe, dateRe, dayOfMonthRe} {
 		if m := re.FindString(v); m != "" && len(m) >= len(strings.TrimSpace(v))-4 {
 			return re
 		}
@@ -2275,14 +2291,17 @@ func toolUsed(rest []token) string {
 }
 
 // bankWith reads the subject's bank: "I bank with Barclays", "my current account is
-// with Nationwide", "moved my current account to Starling", "switched banks to Monzo".
+// with Nationwide", "moved my current account to Starling", "switched banks to Monzo",
+// "main bank is monzo", "moved my salary over to starling".
 func bankWith(rest []token) string {
 	for i, t := range rest {
 		j := -1
 		switch {
-		case t.low == "bank" && i+1 < len(rest) && (rest[i+1].low == "with" || rest[i+1].low == "at"):
-			j = i + 2 // "bank with Barclays"
-		case t.low == "account" && i > 0 && (rest[i-1].low == "current" || rest[i-1].low == "bank" || rest[i-1].low == "savings"):
+		case (t.low == "bank" || t.low == "banks") && i+1 < len(rest) && (rest[i+1].low == "with" || rest[i+1].low == "at"):
+			j = i + 2 // "bank with Barclays", "chris banks with starling"
+		case t.low == "bank" && i+1 < len(rest) && (rest[i+1].low == "is" || rest[i+1].low == "'s") && (i == 0 || rest[i-1].low == "main" || rest[i-1].low == "my"):
+			j = i + 2 // "main bank is monzo"
+		case (t.low == "account" && i > 0 && (rest[i-1].low == "current" || rest[i-1].low == "bank" || rest[i-1].low == "savings")) || t.low == "salary" && slices.ContainsFunc(rest[:i], func(u token) bool { return movesTo(u.low) }):
 			k := i + 1
 			for k < len(rest) && (rest[k].low == "is" || rest[k].low == "'s" || rest[k].low == "now" || rest[k].low == "over") {
 				k++

@@ -412,6 +412,9 @@ func isNameToken(ts []token, i int) bool {
 		}
 		return true
 	}
+	if nounShaped(w) {
+		return false // "payday is the 25th", "the renovation's done": a thing, lower case
+	}
 	if strings.HasSuffix(t.low, "'s") {
 		return true
 	}
@@ -754,6 +757,20 @@ func isNameAfterRelation(ts []token, i int) bool {
 // relations, months and days.
 func notName(w string) bool {
 	return common[w] || stopValue[w] || leadValue[w] || fillers[w] || anchors[w] || firstPerson[w] || pronouns[w] || relations[w] != "" || isMonthOrDay(w) || subjectVerbs[w] || numberWords[w] || w == "rip" || w == "r.i.p"
+}
+
+// nounShaped reports a word whose ending makes it a noun and never a first name:
+// "payday", "bedtime", "appointment", "subscription", "membership", "fitness".
+func nounShaped(w string) bool {
+	if len(w) < 6 {
+		return false
+	}
+	for _, end := range []string{"day", "days", "time", "times", "ment", "ments", "tion", "tions", "sion", "ness", "ship"} {
+		if strings.HasSuffix(w, end) {
+			return true
+		}
+	}
+	return false
 }
 
 // numberWords are numbers written out, never a name: "zero regrets", "twenty minutes door

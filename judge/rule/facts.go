@@ -3,6 +3,7 @@ package rule
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	fx "github.com/atma-dev/atma/facts"
 	"github.com/atma-dev/atma/judge"
@@ -43,7 +44,9 @@ func sharedSlot(old, new []fx.Fact) (fx.Fact, fx.Fact, bool) {
 // judge over facts. Same value → a restatement (consistent, keep: nothing changes, and
 // the time line keeps both current); the new fact denies the old value → explicit negation; a value taken up
 // again → temporal update; the same value under a new scope "now" → a change of the rule
-// (scope mismatch, supersede); a new scope → scoped exception; another value of a
+// (scope mismatch, supersede); a new scope → scoped exception; a value without the old
+// one's exception ("except in december") → coexistence (the rule beside its exception;
+// a narrower scope such as "for the two of us" is no exception); another value of a
 // single-valued attribute → temporal update (value discrepancy when the input corrects
 // itself); another value of a multi-valued one → coexistence.
 func decideFacts(old, new fx.Fact, newText string) (judge.Steps, judge.Verdict) {
@@ -69,6 +72,10 @@ func decideFacts(old, new fx.Fact, newText string) (judge.Steps, judge.Verdict) 
 		st, ct, act, why = judge.StatusConflict, judge.TypeScopeMismatch, judge.ActionSupersede, fmt.Sprintf("the same value now holds only %s", new.Scope)
 	case new.Scope != "" && new.Scope != old.Scope && !new.Negated:
 		st, ct, act, why = judge.StatusConflict, judge.TypeScopeMismatch, judge.ActionScopedException, fmt.Sprintf("the new input holds only %s", new.Scope)
+	case strings.HasPrefix(old.Scope, "except") && new.Scope == "" && !old.Negated && !new.Negated:
+		// "payday is still the 25th" after "except in december, the 18th": the rule
+		// outside the exception, which stands beside it.
+		st, ct, act, why = judge.StatusConsistent, judge.TypeNone, judge.ActionCoexist, fmt.Sprintf("the old value holds only %s; the new input states the value outside it", old.Scope)
 	case new.Negated:
 		// Denies another value than the old record's: nothing changes for this one.
 		st, ct, act, why = judge.StatusConsistent, judge.TypeNone, judge.ActionKeep, fmt.Sprintf("the new input denies %q, not %q", new.Value, old.Value)

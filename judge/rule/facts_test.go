@@ -44,6 +44,9 @@ func TestDecideFacts(t *testing.T) {
 			"playing video games still helps me when I need to unwind", judge.StatusConflict, judge.TypeScopeMismatch, judge.ActionScopedException, "nate's hobby: video games -> video games"},
 		{"an exception of the same value", fx.Fact{Subject: "user", Attribute: "exercise", Value: "row"}, fx.Fact{Subject: "user", Attribute: "exercise", Value: "row", Scope: "on holiday"},
 			"on holiday I row only at dawn", judge.StatusConflict, judge.TypeScopeMismatch, judge.ActionScopedException, "exercise: row -> row"},
+		// The rule said again after its exception stands beside it.
+		{"the rule beside its exception", fx.Fact{Subject: "user", Attribute: "payday", Value: "the 18th", Scope: "except december"}, fx.Fact{Subject: "user", Attribute: "payday", Value: "25th"},
+			"new contract, payday is still the 25th", judge.StatusConsistent, judge.TypeNone, judge.ActionCoexist, ""},
 		{"someone else's", fx.Fact{Subject: "sister", Attribute: "home", Value: "Leeds"}, fx.Fact{Subject: "sister", Attribute: "home", Value: "York"},
 			"my sister moved to york", judge.StatusConflict, judge.TypeTemporalUpdate, judge.ActionTransition, "sister's home: Leeds -> York"},
 	}
