@@ -663,6 +663,22 @@ func TestOfflineVerbPhrasesEmailsBanks(t *testing.T) {
 	} {
 		wantFacts(t, tt.text, tt.want)
 	}
+	// An amount said without its attribute's unit is none of it.
+	for _, tt := range []struct {
+		attr, text, want string
+	}{
+		{"sleep", "booked 4 nights near the station", ""},
+		{"sleep", "only managed 5 hours last night", "5 hours"},
+		{"dose", "nurse says bump it up to 20", ""},
+		{"dose", "they doubled it to 200 mg", "200 mg"},
+		{"commute", "got the tram pass, 62 a month", ""},
+	} {
+		a, _ := attributeByName(tt.attr)
+		ts := tokenize(tt.text)
+		if got := value(a, ts, ts, ""); got != tt.want {
+			t.Errorf("%s of %q = %q, want %q", tt.attr, tt.text, got, tt.want)
+		}
+	}
 	for _, v := range []string{"treating myself", "out different flavors", "off the grid"} {
 		if !verbal(v) {
 			t.Errorf("verbal(%q) = false, want true", v)

@@ -105,6 +105,11 @@ func value(attr attribute, ts, all []token, role string) string {
 	}
 	switch attr.kind {
 	case kindNumber:
+		if re := numberUnits[attr.name]; re != nil && !re.MatchString(text) {
+			// "4 nights in kyoto" is no sleep, "bump it up to 20" no dose: these amounts
+			// are said with their unit.
+			return ""
+		}
 		if attr.name == "phone-number" {
 			if m := phoneRe.FindString(text); m != "" {
 				return m
@@ -232,6 +237,16 @@ var (
 	// particles follow a verb before its object: "bumped to", "signing up for".
 	particles = wordSet(`to for up into as on off out over with`)
 )
+
+// numberUnits are the units an attribute's amount is said with, where a bare number is
+// something else: hours of sleep, a dose, minutes of commute, a distance run, a height.
+var numberUnits = map[string]*regexp.Regexp{
+	"sleep":            regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:hours?|hrs?|h)\b`),
+	"dose":             regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml|g|units?|iu|puffs?|tablets?|pills?|drops?)\b`),
+	"commute":          regexp.MustCompile(`(?i)\b\d+\s?(?:-\s?)?(?:min|mins|minutes?|hours?|hrs?|h)\b`),
+	"running-distance": regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:k|km|kms|kilometres?|kilometers?|miles?|mi)\b`),
+	"height":           regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:cm|m|foot|feet|ft|inch|inches|in)\b|\b(?:five|six|four) (?:foot|feet)\b`),
+}
 
 // countRe is a small number written out before the things it counts: "two kids",
 // "three children", "four cats". Units of time, distance and money are no things
