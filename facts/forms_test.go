@@ -660,6 +660,12 @@ func TestOfflineVerbPhrasesEmailsBanks(t *testing.T) {
 		{"payday is the 28th at the new place", []string{"user/payday=28th"}},
 		{"bedtime is 8 for the twins now", []string{"user/bedtime=8"}},
 		{"traffic is awful today", []string{"-user/traffic=awful"}},
+		// Medicines by their names' stems, each with its own dose; one given up ends.
+		{"the gp's put me on lisinopril 10mg for my bp", []string{"user/medication=lisinopril", "user/lisinopril-dose=10mg"}},
+		{"they've swapped me off the citalopram onto sertraline 50mg", []string{"user/medication!=citalopram", "user/medication=sertraline", "user/sertraline-dose=50mg"}},
+		{"my dad takes 40 mg of simvastatin", []string{"dad/medication=simvastatin", "dad/simvastatin-dose=40 mg"}},
+		{"I no longer take omeprazole", []string{"user/medication!=omeprazole"}},
+		{"the cholesterol results were fine", []string{"-user/medication=cholesterol"}},
 	} {
 		wantFacts(t, tt.text, tt.want)
 	}

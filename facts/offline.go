@@ -555,6 +555,9 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			a, ok := attributeByName(reuse)
 			if !ok {
 				a = attribute{name: reuse, kind: kindThing}
+				if strings.HasSuffix(reuse, "-dose") {
+					a.kind = kindNumber // a medicine's own dose (drugFacts)
+				}
 			}
 			if v = strings.Trim(value(a, rest, c.toks, role), " ,.'\""); v != "" {
 				attr, attrScore = a, reuseS
@@ -852,6 +855,9 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 		return nil
 	}
 	if fs := scheduleFacts(c, self, base); len(fs) > 0 {
+		return fs
+	}
+	if fs := drugFacts(c, self, base); len(fs) > 0 {
 		return fs
 	}
 	for _, read := range formReaders {

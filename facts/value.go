@@ -105,7 +105,11 @@ func value(attr attribute, ts, all []token, role string) string {
 	}
 	switch attr.kind {
 	case kindNumber:
-		if re := numberUnits[attr.name]; re != nil && !re.MatchString(text) {
+		re := numberUnits[attr.name]
+		if strings.HasSuffix(attr.name, "-dose") {
+			re = numberUnits["dose"]
+		}
+		if re != nil && !re.MatchString(text) {
 			// "4 nights in kyoto" is no sleep, "bump it up to 20" no dose: these amounts
 			// are said with their unit.
 			return ""
