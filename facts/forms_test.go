@@ -660,6 +660,8 @@ func TestOfflineVerbPhrasesEmailsBanks(t *testing.T) {
 		{"payday is the 28th at the new place", []string{"user/payday=28th"}},
 		{"bedtime is 8 for the twins now", []string{"user/bedtime=8"}},
 		{"traffic is awful today", []string{"-user/traffic=awful"}},
+		{"maths exam is on june 3rd, terrified", []string{"user/maths-exam=june 3rd"}},
+		{"from september my manager will be sofia", []string{"user/manager=sofia"}},
 		// Medicines by their names' stems, each with its own dose; one given up ends.
 		{"the gp's put me on lisinopril 10mg for my bp", []string{"user/medication=lisinopril", "user/lisinopril-dose=10mg"}},
 		{"they've swapped me off the citalopram onto sertraline 50mg", []string{"user/medication!=citalopram", "user/medication=sertraline", "user/sertraline-dose=50mg"}},
@@ -699,7 +701,7 @@ func TestOfflineVerbPhrasesEmailsBanks(t *testing.T) {
 
 // An exception whose attribute is not named takes the one slot whose value has its kind
 // (written for the purpose): a day after "except on …", a date after "except in …"; two
-// slots of that kind leave it unread.
+// slots of that kind leave it unread. A correction told by such a value is read alike.
 func TestOfflineScopedException(t *testing.T) {
 	for _, tt := range []struct {
 		values map[string][]string
@@ -710,12 +712,16 @@ func TestOfflineScopedException(t *testing.T) {
 		{map[string][]string{"user/payday": {"the 25th"}, "user/home": {"Leeds"}}, "except in december, they pay us on the 18th", "user/payday=the 18th (except december)"},
 		{map[string][]string{"user/gym-day": {"mondays"}, "user/bin-day": {"fridays"}}, "except in august when it's wednesdays", ""},
 		{map[string][]string{"user/work-location": {"remote"}}, "remote except tuesdays", ""},
+		// A correction told by a value of the slot's kind, without naming the slot.
+		{map[string][]string{"user/driving-test": {"may 3rd"}}, "nope, just checked the letter, it's may 13th. i mixed them up", "user/driving-test=may 13th"},
 	} {
 		res := extract(t, []Input{{Text: tt.text, Values: tt.values}})
 		got := ""
 		for _, f := range res[0].Facts {
 			if f.Scope != "" && strings.HasPrefix(f.Scope, "except") && !f.Negated {
 				got = fmt.Sprintf("%s/%s=%s (%s)", f.Subject, f.Attribute, f.Value, f.Scope)
+			} else if f.Scope == "" && tt.values[f.Subject+"/"+f.Attribute] != nil {
+				got = fmt.Sprintf("%s/%s=%s", f.Subject, f.Attribute, f.Value)
 			}
 		}
 		if tt.want == "" && slices.ContainsFunc(res[0].Facts, func(f Fact) bool { return typedKind(f.Value) == daysRe && f.Scope != "" }) {

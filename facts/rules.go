@@ -936,12 +936,21 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 	j := 1
 	// bare: a thing of the speaker's said without "my" ("payday is the 25th"), read when
 	// its word is a noun by its form (nounShaped) and its value a number, day or date.
+	// Any other thing said without "my" needs "on" or "at" and a day, date or clock time
+	// (dated): "stats exam is on june 12", "the party's on saturday".
 	bare := ts[0].low != "my" && ts[0].low != "our"
+	dated := false
 	if bare {
-		if !nounShaped(strings.TrimSuffix(ts[0].low, "'s")) {
-			return "", ""
-		}
 		j = 0
+		if ts[0].low == "the" {
+			j = 1
+		}
+		if !nounShaped(strings.TrimSuffix(ts[j].low, "'s")) {
+			dated = true
+			if common[ts[j].low] && attributeCue(ts[j].low) || pronouns[ts[j].low] || verbForm(ts[j].low) {
+				return "", ""
+			}
+		}
 	}
 	for j < len(ts) && labelLeads[ts[j].low] {
 		j++
@@ -1006,6 +1015,19 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		attr = Kebab(name)
 	}
 	rest := ts[next:]
+	if dated {
+		for len(rest) > 0 && ownedAdverbs[rest[0].low] {
+			rest = rest[1:]
+		}
+		if len(rest) < 2 || rest[0].low != "on" && rest[0].low != "at" {
+			return "", ""
+		}
+		v := strings.TrimSpace(cmp.Or(dateRe.FindString(join(rest[1:])), daysRe.FindString(join(rest[1:])), clockRe.FindString(join(rest[1:]))))
+		if v == "" || !strings.HasPrefix(strings.ToLower(join(rest[1:])), strings.ToLower(v)) && !strings.HasPrefix(strings.ToLower(join(rest[1:])), "the "+strings.ToLower(v)) {
+			return "", ""
+		}
+		return attr, v
+	}
 	for len(rest) > 0 && ownedAdverbs[rest[0].low] || len(rest) > 0 && (rest[0].low == "called" || rest[0].low == "named" || rest[0].low == "currently") {
 		rest = rest[1:]
 	}
@@ -1384,18 +1406,35 @@ var exceptRe = regexp.MustCompile(`(?i)\b(?:except|apart from|other than)(?:\s+(
 
 // scopedException reads an exception whose value's attribute the memory does not name:
 // "except on bank holiday weeks it's tuesday" after "bin day's mondays now". The value
-// after the condition has a kind — a day, a clock time, a date, an amount — and the one
-// slot of the speaker whose newest value has that kind takes it, under the condition as
-// its scope, so that it is an exception of that slot and no new version of it. Two such
-// slots, or a fact of that kind read by form in the memory, leave it unread. A month in
-// the condition is when the exception holds, not when it was said: no event time.
+// after the condition takes the speaker's one slot of its kind (slotOfKind), under the
+// condition as its scope, so that it is an exception of that slot and no new version
+// of it. A month in the condition is when the exception holds, not when it was said: no
+// event time. Without an exception, a correction told the same way ("nope, checked the
+// portal, it's june 14th" after "stats exam is on june 12") is a new value of that slot.
 func scopedException(in Input, p prepared, have []Fact, keys []string, values map[string][]string) (Fact, bool) {
 	text := in.Text
-	m := exceptRe.FindStringSubmatchIndex(text)
-	if m == nil {
-		return Fact{}, false
+	if m := exceptRe.FindStringSubmatchIndex(text); m != nil {
+		f, ok := slotOfKind(p, have, keys, values, text[m[3]:])
+		f.Scope = "except " + strings.TrimSpace(text[m[2]:m[3]])
+		return f, ok
 	}
-	after := text[m[3]:]
+	if m := kindCorrectionRe.FindStringIndex(text); m != nil {
+		f, ok := slotOfKind(p, have, keys, values, text[m[1]:])
+		f.EventTime = eventTime(text, in.Time)
+		return f, ok
+	}
+	return Fact{}, false
+}
+
+// kindCorrectionRe says the speaker corrects what they said, without naming it: "nope",
+// "sorry i meant", "typo", "i mixed them up".
+var kindCorrectionRe = regexp.MustCompile(`(?i)^\W*(?:[a-z]+:\s*)?(?:nope|no wait|wait no|sorry|oops|typo|correction|scratch that|my bad)\b|\b(?:i meant|mixed (?:them|it|those) up|got (?:it|that|the date|the time) wrong)\b`)
+
+// slotOfKind returns the first value in text of the kind of one of the speaker's slots'
+// newest value — a day, a clock time, a date — as a fact of that slot. Two slots of the
+// kind with a value in text, or a value of the kind read by form in the memory, leave
+// it unread: whose it is, is not said.
+func slotOfKind(p prepared, have []Fact, keys []string, values map[string][]string, text string) (Fact, bool) {
 	var found Fact
 	for _, key := range keys {
 		subj, attr, _ := strings.Cut(key, "/")
@@ -1407,14 +1446,14 @@ func scopedException(in Input, p prepared, have []Fact, keys []string, values ma
 		if kind == nil {
 			continue
 		}
-		v := kind.FindString(after)
+		v := kind.FindString(text)
 		if v == "" || slices.ContainsFunc(have, func(f Fact) bool { return f.Confidence == 0 && kind.MatchString(f.Value) }) {
 			continue
 		}
 		if found.Attribute != "" {
-			return Fact{}, false // two slots of that kind: whose exception it is, is not said
+			return Fact{}, false
 		}
-		found = Fact{Subject: subj, Attribute: attr, Value: strings.TrimSpace(v), Scope: "except " + strings.TrimSpace(text[m[2]:m[3]])}
+		found = Fact{Subject: subj, Attribute: attr, Value: strings.TrimSpace(v)}
 	}
 	return found, found.Attribute != ""
 }

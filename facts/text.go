@@ -269,7 +269,7 @@ func skipFillers(ts []token) []token {
 
 // timeLead returns how many words of ts are a time phrase that opens the clause before
 // more words ("back in march", "last week", "on saturday", "since april", "two weeks
-// ago", "yesterday"), else 0.
+// ago", "yesterday", "from september", "next month", "as of monday"), else 0.
 func timeLead(ts []token) int {
 	when := func(w string) bool { return isMonthOrDay(w) || timeNouns[w] || isYear(w) }
 	n := 0
@@ -284,8 +284,10 @@ func timeLead(ts []token) int {
 		n = 1
 	case w(0) == "back" && (w(1) == "in" || w(1) == "on") && when(w(2)):
 		n = 3
-	case (w(0) == "in" || w(0) == "on" || w(0) == "since" || w(0) == "last" || w(0) == "this") && when(w(1)):
+	case (w(0) == "in" || w(0) == "on" || w(0) == "since" || w(0) == "last" || w(0) == "this" || w(0) == "next" || w(0) == "from" || w(0) == "starting" || w(0) == "until" || w(0) == "till") && when(w(1)):
 		n = 2
+	case (w(0) == "from" || w(0) == "starting") && (w(1) == "next" || w(1) == "this") && when(w(2)), w(0) == "as" && w(1) == "of" && when(w(2)):
+		n = 3 // "from next month", "as of monday"
 	case (w(0) == "over" || w(0) == "at") && w(1) == "the" && w(2) == "weekend":
 		n = 3
 	case (w(0) == "a" || w(0) == "two" || w(0) == "three" || w(0) == "few" || isDigitStart(w(0))) && timeNouns[strings.TrimSuffix(w(1), "s")] && w(2) == "ago":

@@ -17,7 +17,7 @@ var narrowCue = regexp.MustCompile(`(?i)\b(?:only|just)\b`)
 
 // correctionCue marks a new input that corrects what was said rather than reporting a
 // change: "sorry, I meant 40", "wait no, the 16th", "typo: …".
-var correctionCue = regexp.MustCompile(`(?i)\b(sorry|i meant|meant to say|correction|typo|my mistake|my bad|i misspoke|misspoke|wait,? no|oops|i got that wrong|not \w+,? (?:but|it'?s))\b`)
+var correctionCue = regexp.MustCompile(`(?i)\b(sorry|i meant|meant to say|correction|typo|my mistake|my bad|i misspoke|misspoke|wait,? no|oops|i got that wrong|not \w+,? (?:but|it'?s)|nope|scratch that|mixed (?:them|it|those) up|got (?:it|that|the \w+) wrong)\b`)
 
 // sharedSlot returns the first pair of facts, one of old's and one of new's, of one
 // version group (fx.Fact.Group: the slot, and for a multi-valued attribute the value),
