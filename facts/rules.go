@@ -1837,10 +1837,11 @@ func namesOwn(ts []token, attr string) bool {
 
 // stopVerbs give a thing up: "stopped the 5:2", "cancelled riverford", "gave up on
 // guitar".
-var stopVerbs = wordSet(`stopped stop stopping quit quitting cancelled canceled cancelling ditched dropped binned scrapped left leaving closed closing dumped dumping`)
+var stopVerbs = wordSet(`stopped stop stopping quit quitting cancelled canceled cancelling ditched dropped binned scrapped left leaving closed closing dumped dumping
+	fired sacked`)
 
 // stoppedValue returns the value of vals a clause gives up by name with one of stopVerbs
-// (or "gave up", "given up (on)", "came off"): its first word or its head right after the verb
+// (or "gave up", "given up (on)", "came off", "let … go"): its first word or its head right after the verb
 // ("stopped the 5:2" of "5:2 diet"); "" when none.
 func stoppedValue(ts []token, vals []string) string {
 	for i, t := range ts {
@@ -1851,6 +1852,8 @@ func stoppedValue(ts []token, vals []string) string {
 		case (t.low == "left" || t.low == "leaving") && i+1 < len(ts) && !leadValue[ts[i+1].low] && !isCapitalised(ts[i+1]):
 			continue // "left knee", "left early": a determiner or a name says a thing left
 		case stopVerbs[t.low]:
+		case (t.low == "let" || t.low == "lets") && slices.ContainsFunc(ts[j:min(len(ts), j+4)], func(u token) bool { return u.low == "go" }):
+			// "sister let rosa go": the nanny's job ends.
 		case comeOff[t.low] && j < len(ts) && ts[j].low == "off":
 			j++ // "came off the pill", "coming off the sertraline"
 		case (t.low == "gave" || t.low == "given" || t.low == "giving") && j < len(ts) && ts[j].low == "up":

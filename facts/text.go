@@ -752,8 +752,14 @@ func isNameAfterRelation(ts []token, i int) bool {
 		return false
 	}
 	w := strings.TrimSuffix(ts[i].low, "'s")
+	if monthFirstNames[w] && i+1 < len(ts) && (subjectVerbs[ts[i+1].low] || thirdPersonVerb(ts, i+1)) {
+		return true // "my neighbour jan has a parrot": a name, not the month
+	}
 	return w != "" && isWord(w) && !notName(w)
 }
+
+// monthFirstNames are months that are also first names.
+var monthFirstNames = wordSet(`jan may june april august`)
 
 // notName reports words that are never a name: common words, function words, pronouns,
 // relations, months and days.
