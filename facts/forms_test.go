@@ -669,6 +669,9 @@ func TestOfflineVerbPhrasesEmailsBanks(t *testing.T) {
 		{"they've swapped me off the citalopram onto sertraline 50mg", []string{"user/medication!=citalopram", "user/medication=sertraline", "user/sertraline-dose=50mg"}},
 		{"my dad takes 40 mg of simvastatin", []string{"dad/medication=simvastatin", "dad/simvastatin-dose=40 mg"}},
 		{"I no longer take omeprazole", []string{"user/medication!=omeprazole"}},
+		{"it's amoxicillin not penicillin, the pharmacist checked", []string{"user/medication!=penicillin"}},
+		{"for the record i'm allergic to penicillin", []string{"user/allergy=penicillin", "-user/medication=penicillin"}},
+		{"and of course my sister has now moved to york", []string{"sister/home=york"}},
 		{"the cholesterol results were fine", []string{"-user/medication=cholesterol"}},
 	} {
 		wantFacts(t, tt.text, tt.want)
@@ -714,6 +717,9 @@ func TestOfflineScopedException(t *testing.T) {
 		{map[string][]string{"user/payday": {"the 25th"}, "user/home": {"Leeds"}}, "except in december, they pay us on the 18th", "user/payday=the 18th (except december)"},
 		{map[string][]string{"user/gym-day": {"mondays"}, "user/bin-day": {"fridays"}}, "except in august when it's wednesdays", ""},
 		{map[string][]string{"user/work-location": {"remote"}}, "remote except tuesdays", ""},
+		// A holder who leaves, a thing sold: the slot's value ends.
+		{map[string][]string{"user/manager": {"Bev"}}, "Bev's left the company, no idea who's next", "user/manager!=Bev"},
+		{map[string][]string{"user/car": {"Ford Focus"}}, "sold the focus! no car now", "user/car!=Ford Focus"},
 		// A person let go by name ends the role they held (read as a denial).
 		{map[string][]string{"sister/babysitter": {"rosa"}}, "sister let rosa go last week", "sister/babysitter!=rosa"},
 		// A correction told by a value of the slot's kind, without naming the slot.

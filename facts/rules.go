@@ -1307,6 +1307,7 @@ func valueMentions(in Input, p prepared, have []Fact, values map[string][]string
 			continue // "switched me to rosuvastatin 5 mg": that one's dose, not atorvastatin's
 		}
 		vals := values[key]
+		from := len(out) // this slot's facts start here
 		if f, ok := partnerEnded(subj, attr, vals, p, in); ok {
 			out = append(out, f)
 			continue
@@ -1368,7 +1369,9 @@ func valueMentions(in Input, p prepared, have []Fact, values map[string][]string
 				break
 			}
 			if v := stoppedValue(c.toks, vals); v != "" && !slices.ContainsFunc(have, func(f Fact) bool {
-				return f.Subject == subj && Kebab(f.Attribute) == attr && f.Negated && f.Confidence == 0
+				// Read by form already: the same denial, or the value that replaces a
+				// single-valued one ("sold the iphone, using an old nokia instead").
+				return f.Subject == subj && Kebab(f.Attribute) == attr && f.Confidence == 0 && (f.Negated || SingleValued(attr))
 			}) {
 				// "stopped the 5:2" of "5:2 diet", "cancelled riverford": the value named
 				// as what is given up ends (read by form, it replaces a denial the meaning
@@ -1393,6 +1396,11 @@ func valueMentions(in Input, p prepared, have []Fact, values map[string][]string
 				}
 				break
 			}
+		}
+		if SingleValued(attr) && slices.ContainsFunc(out[from:], func(f Fact) bool { return !f.Negated }) {
+			// "sold the iphone, using an old nokia instead": the new value replaces the old
+			// one, no denial needed beside it.
+			out = append(out[:from], slices.DeleteFunc(out[from:], func(f Fact) bool { return f.Negated })...)
 		}
 		out = append(out, leftValues(subj, attr, vals, p, in, have)...)
 	}
@@ -1603,7 +1611,8 @@ var leaving = regexp.MustCompile(`(?i)^(?:(?:has|had|have|is|was|'s|’s|s|just|
 	`(?:dropped|drops|dropping) out|(?:moved|moves|moving) out|resigned|retired|stepped down|passed away|died|` +
 	`(?:gone|went|goes|moved|has moved) (?:off )?to live (?:with|on|at|in)|(?:got|was|been) (?:stolen|nicked|rehomed|adopted)|(?:went|gone|is|has gone) missing|ran away|` +
 	`stopped coming|(?:won't|won’t|will not|isn't|isn’t|is not|not) (?:be )?coming(?: any ?more| back)?|broke up with (?:me|us)|dumped (?:me|us))\b` +
-	`|(?:left|leaves|leaving|quit|quits|quitting|gone)(?:$|,|\s+(?:us|me|(?:her|his|their) job|town|for good|(?:yesterday|today|tonight|last|this|on|in|after)\b)))`)
+	`|(?:left|leaves|leaving|quit|quits|quitting|gone)(?:$|,|\s+(?:us|me|(?:her|his|their) job|town|for good|the (?:company|firm|team|practice|surgery|school|business|agency|club|band)|(?:yesterday|today|tonight|last|this|on|in|after)\b))` +
+	`|(?:gone|going|went) on (?:sabbatical|leave|maternity leave|paternity leave|mat leave))`)
 
 // leftValues reads the end of a slot's value told by the value's own name: "carol's
 // dropped out" of a study buddy Carol, "grace won't be coming anymore" of mum's carer
@@ -1838,7 +1847,7 @@ func namesOwn(ts []token, attr string) bool {
 // stopVerbs give a thing up: "stopped the 5:2", "cancelled riverford", "gave up on
 // guitar".
 var stopVerbs = wordSet(`stopped stop stopping quit quitting cancelled canceled cancelling ditched dropped binned scrapped left leaving closed closing dumped dumping
-	fired sacked`)
+	fired sacked sold selling rehomed`)
 
 // stoppedValue returns the value of vals a clause gives up by name with one of stopVerbs
 // (or "gave up", "given up (on)", "came off", "let … go"): its first word or its head right after the verb
@@ -2483,12 +2492,15 @@ func readingBook(ts []token) (value string, negated bool) {
 // citalopram, prednisolone, …) — or by one of the common names that have no such ending.
 var drugRe = regexp.MustCompile(`(?i)\b(?:[a-z]{3,}(?:dipine|apine|azepine|pril|sartan|statin|olol|azole|cillin|mycin|cycline|floxacin|tidine|formin|gliptin|gliflozin|oxetine|opram|traline|triptan|zepam|zolam|profen|fenac|olone|isone|lukast|tropium|xaban|gatran|parin|farin|semide|thiazide|setron|dronate|thyroxine|adone|tadine|glutide|zepatide)|paracetamol|aspirin|insulin|lantus|levemir|tresiba|novorapid|humalog|codeine|morphine|tramadol|naproxen|melatonin|warfarin|ventolin|salbutamol|amitriptyline|gabapentin|pregabalin|lithium|ritalin|methylphenidate|prozac|zoloft|wegovy|ozempic|mounjaro|finasteride|minoxidil|the pill)\b`)
 
+// allergyRe before a medicine makes it an allergy.
+var allergyRe = regexp.MustCompile(`(?i)\b(?:allergic|allergy|allergies|reaction)\b`)
+
 // drugConfidence is the confidence of a medicine read by its name.
 const drugConfidence = 0.9
 
 // drugOff are the words right before a medicine that say it is given up: "swapped me off
 // the amlodipine", "stopped the statin", "no longer on lantus".
-var drugOff = wordSet(`off stopped stopping quit quitting ditched dropped`)
+var drugOff = wordSet(`off stopped stopping quit quitting ditched dropped not`)
 
 // drugFacts reads the medicines a clause names: each a "medication" fact (several at
 // once), negated when given up ("came off the amlodipine onto ramipril 2.5mg": the one
@@ -2516,6 +2528,13 @@ func drugFacts(c clause, self string, base Fact) []Fact {
 		}
 		f := base
 		f.Subject, f.Attribute, f.Value, f.Negated, f.Scope = subj, "medication", name, neg || base.Negated && len(out) == 0, ""
+		if allergyRe.MatchString(text[:ix[0]]) {
+			// "i'm allergic to penicillin": an allergy, no medicine taken.
+			f.Attribute = "allergy"
+			f.Confidence = drugConfidence
+			out = append(out, f)
+			continue
+		}
 		// Certain enough for a version group, yet not read by form (Confidence 0): a
 		// switch told by the slot's values ("switched me to rosuvastatin, the
 		// atorvastatin was giving me cramps", valueMentions) still ends the old one.

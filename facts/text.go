@@ -253,6 +253,10 @@ func skipFillers(ts []token) []token {
 			// "these days my dad only dances salsa": the time frame is no subject.
 			ts = ts[2:]
 			continue
+		case leadPhrase(ts) > 0:
+			// "and of course my sister has now moved …": an aside opens the clause.
+			ts = ts[leadPhrase(ts):]
+			continue
 		case timeLead(ts) > 0:
 			// "back in march mum and dad moved …", "last week my boss said …": the time
 			// of the event is no subject (eventTime reads it from the clause).
@@ -265,6 +269,20 @@ func skipFillers(ts []token) []token {
 		return skipFillers(ts[2:])
 	}
 	return ts
+}
+
+// leadPhrases are asides of several words that open a clause before its subject.
+var leadPhrases = [][]string{{"of", "course"}, {"by", "the", "way"}, {"turns", "out"}, {"it", "turns", "out"}, {"in", "other", "news"},
+	{"fun", "fact"}, {"to", "be", "fair"}, {"for", "the", "record"}, {"long", "story", "short"}, {"speaking", "of", "which"}, {"as", "it", "turns", "out"}}
+
+// leadPhrase returns how many words of ts an aside of leadPhrases takes, else 0.
+func leadPhrase(ts []token) int {
+	for _, ph := range leadPhrases {
+		if len(ts) > len(ph) && slices.EqualFunc(ts[:len(ph)], ph, func(t token, w string) bool { return strings.Trim(t.low, ",:") == w }) {
+			return len(ph)
+		}
+	}
+	return 0
 }
 
 // timeLead returns how many words of ts are a time phrase that opens the clause before
