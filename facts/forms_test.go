@@ -717,6 +717,9 @@ func TestOfflineScopedException(t *testing.T) {
 		{map[string][]string{"user/payday": {"the 25th"}, "user/home": {"Leeds"}}, "except in december, they pay us on the 18th", "user/payday=the 18th (except december)"},
 		{map[string][]string{"user/gym-day": {"mondays"}, "user/bin-day": {"fridays"}}, "except in august when it's wednesdays", ""},
 		{map[string][]string{"user/work-location": {"remote"}}, "remote except tuesdays", ""},
+		// A change told by a value of the slot's kind alone.
+		{map[string][]string{"user/bin-day": {"Tuesday"}}, "council changed the rounds, ours go out thursdays from now on", "user/bin-day=thursdays"},
+		{map[string][]string{"user/bin-day": {"Tuesday"}}, "the bins went out on thursday, what a mess", ""},
 		// A holder who leaves, a thing sold: the slot's value ends.
 		{map[string][]string{"user/manager": {"Bev"}}, "Bev's left the company, no idea who's next", "user/manager!=Bev"},
 		{map[string][]string{"user/car": {"Ford Focus"}}, "sold the focus! no car now", "user/car!=Ford Focus"},

@@ -1418,7 +1418,8 @@ var exceptRe = regexp.MustCompile(`(?i)\b(?:except|apart from|other than)(?:\s+(
 // condition as its scope, so that it is an exception of that slot and no new version
 // of it. A month in the condition is when the exception holds, not when it was said: no
 // event time. Without an exception, a correction told the same way ("nope, checked the
-// portal, it's june 14th" after "stats exam is on june 12") is a new value of that slot.
+// portal, it's june 14th" after "stats exam is on june 12") is a new value of that slot,
+// and so is a change said with no fact read by form ("ours go out thursdays from now on").
 func scopedException(in Input, p prepared, have []Fact, keys []string, values map[string][]string) (Fact, bool) {
 	text := in.Text
 	if m := exceptRe.FindStringSubmatchIndex(text); m != nil {
@@ -1431,8 +1432,19 @@ func scopedException(in Input, p prepared, have []Fact, keys []string, values ma
 		f.EventTime = eventTime(text, in.Time)
 		return f, ok
 	}
+	if kindChangeRe.MatchString(text) && !slices.ContainsFunc(have, func(f Fact) bool { return f.Confidence == 0 }) {
+		// "council changed the rounds, ours go out thursdays from now on" after "bin day
+		// is tuesday": a change told by a value of the slot's kind alone.
+		f, ok := slotOfKind(p, have, keys, values, text)
+		f.EventTime = eventTime(text, in.Time)
+		return f, ok
+	}
 	return Fact{}, false
 }
+
+// kindChangeRe says a state changes without naming it: "from now on", "changed the
+// rounds", "moved to", "rescheduled".
+var kindChangeRe = regexp.MustCompile(`(?i)\b(?:from now on|(?:has |have |'s |'ve )?(?:changed|moved|switched|rescheduled|pushed back|brought forward)|now on|going forward)\b`)
 
 // kindCorrectionRe says the speaker corrects what they said, without naming it: "nope",
 // "sorry i meant", "typo", "i mixed them up".
