@@ -663,6 +663,10 @@ func TestOfflineVerbPhrasesEmailsBanks(t *testing.T) {
 		{"maths exam is on june 3rd, terrified", []string{"user/maths-exam=june 3rd"}},
 		{"from september my manager will be sofia", []string{"user/manager=sofia"}},
 		{"my neighbour jan has a parrot called kiwi", []string{"jan/pet=kiwi"}},
+		// Roles of their own: a supervisor (whatever the holder's title), a babysitter, a cleaner.
+		{"my supervisor's Dr Okafor, a bit scary", []string{"user/supervisor=Dr Okafor", "-user/doctor=Dr Okafor"}},
+		{"our cleaner is Ana, every other friday", []string{"user/cleaner=Ana"}},
+		{"my nanny is called Rosa", []string{"user/babysitter=Rosa"}},
 		{"my sister may move to bristol", []string{"-may/home=bristol"}},
 		// Medicines by their names' stems, each with its own dose; one given up ends.
 		{"the gp's put me on lisinopril 10mg for my bp", []string{"user/medication=lisinopril", "user/lisinopril-dose=10mg"}},

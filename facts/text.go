@@ -343,7 +343,8 @@ var relations = map[string]string{
 	"physio": "doctor", "doctor": "doctor", "gp": "doctor", "dentist": "doctor", "tutor": "teacher", "teacher": "teacher", "mentor": "teacher",
 	"baby": "baby", "team": "team", "therapist": "doctor", "coach": "coach", "carer": "carer", "stepdad": "stepdad", "stepmum": "stepmum",
 	"grandson": "grandson", "granddaughter": "granddaughter", "grandkids": "grandkids", "grandchildren": "grandkids", "stepson": "stepson",
-	"stepdaughter": "stepdaughter", "eldest": "eldest", "youngest": "youngest",
+	"stepdaughter": "stepdaughter", "eldest": "eldest", "youngest": "youngest", "supervisor": "supervisor", "babysitter": "babysitter",
+	"nanny": "babysitter", "sitter": "babysitter", "childminder": "babysitter", "cleaner": "cleaner",
 }
 
 // roles are relations that are also attributes of the user: "my manager is Dana" is the
@@ -353,6 +354,7 @@ var roles = map[string]string{
 	"girlfriend": "partner", "boyfriend": "partner", "partner": "partner", "housemate": "flatmate", "flatmate": "flatmate", "roommate": "flatmate",
 	"flatmates": "flatmate", "housemates": "flatmate", "physio": "doctor", "doctor": "doctor", "gp": "doctor", "dentist": "doctor", "tutor": "teacher",
 	"teacher": "teacher", "mentor": "teacher", "carer": "carer", "therapist": "doctor", "coach": "teacher", "gastro": "doctor",
+	"supervisor": "supervisor", "babysitter": "babysitter", "nanny": "babysitter", "sitter": "babysitter", "childminder": "babysitter", "cleaner": "cleaner",
 }
 
 // entityHeads are nouns of described third parties that have facts of their own: "the

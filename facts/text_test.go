@@ -404,6 +404,9 @@ func TestScopeHoldsNoValue(t *testing.T) {
 		{"signing up for the google data analytics certificate instead", "google data analytics certificate", ""},
 		{"i only drink wine when i travel", "wine", "when i travel"},
 		{"we're doing the tasting menu for the kids", "tasting menu", "for the kids"},
+		// "for the" + a purpose is no condition; a time or people it holds for is one.
+		{"handed over to Dr Hughes for the dissertation", "Dr Hughes", ""},
+		{"renting a car for the summer", "car", "for the summer"},
 	} {
 		if got := scopeOf(tt.clause, tt.value); got != tt.want {
 			t.Errorf("scopeOf(%q, %q) = %q, want %q", tt.clause, tt.value, got, tt.want)
