@@ -666,6 +666,9 @@ func TestOfflineVerbPhrasesEmailsBanks(t *testing.T) {
 		// Roles of their own: a supervisor (whatever the holder's title), a babysitter, a cleaner.
 		{"my supervisor's Dr Okafor, a bit scary", []string{"user/supervisor=Dr Okafor", "-user/doctor=Dr Okafor"}},
 		{"our cleaner is Ana, every other friday", []string{"user/cleaner=Ana"}},
+		// In text with capitals a lower-case word after a relation is no name.
+		{"My GP surgery is Hillside Medical Centre.", []string{"-surgery/job=Hillside Medical Centre"}},
+		{"My brother Joris lives in Rotterdam.", []string{"joris/home=Rotterdam"}},
 		{"my nanny is called Rosa", []string{"user/babysitter=Rosa"}},
 		{"my sister may move to bristol", []string{"-may/home=bristol"}},
 		// Medicines by their names' stems, each with its own dose; one given up ends.

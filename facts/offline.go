@@ -217,6 +217,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		text, speaker := splitSpeaker(strings.TrimSpace(asides.ReplaceAllString(x.Text, " ")), strings.TrimSpace(x.Speaker))
 		text = unshout(text)
 		p.cased = cased(text)
+		ppl.cased = p.cased
 		p.self = "user"
 		if speaker != "" {
 			p.self = Kebab(speaker)

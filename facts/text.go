@@ -512,6 +512,9 @@ type people struct {
 	// zara/job, "leeds" of user/home): such a word opening a clause is no one's name
 	// ("medicine was breaking her").
 	things map[string]bool
+	// cased: the text writes names with capitals, so a lower-case word after a relation
+	// is no name ("My GP surgery is Hillside").
+	cased bool
 }
 
 // knowThings records the one-word values of slots whose attribute is not a person's
@@ -851,7 +854,7 @@ func (p *people) possessed(ts []token, self string) (string, []token, string) {
 	// A lower-case word after the relation is its name only when it does not look like
 	// the verb: "my brother joris", but "my uncle packed up", "my aunt rehomed Clover".
 	if !strings.HasSuffix(ts[k].low, "'s") && k+1 < len(ts) && isNameAfterRelation(ts, k+1) && !subjectVerbs[ts[k+1].low] && ts[k+1].low != "moved" &&
-		(isCapitalised(ts[k+1]) || !verbish(ts[k+1].low) && !thirdPersonVerb(ts, k+1)) {
+		(isCapitalised(ts[k+1]) || !p.cased && !verbish(ts[k+1].low) && !thirdPersonVerb(ts, k+1)) {
 		name := Kebab(strings.TrimSuffix(ts[k+1].low, "'s"))
 		if role := roles[w]; role != "" && slices.ContainsFunc(ts[:k], func(t token) bool { return t.low == "new" }) {
 			// "new flatmate bea moved in today", "my new manager Raj starts monday": who
