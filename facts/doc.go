@@ -76,7 +76,18 @@
 //     and a bedtime, a regular service's clock time ("the 8:10 train": train-time), and
 //     how often an activity is done (<activity>-frequency: only where no activity is
 //     read by form and no amount is said with the period, "runs 10 km every morning"
-//     being a distance).
+//     being a distance), an email address in any clause.
+//   - Medicines by their generic names' stems (amlodipine, ramipril, atorvastatin,
+//     sertraline, …; drugFacts): each a medication (several at once), one given up
+//     ("swapped me off the amlodipine onto ramipril 2.5mg") denied, each dose in the
+//     medicine's own slot (<medicine>-dose), so one medicine's dose never replaces
+//     another's; after "allergic" a medicine is an allergy. Amounts of sleep, doses,
+//     commutes, distances and heights are said with their units ("4 nights" is no sleep).
+//   - A value whose attribute goes unnamed takes the speaker's one slot whose newest
+//     value has its kind (a day, a clock time, a date): an exception ("except on bank
+//     holiday weeks it's tuesday": a scoped value, judged a scoped exception), a
+//     correction ("nope, it's june 14th") or a change with no fact read by form ("ours go
+//     out thursdays from now on"). Two such slots leave it unread.
 //   - A role's holder who acts or is described is the holder's subject ("my husband
 //     works at Tesco", "my partner's vegetarian"), while "my manager is Dana" names the
 //     user's manager; a dislike ("can't stand olives") is the negated liking, so that a
@@ -93,7 +104,9 @@
 //     "my running shoes are the nike pegasus"); a favourite is one of its kind
 //     (favourite-band beside favourite-food), and an existing favourite slot takes only
 //     clauses that say favourite. A label the table has a cue for ("my camera is …": a
-//     device) is read by meaning (rules.go, ownLabel).
+//     device) is read by meaning (rules.go, ownLabel). Without "my": a noun by its form
+//     ("payday is the 25th"), or any thing with "on" or "at" and a day, date or time
+//     ("stats exam is on june 12").
 //   - Schedules (schedule.go): an event's day and clock time are <event>-day and
 //     <event>-time of its owner ("my pilates class is on mondays at 6pm", "the council
 //     moved recycling to fridays", "leo's pickup is 3:15", "my physio appointments are
