@@ -449,3 +449,21 @@ func TestUnshout(t *testing.T) {
 		}
 	}
 }
+
+// One value said in the singular and the plural is one value.
+func TestSameValuePlural(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"decaf oat cortados", "decaf oat cortado", true},
+		{"Mondays", "monday", true},
+		{"the Porto flat", "Porto", true},
+		{"oat cortado", "flat white", false},
+		{"glass", "glas", false},
+	} {
+		if got := SameValue(tt.a, tt.b); got != tt.want {
+			t.Errorf("SameValue(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

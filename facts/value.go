@@ -628,13 +628,22 @@ func SameValue(a, b string) bool {
 	}
 	contains := func(big, small []string) bool {
 		for _, w := range small {
-			if !slices.Contains(big, w) {
+			if !slices.ContainsFunc(big, func(x string) bool { return x == w || singular(x) == singular(w) }) {
 				return false
 			}
 		}
 		return true
 	}
 	return contains(wa, wb) || contains(wb, wa)
+}
+
+// singular folds a plural's "s": "cortados" and "cortado", "mondays" and "monday" are one
+// value ("glass" and "bus" keep theirs).
+func singular(w string) string {
+	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") {
+		return w[:len(w)-1]
+	}
+	return w
 }
 
 // ValueKey is a value in the form two statements of the same value share: its words
