@@ -167,6 +167,13 @@ func (p *planner) verdict(oldID string, v *judge.Verdict) {
 			// An earlier verdict of this ingest (or the time line) already replaced it.
 			return
 		}
+		if v.ConflictType == judge.TypeValueDiscrepancy && store.CompareVersions(nw, old) < 0 && !old.EventTime.IsZero() {
+			// A correction ("it's £1000 not 1025") restates the state it corrects, from
+			// the same time: "rent goes up to £1025 from April" dated the old one ahead of
+			// the correction said before April, and the time line would put it back.
+			nw.EventTime = old.EventTime
+			p.view[newID] = nw
+		}
 		// Facts of different subjects never share a version group. "lotte's back on
 		// cheese. vegetarian now, she says" states facts of two subjects and is in
 		// lotte's group: a conflict with the speaker's diet must not join the two. An old

@@ -75,6 +75,29 @@ func TestPlanCommit(t *testing.T) {
 			},
 		},
 		{
+			// A correction said before the date the old record is dated ahead ("rent goes
+			// up to £1025 from April", then "it's £1000 not 1025") takes that date: it is
+			// the newer version, not the history.
+			name: "a correction takes the date of the record it corrects",
+			in: planInput{Record: func() store.Record {
+				r := planRecord("fix", "user/home", 0, store.StatusActive)
+				r.IngestTime = at(9)
+				return r
+			}(), Candidates: []store.Record{home1},
+				Verdicts: []*judge.Verdict{{Status: judge.StatusConflict, ConflictType: judge.TypeValueDiscrepancy, Action: judge.ActionSupersede, Confidence: 0.9}},
+				Groups:   map[string][]store.Record{"user/home": {home1}}, Facts: true},
+			want: commitPlan{
+				Record: func() store.Record {
+					r := planRecord("fix", "user/home", 0, store.StatusActive)
+					r.EventTime, r.IngestTime = at(1), at(9)
+					return r
+				}(),
+				Links:     []plannedLink{{From: "fix", Type: store.LinkSupersedes, To: "home1"}},
+				Reconcile: []string{"user/home"},
+				Commits:   []CommitTrace{{Action: judge.ActionSupersede, Old: "home1", New: "fix", Slot: "user/home"}},
+			},
+		},
+		{
 			name: "another group is merged into the memory's",
 			in: planInput{Record: planRecord("new", "user/home", 5, store.StatusActive),
 				Candidates: []store.Record{planRecord("flat2", "user/flat", 3, store.StatusActive)},

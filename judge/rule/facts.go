@@ -19,6 +19,12 @@ var narrowCue = regexp.MustCompile(`(?i)\b(?:only|just)\b`)
 // change: "sorry, I meant 40", "wait no, the 16th", "typo: …".
 var correctionCue = regexp.MustCompile(`(?i)\b(sorry|i meant|meant to say|correction|typo|my mistake|my bad|i misspoke|misspoke|wait,? no|oops|i got that wrong|not \w+,? (?:but|it'?s)|nope|scratch that|mixed (?:them|it|those) up|got (?:it|that|the \w+) wrong)\b`)
 
+// deniesOld reports a text that names the old value as wrong: "it's £1000 not 1025".
+func deniesOld(text, oldValue string) bool {
+	k := fx.ValueKey(oldValue)
+	return k != "" && strings.Contains(" "+fx.ValueKey(text)+" ", " not "+k+" ")
+}
+
 // sharedSlot returns the first pair of facts, one of old's and one of new's, of one
 // version group (fx.Fact.Group: the slot, and for a multi-valued attribute the value),
 // else the first pair of one slot.
@@ -81,7 +87,7 @@ func decideFacts(old, new fx.Fact, newText string) (judge.Steps, judge.Verdict) 
 		st, ct, act, why = judge.StatusConsistent, judge.TypeNone, judge.ActionKeep, fmt.Sprintf("the new input denies %q, not %q", new.Value, old.Value)
 	case !single:
 		st, ct, act, why = judge.StatusConsistent, judge.TypeNone, judge.ActionCoexist, fmt.Sprintf("%s holds several values at once", new.Attribute)
-	case correctionCue.MatchString(newText):
+	case correctionCue.MatchString(newText) || deniesOld(newText, old.Value):
 		st, ct, act, why = judge.StatusConflict, judge.TypeValueDiscrepancy, judge.ActionSupersede, "the new input corrects the value"
 	default:
 		st, ct, act, why = judge.StatusConflict, judge.TypeTemporalUpdate, judge.ActionTransition, "the value changed"

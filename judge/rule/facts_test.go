@@ -44,6 +44,8 @@ func TestDecideFacts(t *testing.T) {
 			"playing video games still helps me when I need to unwind", judge.StatusConflict, judge.TypeScopeMismatch, judge.ActionScopedException, "nate's hobby: video games -> video games"},
 		{"an exception of the same value", fx.Fact{Subject: "user", Attribute: "exercise", Value: "row"}, fx.Fact{Subject: "user", Attribute: "exercise", Value: "row", Scope: "on holiday"},
 			"on holiday I row only at dawn", judge.StatusConflict, judge.TypeScopeMismatch, judge.ActionScopedException, "exercise: row -> row"},
+		{"the old value named as wrong", fx.Fact{Subject: "user", Attribute: "rent", Value: "£1025"}, fx.Fact{Subject: "user", Attribute: "rent", Value: "£1000"},
+			"graham backed down, it's £1000 not 1025", judge.StatusConflict, judge.TypeValueDiscrepancy, judge.ActionSupersede, "rent: £1025 -> £1000"},
 		// The rule said again after its exception stands beside it.
 		{"the rule beside its exception", fx.Fact{Subject: "user", Attribute: "payday", Value: "the 18th", Scope: "except december"}, fx.Fact{Subject: "user", Attribute: "payday", Value: "25th"},
 			"new contract, payday is still the 25th", judge.StatusConsistent, judge.TypeNone, judge.ActionCoexist, ""},
