@@ -699,6 +699,18 @@ func TestOfflineVerbPhrasesEmailsBanks(t *testing.T) {
 			t.Errorf("%s of %q = %q, want %q", tt.attr, tt.text, got, tt.want)
 		}
 	}
+	// An open slot's value has the kind its name says; a bare number names no team.
+	for _, tt := range []struct {
+		attr string
+		want valueKind
+	}{{"standup-time", kindTime}, {"bin-day", kindDay}, {"exam-date", kindDate}, {"lantus-dose", kindNumber}, {"gym", kindThing}} {
+		if got := openKind(tt.attr); got != tt.want {
+			t.Errorf("openKind(%q) = %v, want %v", tt.attr, got, tt.want)
+		}
+	}
+	if !shapeless(Fact{Attribute: "sports-team", Value: "11", Confidence: 0.6}, false) {
+		t.Error("sports-team = 11 has a shape, want none")
+	}
 	for _, v := range []string{"treating myself", "out different flavors", "off the grid"} {
 		if !verbal(v) {
 			t.Errorf("verbal(%q) = false, want true", v)

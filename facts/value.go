@@ -786,6 +786,9 @@ func shapeless(f Fact, cased bool) bool {
 		if r, _ := utf8.DecodeRuneInString(f.Value); cased && unicode.IsLower(r) {
 			return true
 		}
+		if strings.TrimLeft(f.Value, "0123456789.,:") == "" {
+			return true // "has hers at 11": a bare number names no place, team or person
+		}
 		if properName(f.Value) {
 			return false // "Leeds United", "Crowded House": a name, not "laptop crashed"
 		}
