@@ -677,6 +677,12 @@ func TestOfflineVerbPhrasesEmailsBanks(t *testing.T) {
 		{"my dad takes 40 mg of simvastatin", []string{"dad/medication=simvastatin", "dad/simvastatin-dose=40 mg"}},
 		{"I no longer take omeprazole", []string{"user/medication!=omeprazole"}},
 		{"it's amoxicillin not penicillin, the pharmacist checked", []string{"user/medication!=penicillin"}},
+		// Diets named, partners being seen.
+		{"Been vegetarian since January and I don't miss meat", []string{"user/diet=vegetarian"}},
+		{"my coworker dev is fully vegan", []string{"dev/diet=vegan"}},
+		{"i'm not veggie anymore", []string{"user/diet!=vegetarian"}},
+		{"we had vegan cheese at the party", []string{"-user/diet=vegan"}},
+		{"so I've been seeing this guy Jonas for a bit", []string{"user/partner=Jonas"}},
 		{"for the record i'm allergic to penicillin", []string{"user/allergy=penicillin", "-user/medication=penicillin"}},
 		{"and of course my sister has now moved to york", []string{"sister/home=york"}},
 		{"the cholesterol results were fine", []string{"-user/medication=cholesterol"}},

@@ -913,7 +913,7 @@ type formReading struct {
 // that finds one decides. Each is a form whose attribute the words say: an email address, a provider of a
 // household service, a course, a regular service's time, a line of work, a book, an age,
 // a car, a bank, a tool, a wake-up time and a bedtime, a supermarket, a home shared, how
-// often, a school year, a diet's change, a label, an employer, a job, a team, a home, a
+// often, a school year, a diet's change, a diet named, a label, an employer, a job, a team, a home, a
 // partner.
 var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	// An address is an email whoever's clause states it ("use r.k@proton.me from now on").
@@ -962,6 +962,11 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	func(c clause, _ string, _ bool) (formReading, bool) {
 		v, ok := dietChange(c.text)
 		return formReading{attr: "diet", value: v}, ok
+	},
+	func(c clause, _ string, _ bool) (formReading, bool) {
+		// "not vegetarian anymore" keeps the clause's own negation.
+		v := dietWord(c.text)
+		return formReading{attr: "diet", value: v, keepNegation: true}, v != ""
 	},
 	func(c clause, self string, _ bool) (formReading, bool) {
 		a, v := ownedAs(c)

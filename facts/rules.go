@@ -443,6 +443,9 @@ var workplaceStops = wordSet(`home night nights`)
 // whenNouns after "at the" tell when, not where: "at the moment", "at the weekend".
 var whenNouns = wordSet(`moment minute weekend weekends end start beginning same time mo min`)
 
+// datePeople stand between "seeing this" and a partner's name.
+var datePeople = wordSet(`guy girl man woman lad bloke person`)
+
 // partnerName returns the partner a clause names: "is with Clementine now", "now I am
 // seeing Marguerite", "is dating Ambrose", "got engaged to Rosalind".
 func partnerName(ts []token) string {
@@ -461,6 +464,12 @@ func partnerName(ts []token) string {
 		case w == "seeing" || w == "dating" || w == "marrying" || w == "married" && i+1 < len(ts) && n.low != "to" || w == "engaged" && n.low == "to" || w == "married" && n.low == "to":
 			if n.low == "to" && i+2 < len(ts) {
 				n = ts[i+2]
+			}
+			if k := i + 1; (w == "seeing" || w == "dating") && k+2 < len(ts) && (ts[k].low == "this" || ts[k].low == "a") && datePeople[ts[k+1].low] {
+				n = ts[k+2] // "been seeing this guy Jonas", "dating a girl called Mira"
+				if (n.low == "called" || n.low == "named") && k+3 < len(ts) {
+					n = ts[k+3]
+				}
 			}
 			if isCapitalised(n) && !isMonthOrDay(n.low) && !notName(n.low) && n.low != "dr" {
 				return nameRun([]token{n})
@@ -1501,6 +1510,27 @@ var (
 	dietAgainRe = regexp.MustCompile(`(?i)\b(?:(?:started|start|starting|began) (?:eating|to eat|drinking|to drink) ` + dietFoods + `(?: again)?|(?:eating|eat|eats|drinking|drink|drinks) ` + dietFoods + ` (?:again|now)|back on ` + dietFoods + `)\b`)
 	dietStopRe  = regexp.MustCompile(`(?i)\b(?:(?:stopped|stop|quit|gave up|given up|cut out) (?:eating |drinking )?` + dietFoods + `|no longer (?:eat|eating|drink|drinking) ` + dietFoods + `|(?:don't|do not|dont) (?:eat|drink) ` + dietFoods + ` any ?more)\b`)
 )
+
+// dietWordRe is a diet named after a verb of being or becoming: "been vegetarian since
+// january", "is fully vegan", "pescatarian now i guess", "gone keto", "trying vegan for
+// a month"; not a dish ("vegan cheese", "a vegetarian restaurant").
+var dietWordRe = regexp.MustCompile(`(?i)\b(?:been|am|'m|im|is|'s|are|'re|went|gone|going|go|now|become|became|turned|stay|staying|still|trying|try)\s+(?:not\s+|no\s+longer\s+)?(?:fully\s+|strictly\s+|mostly\s+|a\s+|full\s+)?(vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|plant[- ]based|gluten[- ]free|dairy[- ]free|flexitarian)(?:$|\s*[,.!?;:)]|\s+(?:now|since|for|again|and|but|these|at|too|nowadays|lol|i|from|anymore|any more)\b)`)
+
+// dietWord reads a diet named by dietWordRe, in one spelling ("veggie" is vegetarian).
+func dietWord(clause string) string {
+	m := dietWordRe.FindStringSubmatch(clause)
+	if m == nil {
+		return ""
+	}
+	switch d := strings.ToLower(strings.ReplaceAll(m[1], " ", "-")); d {
+	case "veggie":
+		return "vegetarian"
+	case "pescetarian":
+		return "pescatarian"
+	default:
+		return d
+	}
+}
 
 // dietChange reads a diet from a food taken up again ("eats meat") or given up ("no
 // meat"), so that it meets the diet said before ("I'm vegetarian") in one version group.
