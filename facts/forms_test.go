@@ -682,6 +682,8 @@ func TestOfflineVerbPhrasesEmailsBanks(t *testing.T) {
 		{"my coworker dev is fully vegan", []string{"dev/diet=vegan"}},
 		{"i'm not veggie anymore", []string{"user/diet!=vegetarian"}},
 		{"we had vegan cheese at the party", []string{"-user/diet=vegan"}},
+		{"Thanks! It's dairy-free and so easy.", []string{"-user/diet=dairy-free"}},
+		{"check the labels to make sure they're dairy-free", []string{"-user/diet=dairy-free"}},
 		{"so I've been seeing this guy Jonas for a bit", []string{"user/partner=Jonas"}},
 		{"for the record i'm allergic to penicillin", []string{"user/allergy=penicillin", "-user/medication=penicillin"}},
 		{"and of course my sister has now moved to york", []string{"sister/home=york"}},

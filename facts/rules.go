@@ -1516,11 +1516,20 @@ var (
 // a month"; not a dish ("vegan cheese", "a vegetarian restaurant").
 var dietWordRe = regexp.MustCompile(`(?i)\b(?:been|am|'m|im|is|'s|are|'re|went|gone|going|go|now|become|became|turned|stay|staying|still|trying|try)\s+(?:not\s+|no\s+longer\s+)?(?:fully\s+|strictly\s+|mostly\s+|a\s+|full\s+)?(vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|plant[- ]based|gluten[- ]free|dairy[- ]free|flexitarian)(?:$|\s*[,.!?;:)]|\s+(?:now|since|for|again|and|but|these|at|too|nowadays|lol|i|from|anymore|any more)\b)`)
 
+// thingPronouns stand for things (or, "they", for the things just named): a clause they
+// open states no one's diet.
+var thingPronouns = wordSet(`it its that this these those which they they're`)
+
 // dietWord reads a diet named by dietWordRe, in one spelling ("veggie" is vegetarian).
 func dietWord(clause string) string {
-	m := dietWordRe.FindStringSubmatch(clause)
-	if m == nil {
+	ix := dietWordRe.FindStringSubmatchIndex(clause)
+	if ix == nil {
 		return ""
+	}
+	m := []string{clause[ix[0]:ix[1]], clause[ix[2]:ix[3]]}
+	if before := strings.Fields(strings.ToLower(clause[:ix[0]])); len(before) > 0 && thingPronouns[strings.Trim(before[len(before)-1], ",.!?")] ||
+		len(before) > 0 && strings.HasSuffix(before[len(before)-1], "they") {
+		return "" // "make sure they're dairy-free", "it is vegan": a thing's, no one's diet
 	}
 	switch d := strings.ToLower(strings.ReplaceAll(m[1], " ", "-")); d {
 	case "veggie":
