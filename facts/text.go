@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -253,14 +254,12 @@ func skipFillers(ts []token) []token {
 			// "these days my dad only dances salsa": the time frame is no subject.
 			ts = ts[2:]
 			continue
-		case leadPhrase(ts) > 0:
-			// "and of course my sister has now moved …": an aside opens the clause.
-			ts = ts[leadPhrase(ts):]
-			continue
-		case timeLead(ts) > 0:
-			// "back in march mum and dad moved …", "last week my boss said …": the time
-			// of the event is no subject (eventTime reads it from the clause).
-			ts = ts[timeLead(ts):]
+		}
+		// "and of course my sister has now moved …": an aside opens the clause. "back in
+		// march mum and dad moved …", "last week my boss said …": the time of the event
+		// is no subject (eventTime reads it from the clause).
+		if n := cmp.Or(leadPhrase(ts), timeLead(ts)); n > 0 {
+			ts = ts[n:]
 			continue
 		}
 		break
@@ -285,6 +284,10 @@ func leadPhrase(ts []token) int {
 	return 0
 }
 
+// timeLeadPreps open a time phrase of two words: "in march", "since april", "from
+// september".
+var timeLeadPreps = wordSet(`in on since last this next from starting until till`)
+
 // timeLead returns how many words of ts are a time phrase that opens the clause before
 // more words ("back in march", "last week", "on saturday", "since april", "two weeks
 // ago", "yesterday", "from september", "next month", "as of monday"), else 0.
@@ -302,7 +305,7 @@ func timeLead(ts []token) int {
 		n = 1
 	case w(0) == "back" && (w(1) == "in" || w(1) == "on") && when(w(2)):
 		n = 3
-	case (w(0) == "in" || w(0) == "on" || w(0) == "since" || w(0) == "last" || w(0) == "this" || w(0) == "next" || w(0) == "from" || w(0) == "starting" || w(0) == "until" || w(0) == "till") && when(w(1)):
+	case timeLeadPreps[w(0)] && when(w(1)):
 		n = 2
 	case (w(0) == "from" || w(0) == "starting") && (w(1) == "next" || w(1) == "this") && when(w(2)), w(0) == "as" && w(1) == "of" && when(w(2)):
 		n = 3 // "from next month", "as of monday"
