@@ -1,5 +1,10 @@
 package facts
 
+import (
+	"regexp"
+	"strings"
+)
+
 // valueKind says what a value of an attribute looks like, so that the offline extractor
 // knows what span of the memory to take.
 type valueKind int
@@ -28,6 +33,9 @@ type attribute struct {
 	// cues are word stems that, present in a clause, add a small bonus to the attribute.
 	// They help; the embedding match decides.
 	cues []string
+	// units, when set, are what an amount of the attribute is said with: a bare number
+	// is something else ("4 nights" is no sleep, "bump it up to 20" no dose).
+	units *regexp.Regexp
 }
 
 // attributes is the offline extractor's attribute table. Single-valued attributes
@@ -54,7 +62,7 @@ var attributes = []attribute{
 	{name: "pet", kind: kindPerson, multi: true, prototypes: []string{"we have a dog called Rex", "I adopted a kitten named Luna", "my cat sleeps on the sofa all day"}, cues: []string{"cat", "dog", "puppy", "kitten", "pet", "rabbit", "hamster", "rehome", "adopted"}},
 	{name: "hobby", kind: kindThing, multi: true, prototypes: []string{"I've taken up pottery", "I play the guitar in my spare time", "my hobby is rock climbing", "I got into knitting"}, cues: []string{"hobby", "taken up", "picked up", "spare time", "play"}},
 	{name: "exercise", kind: kindThing, multi: true, prototypes: []string{"I go swimming three times a week", "I play football every Thursday", "I'm doing yoga every morning"}, cues: []string{"swim", "gym", "yoga", "run", "football", "training", "exercise", "workout", "cycling"}},
-	{name: "running-distance", kind: kindNumber, prototypes: []string{"I run about 20 km a week", "up to 30 kilometres a week now", "my weekly mileage is 25"}, cues: []string{"km", "kilometres", "miles", "a week", "mileage"}},
+	{name: "running-distance", kind: kindNumber, units: distanceUnits, prototypes: []string{"I run about 20 km a week", "up to 30 kilometres a week now", "my weekly mileage is 25"}, cues: []string{"km", "kilometres", "miles", "a week", "mileage"}},
 	{name: "gym", kind: kindOrg, prototypes: []string{"I joined a gym called FitHub", "I cancelled my gym membership", "I train at the leisure centre gym"}, cues: []string{"gym", "membership"}},
 	{name: "diet", kind: kindThing, prototypes: []string{"I'm vegetarian", "I went vegan last year", "I don't eat meat", "I eat everything", "I'm gluten-free now"}, cues: []string{"vegetarian", "vegan", "pescatarian", "meat", "gluten", "eat", "diet", "keto"}},
 	{name: "allergy", kind: kindThing, multi: true, prototypes: []string{"I'm allergic to shellfish", "she has a nut allergy", "I found out I'm allergic to cats"}, cues: []string{"allergic", "allergy", "epipen"}},
@@ -62,9 +70,9 @@ var attributes = []attribute{
 	{name: "condition", kind: kindThing, multi: true, prototypes: []string{"I was diagnosed with asthma", "the doctor says it's diabetes", "tests confirmed I have coeliac disease"}, cues: []string{"diagnosed", "diabetes", "condition", "asthma", "coeliac", "ibs", "positive for"}},
 	{name: "injury", kind: kindThing, multi: true, prototypes: []string{"I sprained my ankle", "the scan showed a torn ligament", "my back injury has healed"}, cues: []string{"injury", "torn", "sprained", "broke my", "healed", "tore", "hurt"}},
 	{name: "medication", kind: kindThing, multi: true, prototypes: []string{"I take ibuprofen every day", "the doctor put me on a new tablet", "I stopped taking the pills"}, cues: []string{"medication", "tablet", "pill", "prescribed", "mg", "taking", "put me on", "supplement"}},
-	{name: "dose", kind: kindNumber, prototypes: []string{"the dose is 50 mg twice a day", "they doubled his dose to 200 mg", "I'm on 10 mg now"}, cues: []string{"mg", "dose", "doubled"}},
+	{name: "dose", kind: kindNumber, units: doseUnits, prototypes: []string{"the dose is 50 mg twice a day", "they doubled his dose to 200 mg", "I'm on 10 mg now"}, cues: []string{"mg", "dose", "doubled"}},
 	{name: "doctor", kind: kindPerson, prototypes: []string{"my doctor is Dr Khan", "my physio is a woman called Anna", "I'm seeing a new specialist, Dr Ruiz"}, cues: []string{"doctor", "dr", "physio", "gp", "specialist", "consultant", "dentist", "therapist"}},
-	{name: "sleep", kind: kindNumber, prototypes: []string{"I sleep about 7 hours a night", "I'm averaging six hours of sleep", "I wake up at 3am every night"}, cues: []string{"sleep", "hours a night", "snoring", "insomnia"}},
+	{name: "sleep", kind: kindNumber, units: sleepUnits, prototypes: []string{"I sleep about 7 hours a night", "I'm averaging six hours of sleep", "I wake up at 3am every night"}, cues: []string{"sleep", "hours a night", "snoring", "insomnia"}},
 	{name: "caffeine", kind: kindTime, prototypes: []string{"no coffee after 2pm", "I stop caffeine at noon"}, cues: []string{"caffeine", "coffee after", "no coffee"}},
 	{name: "drink", kind: kindThing, prototypes: []string{"I drink black coffee every morning", "my usual is a cappuccino", "I switched to green tea", "I don't drink alcohol anymore", "my favourite cocktail is a margarita"}, cues: []string{"coffee", "tea", "drink", "latte", "beer", "wine", "cocktail", "matcha", "flat white", "alcohol"}},
 	{name: "food", kind: kindThing, multi: true, prototypes: []string{"I love sushi", "I can't stand mushrooms", "my favourite food is lasagne", "I hate the taste of coriander"}, cues: []string{"love", "hate", "can't stand", "favourite food", "taste", "dislike"}},
@@ -104,11 +112,11 @@ var attributes = []attribute{
 	{name: "sports-team", kind: kindOrg, prototypes: []string{"I support Liverpool", "he's a lifelong Yankees fan", "she plays for the under 12s"}, cues: []string{"support", "fan", "supports", "club", "plays for"}},
 	{name: "favourite", kind: kindPerson, prototypes: []string{"my favourite player is Messi", "my favourite band is Blur", "my favourite driver is Hamilton"}, cues: []string{"favourite", "favorite", "my guy"}},
 	{name: "watches", kind: kindThing, multi: true, prototypes: []string{"I watch basketball every weekend", "I follow tennis religiously", "the only show I watch is the news"}, cues: []string{"watch", "season", "follow"}},
-	{name: "commute", kind: kindNumber, prototypes: []string{"my commute is 30 minutes", "it takes me an hour to get to work", "it's a 20 minute walk to the office"}, cues: []string{"commute", "minutes", "min", "walk", "tram", "train", "bus"}},
+	{name: "commute", kind: kindNumber, units: commuteUnits, prototypes: []string{"my commute is 30 minutes", "it takes me an hour to get to work", "it's a 20 minute walk to the office"}, cues: []string{"commute", "minutes", "min", "walk", "tram", "train", "bus"}},
 	{name: "password", kind: kindThing, prototypes: []string{"the wifi password is BlueFox99", "I changed the password"}, cues: []string{"password", "wifi"}},
 	{name: "kids", kind: kindNumber, prototypes: []string{"I have 3 kids", "we have two children now", "she has a son and a daughter, so 2 kids"}, cues: []string{"kids", "children", "sons", "daughters"}},
 	{name: "age", kind: kindNumber, prototypes: []string{"I'm 34 years old", "I turned 40 last week", "my son is 9 now", "she'll be 30 in May"}, cues: []string{"years old", "turned", "birthday", "aged"}},
-	{name: "height", kind: kindNumber, prototypes: []string{"I am 180 cm tall", "he's grown to 140 cm", "she is five foot four"}, cues: []string{"tall", "cm", "height", "feet tall", "grown"}},
+	{name: "height", kind: kindNumber, units: heightUnits, prototypes: []string{"I am 180 cm tall", "he's grown to 140 cm", "she is five foot four"}, cues: []string{"tall", "cm", "height", "feet tall", "grown"}},
 	{name: "language", kind: kindThing, multi: true, prototypes: []string{"I speak Spanish", "I'm learning Japanese", "she is fluent in French"}, cues: []string{"speak", "learning", "fluent", "language"}},
 }
 
@@ -136,6 +144,28 @@ func attributeByName(name string) (attribute, bool) {
 		}
 	}
 	return attribute{}, false
+}
+
+// doseSuffix names a medicine's own dose slot: "amlodipine-dose" (drugFacts).
+const doseSuffix = "-dose"
+
+// openAttribute is an attribute outside the table, its kind of value told by its name's
+// last word: a medicine's dose is an amount said with a dose's units, an event's time a
+// clock time, its day a weekday, a date a date ("i would kill for an 11 standup" gives
+// standup-time no "kill"); any other a thing.
+func openAttribute(name string) attribute {
+	a := attribute{name: name, kind: kindThing}
+	switch {
+	case strings.HasSuffix(name, doseSuffix):
+		a.kind, a.units = kindNumber, doseUnits
+	case strings.HasSuffix(name, "-time"):
+		a.kind = kindTime
+	case strings.HasSuffix(name, "-day") || strings.HasSuffix(name, "-days"):
+		a.kind = kindDay
+	case strings.HasSuffix(name, "-date"):
+		a.kind = kindDate
+	}
+	return a
 }
 
 // DistinctKinds reports whether two attributes of the table take values of kinds that

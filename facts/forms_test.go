@@ -712,8 +712,8 @@ func TestOfflineVerbPhrasesEmailsBanks(t *testing.T) {
 		attr string
 		want valueKind
 	}{{"standup-time", kindTime}, {"bin-day", kindDay}, {"exam-date", kindDate}, {"lantus-dose", kindNumber}, {"gym", kindThing}} {
-		if got := openKind(tt.attr); got != tt.want {
-			t.Errorf("openKind(%q) = %v, want %v", tt.attr, got, tt.want)
+		if got := openAttribute(tt.attr).kind; got != tt.want {
+			t.Errorf("openAttribute(%q).kind = %v, want %v", tt.attr, got, tt.want)
 		}
 	}
 	if !shapeless(Fact{Attribute: "sports-team", Value: "11", Confidence: 0.6}, false) {

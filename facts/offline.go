@@ -555,7 +555,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		if reuse != "" && reuse != attributes[best].name && reuseS >= bestS-o.cfg.ReuseMargin {
 			a, ok := attributeByName(reuse)
 			if !ok {
-				a = attribute{name: reuse, kind: openKind(reuse)}
+				a = openAttribute(reuse)
 			}
 			if v = strings.Trim(value(a, rest, c.toks, role), " ,.'\""); v != "" {
 				attr, attrScore = a, reuseS
@@ -674,24 +674,6 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		return nil, "no attribute fits: " + bestWhy
 	}
 	return nil, "no value found for the attribute"
-}
-
-// openKind is the kind of value of an attribute outside the table, by its name's last
-// word: a medicine's dose (drugFacts) is an amount, an event's time a clock time, its
-// day a weekday, a date a date ("i would kill for an 11 standup" gives standup-time no
-// "kill"); any other a thing.
-func openKind(attr string) valueKind {
-	switch {
-	case strings.HasSuffix(attr, "-dose"):
-		return kindNumber
-	case strings.HasSuffix(attr, "-time"):
-		return kindTime
-	case strings.HasSuffix(attr, "-day") || strings.HasSuffix(attr, "-days"):
-		return kindDay
-	case strings.HasSuffix(attr, "-date"):
-		return kindDate
-	}
-	return kindThing
 }
 
 // knownPetName reports a name that is a value of someone's pet slot (values: knownValues).

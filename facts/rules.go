@@ -1312,7 +1312,7 @@ func valueMentions(in Input, p prepared, have []Fact, values map[string][]string
 			hasException && key == exception.Subject+"/"+exception.Attribute {
 			continue
 		}
-		if drug, isDose := strings.CutSuffix(attr, "-dose"); isDose && drugRe.MatchString(in.Text) && !mentions(words, drug) {
+		if drug, isDose := strings.CutSuffix(attr, doseSuffix); isDose && drugRe.MatchString(in.Text) && !mentions(words, drug) {
 			continue // "switched me to rosuvastatin 5 mg": that one's dose, not atorvastatin's
 		}
 		vals := values[key]
@@ -2595,16 +2595,16 @@ func drugFacts(c clause, self string, base Fact) []Fact {
 			continue
 		}
 		dose := ""
-		if m := numberUnits["dose"].FindStringIndex(text[ix[1]:min(len(text), ix[1]+12)]); m != nil && m[0] <= 2 {
+		if m := doseUnits.FindStringIndex(text[ix[1]:min(len(text), ix[1]+12)]); m != nil && m[0] <= 2 {
 			dose = text[ix[1]+m[0] : ix[1]+m[1]] // "ramipril 2.5mg"
-		} else if ms := numberUnits["dose"].FindAllStringIndex(text[:ix[0]], -1); len(ms) > 0 {
+		} else if ms := doseUnits.FindAllStringIndex(text[:ix[0]], -1); len(ms) > 0 {
 			if m := ms[len(ms)-1]; strings.TrimSpace(strings.ToLower(text[m[1]:ix[0]])) == "of" {
 				dose = text[m[0]:m[1]] // "10 units of lantus"
 			}
 		}
 		if dose != "" {
 			d := f
-			d.Attribute, d.Value = Kebab(name)+"-dose", dose
+			d.Attribute, d.Value = Kebab(name)+doseSuffix, dose
 			out = append(out, d)
 		}
 	}

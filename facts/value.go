@@ -105,14 +105,8 @@ func value(attr attribute, ts, all []token, role string) string {
 	}
 	switch attr.kind {
 	case kindNumber:
-		re := numberUnits[attr.name]
-		if strings.HasSuffix(attr.name, "-dose") {
-			re = numberUnits["dose"]
-		}
-		if re != nil && !re.MatchString(text) {
-			// "4 nights in kyoto" is no sleep, "bump it up to 20" no dose: these amounts
-			// are said with their unit.
-			return ""
+		if attr.units != nil && !attr.units.MatchString(text) {
+			return "" // "4 nights in kyoto" is no sleep: the amount is said with its unit
 		}
 		if attr.name == "phone-number" {
 			if m := phoneRe.FindString(text); m != "" {
@@ -242,15 +236,15 @@ var (
 	particles = wordSet(`to for up into as on off out over with`)
 )
 
-// numberUnits are the units an attribute's amount is said with, where a bare number is
-// something else: hours of sleep, a dose, minutes of commute, a distance run, a height.
-var numberUnits = map[string]*regexp.Regexp{
-	"sleep":            regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:hours?|hrs?|h)\b`),
-	"dose":             regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml|g|units?|iu|puffs?|tablets?|pills?|drops?)\b`),
-	"commute":          regexp.MustCompile(`(?i)\b\d+\s?(?:-\s?)?(?:min|mins|minutes?|hours?|hrs?|h)\b`),
-	"running-distance": regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:k|km|kms|kilometres?|kilometers?|miles?|mi)\b`),
-	"height":           regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:cm|m|foot|feet|ft|inch|inches|in)\b|\b(?:five|six|four) (?:foot|feet)\b`),
-}
+// The units an amount of an attribute is said with (attribute.units): hours of sleep, a
+// dose, minutes of commute, a distance run, a height.
+var (
+	sleepUnits    = regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:hours?|hrs?|h)\b`)
+	doseUnits     = regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml|g|units?|iu|puffs?|tablets?|pills?|drops?)\b`)
+	commuteUnits  = regexp.MustCompile(`(?i)\b\d+\s?(?:-\s?)?(?:min|mins|minutes?|hours?|hrs?|h)\b`)
+	distanceUnits = regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:k|km|kms|kilometres?|kilometers?|miles?|mi)\b`)
+	heightUnits   = regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:cm|m|foot|feet|ft|inch|inches|in)\b|\b(?:five|six|four) (?:foot|feet)\b`)
+)
 
 // countRe is a small number written out before the things it counts: "two kids",
 // "three children", "four cats". Units of time, distance and money are no things
