@@ -946,11 +946,7 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 		return formReading{attr: "diet", value: v}, ok
 	},
 	func(c clause, _ string, _ bool) (formReading, bool) {
-		// "not vegetarian anymore" keeps the clause's own negation; "it's dairy-free" is
-		// a dish's, no one's diet.
-		if ts := skipFillers(c.toks); len(ts) > 0 && thingPronouns[strings.TrimSuffix(ts[0].low, "'s")] {
-			return formReading{}, false
-		}
+		// "not vegetarian anymore" keeps the clause's own negation.
 		v := dietWord(c.text)
 		return formReading{attr: "diet", value: v, keepNegation: true}, v != ""
 	},

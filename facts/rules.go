@@ -1516,8 +1516,8 @@ var (
 // a month"; not a dish ("vegan cheese", "a vegetarian restaurant").
 var dietWordRe = regexp.MustCompile(`(?i)\b(?:been|am|'m|im|is|'s|are|'re|went|gone|going|go|now|become|became|turned|stay|staying|still|trying|try)\s+(?:not\s+|no\s+longer\s+)?(?:fully\s+|strictly\s+|mostly\s+|a\s+|full\s+)?(vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|plant[- ]based|gluten[- ]free|dairy[- ]free|flexitarian)(?:$|\s*[,.!?;:)]|\s+(?:now|since|for|again|and|but|these|at|too|nowadays|lol|i|from|anymore|any more)\b)`)
 
-// thingPronouns stand for things (or, "they", for the things just named): a clause they
-// open states no one's diet.
+// thingPronouns stand for things (or, "they", for the things just named): a diet said of
+// one is no one's.
 var thingPronouns = wordSet(`it its that this these those which they they're`)
 
 // dietWord reads a diet named by dietWordRe, in one spelling ("veggie" is vegetarian).
@@ -1526,12 +1526,10 @@ func dietWord(clause string) string {
 	if ix == nil {
 		return ""
 	}
-	m := []string{clause[ix[0]:ix[1]], clause[ix[2]:ix[3]]}
-	if before := strings.Fields(strings.ToLower(clause[:ix[0]])); len(before) > 0 && thingPronouns[strings.Trim(before[len(before)-1], ",.!?")] ||
-		len(before) > 0 && strings.HasSuffix(before[len(before)-1], "they") {
-		return "" // "make sure they're dairy-free", "it is vegan": a thing's, no one's diet
+	if before := strings.Fields(strings.ToLower(clause[:ix[0]])); len(before) > 0 && thingPronouns[strings.Trim(before[len(before)-1], ",.!?")] {
+		return "" // "it's dairy-free", "make sure they're dairy-free": a thing's, no one's diet
 	}
-	switch d := strings.ToLower(strings.ReplaceAll(m[1], " ", "-")); d {
+	switch d := strings.ToLower(strings.ReplaceAll(clause[ix[2]:ix[3]], " ", "-")); d {
 	case "veggie":
 		return "vegetarian"
 	case "pescetarian":
@@ -2549,10 +2547,6 @@ var allergyRe = regexp.MustCompile(`(?i)\b(?:allergic|allergy|allergies|reaction
 // drugConfidence is the confidence of a medicine read by its name.
 const drugConfidence = 0.9
 
-// drugOff are the words right before a medicine that say it is given up: "swapped me off
-// the amlodipine", "stopped the statin", "no longer on lantus".
-var drugOff = wordSet(`off stopped stopping quit quitting ditched dropped not`)
-
 // drugFacts reads the medicines a clause names: each a "medication" fact (several at
 // once), negated when given up ("came off the amlodipine onto ramipril 2.5mg": the one
 // ends, the other starts), with its dose beside it as a fact of its own slot per
@@ -2570,28 +2564,26 @@ func drugFacts(c clause, self string, base Fact) []Fact {
 		before := strings.Fields(strings.ToLower(text[max(0, ix[0]-30):ix[0]]))
 		neg := false
 		for k := len(before) - 1; k >= max(0, len(before)-3); k-- {
-			if drugOff[before[k]] || before[k] == "longer" {
+			// Given up: "stopped the statin", "swapped me off the amlodipine", "no longer on
+			// lantus", "amoxicillin not penicillin".
+			if stopVerbs[before[k]] || before[k] == "off" || before[k] == "longer" || before[k] == "not" {
 				neg = true
 			}
 			if before[k] == "onto" || before[k] == "on" && k > 0 && before[k-1] != "longer" || before[k] == "to" {
 				break // "off the amlodipine onto ramipril": ramipril starts
 			}
 		}
-		f := base
-		f.Subject, f.Attribute, f.Value, f.Negated, f.Scope = subj, "medication", name, neg || base.Negated && len(out) == 0, ""
-		if allergyRe.MatchString(text[:ix[0]]) {
-			// "i'm allergic to penicillin": an allergy, no medicine taken.
-			f.Attribute = "allergy"
-			f.Confidence = drugConfidence
-			out = append(out, f)
-			continue
-		}
 		// Certain enough for a version group, yet not read by form (Confidence 0): a
 		// switch told by the slot's values ("switched me to rosuvastatin, the
 		// atorvastatin was giving me cramps", valueMentions) still ends the old one.
-		f.Confidence = drugConfidence
+		f := base
+		f.Subject, f.Attribute, f.Value, f.Negated, f.Scope, f.Confidence = subj, "medication", name, neg || base.Negated && len(out) == 0, "", drugConfidence
+		allergy := allergyRe.MatchString(text[:ix[0]])
+		if allergy {
+			f.Attribute = "allergy" // "i'm allergic to penicillin": no medicine taken
+		}
 		out = append(out, f)
-		if f.Negated {
+		if f.Negated || allergy {
 			continue
 		}
 		dose := ""
