@@ -1031,9 +1031,10 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		if len(rest) < 2 || rest[0].low != "on" && rest[0].low != "at" {
 			return "", ""
 		}
-		v := strings.TrimSpace(cmp.Or(dateRe.FindString(join(rest[1:])), daysRe.FindString(join(rest[1:])), clockRe.FindString(join(rest[1:]))))
-		if v == "" || !strings.HasPrefix(strings.ToLower(join(rest[1:])), strings.ToLower(v)) && !strings.HasPrefix(strings.ToLower(join(rest[1:])), "the "+strings.ToLower(v)) {
-			return "", ""
+		tail := join(rest[1:])
+		v := strings.TrimSpace(cmp.Or(dateRe.FindString(tail), daysRe.FindString(tail), clockRe.FindString(tail)))
+		if low, lv := strings.ToLower(tail), strings.ToLower(v); v == "" || !strings.HasPrefix(low, lv) && !strings.HasPrefix(low, "the "+lv) {
+			return "", "" // the day, date or time opens what follows "on" or "at"
 		}
 		return attr, v
 	}
@@ -1436,7 +1437,7 @@ func scopedException(in Input, p prepared, have []Fact, keys []string, values ma
 		f.Scope = "except " + strings.TrimSpace(text[m[2]:m[3]])
 		return f, ok
 	}
-	if m := kindCorrectionRe.FindStringIndex(text); m != nil {
+	if m := CorrectionCue.FindStringIndex(text); m != nil {
 		f, ok := slotOfKind(p, have, keys, values, text[m[1]:])
 		f.EventTime = eventTime(text, in.Time)
 		return f, ok
@@ -1455,9 +1456,10 @@ func scopedException(in Input, p prepared, have []Fact, keys []string, values ma
 // rounds", "moved to", "rescheduled".
 var kindChangeRe = regexp.MustCompile(`(?i)\b(?:from now on|(?:has |have |'s |'ve )?(?:changed|moved|switched|rescheduled|pushed back|brought forward)|now on|going forward)\b`)
 
-// kindCorrectionRe says the speaker corrects what they said, without naming it: "nope",
-// "sorry i meant", "typo", "i mixed them up".
-var kindCorrectionRe = regexp.MustCompile(`(?i)^\W*(?:[a-z]+:\s*)?(?:nope|no wait|wait no|sorry|oops|typo|correction|scratch that|my bad)\b|\b(?:i meant|mixed (?:them|it|those) up|got (?:it|that|the date|the time) wrong)\b`)
+// CorrectionCue marks a text that corrects what was said rather than reporting a change:
+// "sorry, I meant 40", "wait no, the 16th", "typo: …", "nope, it's june 14th", "i mixed
+// them up". The rule auditor reads it too (judge/rule).
+var CorrectionCue = regexp.MustCompile(`(?i)\b(sorry|i meant|meant to say|correction|typo|my mistake|my bad|i misspoke|misspoke|wait,? no|no wait|oops|i got that wrong|not \w+,? (?:but|it'?s)|nope|scratch that|mixed (?:them|it|those) up|got (?:it|that|the \w+) wrong)\b`)
 
 // slotOfKind returns the first value in text of the kind of one of the speaker's slots'
 // newest value — a day, a clock time, a date — as a fact of that slot. Two slots of the

@@ -15,10 +15,6 @@ var presentCue = regexp.MustCompile(`(?i)\b(?:now|still|these days|nowadays|anym
 // narrowCue says a scope narrows what held before: "only on rainy Sundays now".
 var narrowCue = regexp.MustCompile(`(?i)\b(?:only|just)\b`)
 
-// correctionCue marks a new input that corrects what was said rather than reporting a
-// change: "sorry, I meant 40", "wait no, the 16th", "typo: …".
-var correctionCue = regexp.MustCompile(`(?i)\b(sorry|i meant|meant to say|correction|typo|my mistake|my bad|i misspoke|misspoke|wait,? no|oops|i got that wrong|not \w+,? (?:but|it'?s)|nope|scratch that|mixed (?:them|it|those) up|got (?:it|that|the \w+) wrong)\b`)
-
 // deniesOld reports a text that names the old value as wrong: "it's £1000 not 1025".
 func deniesOld(text, oldValue string) bool {
 	k := fx.ValueKey(oldValue)
@@ -87,7 +83,7 @@ func decideFacts(old, new fx.Fact, newText string) (judge.Steps, judge.Verdict) 
 		st, ct, act, why = judge.StatusConsistent, judge.TypeNone, judge.ActionKeep, fmt.Sprintf("the new input denies %q, not %q", new.Value, old.Value)
 	case !single:
 		st, ct, act, why = judge.StatusConsistent, judge.TypeNone, judge.ActionCoexist, fmt.Sprintf("%s holds several values at once", new.Attribute)
-	case correctionCue.MatchString(newText) || deniesOld(newText, old.Value):
+	case fx.CorrectionCue.MatchString(newText) || deniesOld(newText, old.Value):
 		st, ct, act, why = judge.StatusConflict, judge.TypeValueDiscrepancy, judge.ActionSupersede, "the new input corrects the value"
 	default:
 		st, ct, act, why = judge.StatusConflict, judge.TypeTemporalUpdate, judge.ActionTransition, "the value changed"
