@@ -1303,14 +1303,14 @@ func valueMentions(in Input, p prepared, have []Fact, values map[string][]string
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	exception, hasException := scopedException(in, p, have, keys, values)
-	if hasException {
-		out = append(out, exception)
+	byKind, hasByKind := valueOfKind(in, p, have, keys, values)
+	if hasByKind {
+		out = append(out, byKind)
 	}
 	for _, key := range keys {
 		subj, attr, ok := strings.Cut(key, "/")
 		if !ok || slices.ContainsFunc(have, func(f Fact) bool { return f.Subject == subj && Kebab(f.Attribute) == attr && f.Confidence == 0 }) ||
-			hasException && key == exception.Subject+"/"+exception.Attribute {
+			hasByKind && key == byKind.Subject+"/"+byKind.Attribute {
 			continue
 		}
 		if drug, isDose := strings.CutSuffix(attr, doseSuffix); isDose && drugRe.MatchString(in.Text) && !mentions(words, drug) {
@@ -1422,7 +1422,7 @@ func valueMentions(in Input, p prepared, have []Fact, values map[string][]string
 // fridays when it's 8".
 var exceptRe = regexp.MustCompile(`(?i)\b(?:except|apart from|other than)(?:\s+(?:on|in|for|during|when|at|over))?\s+([^,.;!?]+?)(?:\s+(?:it'?s|it is|it'll be|they|we|i|you|that's|then|when)\b|\s*[,.;!?:]|$)`)
 
-// scopedException reads an exception whose value's attribute the memory does not name:
+// valueOfKind reads a value whose attribute the memory does not name. An exception:
 // "except on bank holiday weeks it's tuesday" after "bin day's mondays now". The value
 // after the condition takes the speaker's one slot of its kind (slotOfKind), under the
 // condition as its scope, so that it is an exception of that slot and no new version
@@ -1430,7 +1430,7 @@ var exceptRe = regexp.MustCompile(`(?i)\b(?:except|apart from|other than)(?:\s+(
 // event time. Without an exception, a correction told the same way ("nope, checked the
 // portal, it's june 14th" after "stats exam is on june 12") is a new value of that slot,
 // and so is a change said with no fact read by form ("ours go out thursdays from now on").
-func scopedException(in Input, p prepared, have []Fact, keys []string, values map[string][]string) (Fact, bool) {
+func valueOfKind(in Input, p prepared, have []Fact, keys []string, values map[string][]string) (Fact, bool) {
 	text := in.Text
 	if m := exceptRe.FindStringSubmatchIndex(text); m != nil {
 		f, ok := slotOfKind(p, have, keys, values, text[m[3]:])
@@ -1454,7 +1454,7 @@ func scopedException(in Input, p prepared, have []Fact, keys []string, values ma
 
 // kindChangeRe says a state changes without naming it: "from now on", "changed the
 // rounds", "moved to", "rescheduled".
-var kindChangeRe = regexp.MustCompile(`(?i)\b(?:from now on|(?:has |have |'s |'ve )?(?:changed|moved|switched|rescheduled|pushed back|brought forward)|now on|going forward)\b`)
+var kindChangeRe = regexp.MustCompile(`(?i)\b(?:changed|moved|switched|rescheduled|pushed back|brought forward|now on|going forward)\b`)
 
 // CorrectionCue marks a text that corrects what was said rather than reporting a change:
 // "sorry, I meant 40", "wait no, the 16th", "typo: …", "nope, it's june 14th", "i mixed
