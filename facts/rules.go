@@ -1378,11 +1378,7 @@ func valueMentions(in Input, p prepared, have []Fact, values map[string][]string
 				out = append(out, f)
 				break
 			}
-			if v := stoppedValue(c.toks, vals); v != "" && !slices.ContainsFunc(have, func(f Fact) bool {
-				// Read by form already: the same denial, or the value that replaces a
-				// single-valued one ("sold the iphone, using an old nokia instead").
-				return f.Subject == subj && Kebab(f.Attribute) == attr && f.Confidence == 0 && (f.Negated || SingleValued(attr))
-			}) {
+			if v := stoppedValue(c.toks, vals); v != "" {
 				// "stopped the 5:2" of "5:2 diet", "cancelled riverford": the value named
 				// as what is given up ends (read by form, it replaces a denial the meaning
 				// read, whose confidence may be too low for a version group).
@@ -1409,7 +1405,8 @@ func valueMentions(in Input, p prepared, have []Fact, values map[string][]string
 		}
 		if SingleValued(attr) && slices.ContainsFunc(out[from:], func(f Fact) bool { return !f.Negated }) {
 			// "sold the iphone, using an old nokia instead": the new value replaces the old
-			// one, no denial needed beside it.
+			// one; no denial is needed beside it. (A slot with a fact read by form in the
+			// memory is skipped above.)
 			out = append(out[:from], slices.DeleteFunc(out[from:], func(f Fact) bool { return f.Negated })...)
 		}
 		out = append(out, leftValues(subj, attr, vals, p, in, have)...)
