@@ -294,7 +294,11 @@ func TestOfflineJobsDrugsAndFalseFriends(t *testing.T) {
 				got = v
 			}
 		}
-		if got != tt.want {
+		if not, ok := strings.CutPrefix(tt.want, "-"); ok {
+			if got == not {
+				t.Errorf("%q: read %q, want none", tt.text, got)
+			}
+		} else if tt.want != "" && got != tt.want {
 			t.Errorf("jobTitle(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
@@ -747,6 +751,8 @@ func TestOfflineScopedException(t *testing.T) {
 		// A change told by a value of the slot's kind alone.
 		{map[string][]string{"user/bin-day": {"Tuesday"}}, "council changed the rounds, ours go out thursdays from now on", "user/bin-day=thursdays"},
 		{map[string][]string{"user/bin-day": {"Tuesday"}}, "the bins went out on thursday, what a mess", ""},
+		// A cue of correction that does not open the message corrects nothing.
+		{map[string][]string{"user/bin-day": {"Tuesday"}}, "rough week, sorry to hear, see you thursday", "-user/bin-day=thursday"},
 		// A holder who leaves, a thing sold: the slot's value ends.
 		{map[string][]string{"user/manager": {"Bev"}}, "Bev's left the company, no idea who's next", "user/manager!=Bev"},
 		{map[string][]string{"user/car": {"Ford Focus"}}, "sold the focus! no car now", "user/car!=Ford Focus"},
@@ -767,7 +773,11 @@ func TestOfflineScopedException(t *testing.T) {
 		if tt.want == "" && slices.ContainsFunc(res[0].Facts, func(f Fact) bool { return typedKind(f.Value) == daysRe && f.Scope != "" }) {
 			t.Errorf("%q: facts %v, want no exception read", tt.text, factKeys(res[0].Facts))
 		}
-		if tt.want != "" && got != tt.want {
+		if not, ok := strings.CutPrefix(tt.want, "-"); ok {
+			if got == not {
+				t.Errorf("%q: read %q, want none", tt.text, got)
+			}
+		} else if tt.want != "" && got != tt.want {
 			t.Errorf("%q: exception %q, want %q (facts %v)", tt.text, got, tt.want, factKeys(res[0].Facts))
 		}
 	}

@@ -1434,7 +1434,7 @@ func valueOfKind(in Input, p prepared, have []Fact, keys []string, values map[st
 		f.Scope = "except " + strings.TrimSpace(text[m[2]:m[3]])
 		return f, ok
 	}
-	if m := CorrectionCue.FindStringIndex(text); m != nil {
+	if m := CorrectionCue.FindStringIndex(text); m != nil && openingRe.MatchString(text[:m[0]]) {
 		f, ok := slotOfKind(p, have, keys, values, text[m[1]:])
 		f.EventTime = eventTime(text, in.Time)
 		return f, ok
@@ -1452,6 +1452,10 @@ func valueOfKind(in Input, p prepared, have []Fact, keys []string, values map[st
 // kindChangeRe says a state changes without naming it: "from now on", "changed the
 // rounds", "moved to", "rescheduled".
 var kindChangeRe = regexp.MustCompile(`(?i)\b(?:changed|moved|switched|rescheduled|pushed back|brought forward|now on|going forward)\b`)
+
+// openingRe is what may stand before a cue that opens a message: punctuation and a
+// speaker's "Name: " ("Jonas: nope, it's june 14th"; not "…, sorry to hear that").
+var openingRe = regexp.MustCompile(`^\W*(?:[\p{L}]+:\s*)?\W*$`)
 
 // CorrectionCue marks a text that corrects what was said rather than reporting a change:
 // "sorry, I meant 40", "wait no, the 16th", "typo: …", "nope, it's june 14th", "i mixed
