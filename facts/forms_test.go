@@ -43,6 +43,20 @@ func wantFacts(t *testing.T, text string, want []string) {
 	}
 }
 
+// sentenceCase is a sentence and the facts it must yield ("-" first: must not; wantFacts).
+type sentenceCase struct {
+	text string
+	want []string
+}
+
+// wantSentences checks each case with wantFacts.
+func wantSentences(t *testing.T, cases []sentenceCase) {
+	t.Helper()
+	for _, c := range cases {
+		wantFacts(t, c.text, c.want)
+	}
+}
+
 // factKeys renders facts as "subject/attribute=value" (with "!=" when negated).
 func factKeys(fs []Fact) []string {
 	var out []string
@@ -397,10 +411,7 @@ func TestOfflineLastSet(t *testing.T) {
 // Sentences written for the purpose (none is a corpus sentence); each input is
 // extracted on its own, and each want must be among its facts ("-" prefix: must not be).
 func TestOfflineHoldersAgesCoursesProviders(t *testing.T) {
-	for _, tt := range []struct {
-		text string
-		want []string
-	}{
+	wantSentences(t, []sentenceCase{
 		{"my husband works at Tesco", []string{"partner/employer=Tesco", "-user/partner=Tesco"}},
 		{"my husband's started a new job at Sainsbury's", []string{"partner/employer=Sainsbury's"}},
 		{"my manager is Dana", []string{"user/manager=Dana"}},
@@ -422,9 +433,7 @@ func TestOfflineHoldersAgesCoursesProviders(t *testing.T) {
 		{"moved broadband over to BT", []string{"user/broadband=BT"}},
 		{"we get our internet from Sky", []string{"user/broadband=Sky"}},
 		{"we moved Ava to Oakfield primary after half term", []string{"-user/school=Ava"}},
-	} {
-		wantFacts(t, tt.text, tt.want)
-	}
+	})
 	for _, text := range []string{"the internet is down again", "the wifi is so slow", "it's 6"} {
 		for _, f := range extract(t, []Input{{Text: text}})[0].Facts {
 			if f.Attribute == "broadband" || f.Attribute == "age" {
@@ -442,10 +451,7 @@ func TestOfflineHoldersAgesCoursesProviders(t *testing.T) {
 // done, a third party living with the speaker, a best friend by name, a drug come off,
 // a job title by its ending or its modifier. Sentences written for the purpose.
 func TestOfflineRoutinesAndTitles(t *testing.T) {
-	for _, tt := range []struct {
-		text string
-		want []string
-	}{
+	wantSentences(t, []sentenceCase{
 		{"I run 3 times a week", []string{"user/run-frequency=3 times a week"}},
 		{"I've dropped to running once a week with the new baby", []string{"user/run-frequency=1 time a week"}},
 		{"I swim every morning before work", []string{"user/swim-frequency=every morning"}},
@@ -461,9 +467,7 @@ func TestOfflineRoutinesAndTitles(t *testing.T) {
 		{"my best mate Tom moved to Leeds", []string{"tom/home=Leeds"}},
 		{"I'm a freelance illustrator", []string{"user/job=freelance illustrator"}},
 		{"my aunt is a cardiologist", []string{"aunt/job=cardiologist"}},
-	} {
-		wantFacts(t, tt.text, tt.want)
-	}
+	})
 	if v := stoppedValue(tokenize("came off the pill last month"), []string{"pill"}); v != "pill" {
 		t.Errorf("stoppedValue = %q, want pill", v)
 	}
@@ -472,10 +476,7 @@ func TestOfflineRoutinesAndTitles(t *testing.T) {
 // A named tool used and moved from, a bank, a card closed, a role's holder who left one
 // job for another. Sentences written for the purpose.
 func TestOfflineToolsBanksAndLeaving(t *testing.T) {
-	for _, tt := range []struct {
-		text string
-		want []string
-	}{
+	wantSentences(t, []sentenceCase{
 		{"my team uses Jira", []string{"user/tool=Jira"}},
 		{"we use Notion for planning", []string{"user/tool=Notion"}},
 		{"I bank with Barclays", []string{"user/bank=Barclays"}},
@@ -483,9 +484,7 @@ func TestOfflineToolsBanksAndLeaving(t *testing.T) {
 		{"switched banks to Monzo last year", []string{"user/bank=Monzo"}},
 		{"she works for Google", []string{"-user/employer=Google"}},
 		{"my wife's left teaching and works for the council now", []string{"partner/employer=council"}},
-	} {
-		wantFacts(t, tt.text, tt.want)
-	}
+	})
 	res := extract(t, []Input{
 		{Text: "my team uses Jira"},
 		{Text: "we've moved everything from Jira to Linear"},
@@ -504,10 +503,7 @@ func TestOfflineToolsBanksAndLeaving(t *testing.T) {
 // A dislike is the opposite polarity of a liking, a new role's holder named after the
 // clause, a span said done is no value. Sentences written for the purpose.
 func TestOfflineDislikesAppositionsSpans(t *testing.T) {
-	for _, tt := range []struct {
-		text string
-		want []string
-	}{
+	wantSentences(t, []sentenceCase{
 		{"I hate olives", []string{"user/food!=olives"}},
 		{"I can't stand olives", []string{"user/food!=olives"}},
 		{"I love sushi", []string{"user/food=sushi"}},
@@ -515,9 +511,7 @@ func TestOfflineDislikesAppositionsSpans(t *testing.T) {
 		{"new boss started monday, Raj Patel, he came over from payments", []string{"user/manager=Raj Patel"}},
 		{"first week done! my manager is Dana Whitfield", []string{"user/manager=Dana Whitfield", "-user/employer=first week done"}},
 		{"my partner's vegetarian", []string{"partner/diet=vegetarian", "-user/diet=vegetarian"}},
-	} {
-		wantFacts(t, tt.text, tt.want)
-	}
+	})
 	for _, v := range []string{"first week done", "exams over"} {
 		if !verbal(v) {
 			t.Errorf("verbal(%q) = false, want true", v)
@@ -529,10 +523,7 @@ func TestOfflineDislikesAppositionsSpans(t *testing.T) {
 // jumped to, a neighbour's pet and its loss, a pet's kind inside a place name, a plan's
 // month ahead. Sentences written for the purpose.
 func TestOfflineLifeEventsAndNames(t *testing.T) {
-	for _, tt := range []struct {
-		text string
-		want []string
-	}{
+	wantSentences(t, []sentenceCase{
 		{"gran turned 90 on sunday, we had cake", []string{"grandma/age=90"}},
 		{"my son's in year 4", []string{"son/school-year=year 4"}},
 		{"the kids go to bed at 7", []string{"kids/bedtime-time=7"}},
@@ -542,9 +533,7 @@ func TestOfflineLifeEventsAndNames(t *testing.T) {
 		{"our neighbour Pat has a cat called Smudge", []string{"pat/pet=Smudge", "-user/pet=Smudge"}},
 		{"Pat's cat Smudge went missing last week", []string{"pat/pet!=Smudge"}},
 		{"I work in the Canary Wharf office", []string{"-user/pet=Wharf"}},
-	} {
-		wantFacts(t, tt.text, tt.want)
-	}
+	})
 	res := extract(t, []Input{{Text: "we've got a hamster called Nibbles"}, {Text: "RIP Nibbles, the kids are devastated"}})
 	if got := factKeys(res[1].Facts); !slices.Contains(got, "user/pet!=Nibbles") {
 		t.Errorf("facts %v, want Nibbles gone", got)
@@ -559,10 +548,7 @@ func TestOfflineLifeEventsAndNames(t *testing.T) {
 // whom one lives with, a wake-up time, a partner dumped, a denial that keeps the new
 // value read beside it. Sentences written for the purpose.
 func TestOfflineCarsHomesMornings(t *testing.T) {
-	for _, tt := range []struct {
-		text string
-		want []string
-	}{
+	wantSentences(t, []sentenceCase{
 		{"we've got an old VW Polo, does the job", []string{"user/car=VW Polo"}},
 		{"mum's car is a little fiat 500", []string{"mum/car=fiat 500"}},
 		{"dad swapped the Volvo for a Tesla", []string{"dad/car=Tesla"}},
@@ -573,9 +559,7 @@ func TestOfflineCarsHomesMornings(t *testing.T) {
 		{"I'm moving in with Sam next month", []string{"user/home=with Sam"}},
 		{"I normally get up at 6:30", []string{"user/wake-time=6:30"}},
 		{"with the new job I'm up at 5:45", []string{"user/wake-time=5:45"}},
-	} {
-		wantFacts(t, tt.text, tt.want)
-	}
+	})
 	res := extract(t, []Input{{Text: "my daughter's boyfriend is called Kyle"}, {Text: "daughter's dumped Kyle, thank god"}})
 	if got := factKeys(res[1].Facts); !slices.Contains(got, "daughter/partner!=Kyle") {
 		t.Errorf("facts %v, want Kyle given up", got)
@@ -586,10 +570,7 @@ func TestOfflineCarsHomesMornings(t *testing.T) {
 // mortgage by its provider, stepping down from a role. Sentences written for the
 // purpose.
 func TestOfflineWorkBooksMortgages(t *testing.T) {
-	for _, tt := range []struct {
-		text string
-		want []string
-	}{
+	wantSentences(t, []sentenceCase{
 		{"my partner Ollie works in finance", []string{"ollie/job=finance"}},
 		{"it's my 33rd birthday today!", []string{"user/age=33"}},
 		{"I'm reading Dune at the minute", []string{"user/book=Dune"}},
@@ -598,9 +579,7 @@ func TestOfflineWorkBooksMortgages(t *testing.T) {
 		{"we're with Nationwide for the mortgage", []string{"user/mortgage=Nationwide"}},
 		{"remortgaged with Halifax, better rate", []string{"user/mortgage=Halifax"}},
 		{"I work in London", []string{"-user/job=london"}},
-	} {
-		wantFacts(t, tt.text, tt.want)
-	}
+	})
 	if !negated("stepped down as PTA treasurer") {
 		t.Error("stepping down is no denial")
 	}
@@ -609,18 +588,13 @@ func TestOfflineWorkBooksMortgages(t *testing.T) {
 // An insurance of its kind, grandchildren and eldest children as relations, a holder
 // retired, an ordinal that counts a floor. Sentences written for the purpose.
 func TestOfflineInsuranceRelationsOrdinals(t *testing.T) {
-	for _, tt := range []struct {
-		text string
-		want []string
-	}{
+	wantSentences(t, []sentenceCase{
 		{"we're with Admiral for car insurance", []string{"user/car-insurance=Admiral"}},
 		{"switched the car insurance to Aviva", []string{"user/car-insurance=Aviva"}},
 		{"our home insurance is with Direct Line", []string{"user/home-insurance=Direct Line"}},
 		{"my grandson is 3", []string{"grandson/age=3"}},
 		{"Dr Lewis retired, I'm under Dr Shah now", []string{"user/doctor!=Dr Lewis"}},
-	} {
-		wantFacts(t, tt.text, tt.want)
-	}
+	})
 	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
 	if et := eventTime("my office is on the 3rd floor", now); !et.IsZero() {
 		t.Errorf("event time %v, want none (a floor)", et)
@@ -648,10 +622,7 @@ func TestHomePlaceRentedWithoutPlace(t *testing.T) {
 // ("to have a supportive team"), a gerund with its reflexive object, a phrasal verb's
 // particle left at the front. And forms read since: an email address, a bank, a bare label.
 func TestOfflineVerbPhrasesEmailsBanks(t *testing.T) {
-	for _, tt := range []struct {
-		text string
-		want []string
-	}{
+	wantSentences(t, []sentenceCase{
 		{"it must feel amazing to have a supportive team like that", []string{"-user/team=have a supportive team"}},
 		{"i moved onto the data engineering team last week", []string{"user/team=data engineering team"}},
 		{"priya joined the payments squad", []string{"priya/team=payments squad"}},
@@ -692,9 +663,7 @@ func TestOfflineVerbPhrasesEmailsBanks(t *testing.T) {
 		{"for the record i'm allergic to penicillin", []string{"user/allergy=penicillin", "-user/medication=penicillin"}},
 		{"and of course my sister has now moved to york", []string{"sister/home=york"}},
 		{"the cholesterol results were fine", []string{"-user/medication=cholesterol"}},
-	} {
-		wantFacts(t, tt.text, tt.want)
-	}
+	})
 	// An amount said without its attribute's unit is none of it.
 	for _, tt := range []struct {
 		attr, text, want string
