@@ -751,3 +751,41 @@ func TestOfflineScopedException(t *testing.T) {
 		}
 	}
 }
+
+func TestOfflineCouplesLabelsHousemates(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		// The speaker and someone named as a couple, beginning or ending.
+		{"me and my boyfriend marco are doing the whole cook together thing now", []string{"user/partner=marco"}},
+		{"marco and i broke up last week. mutual-ish", []string{"user/partner!=marco"}},
+		{"soooo me and Farah have been seeing each other about 2 months now", []string{"user/partner=Farah"}},
+		{"finally broke up with Tom on saturday", []string{"user/partner!=Tom"}},
+		{"me and Sam went to the cinema last night", []string{"-user/partner=Sam"}},
+		{"me and my girlfriend priya rent a terraced house in leeds", []string{"-priya/home=leeds"}},
+		// Seeing someone about care is no date.
+		{"marek's gone on leave, so i'm seeing Sunita at the same clinic for now", []string{"user/doctor=Sunita", "-user/partner=Sunita"}},
+		{"started seeing a new therapist called Jo", []string{"user/doctor=Jo"}},
+		// A label of the speaker's own before a colon and an amount.
+		{"savings goal: £6,000 by december for a house deposit", []string{"user/savings-goal=£6,000"}},
+		{"update: 3 more days of this", []string{"-user/update=3"}},
+		{"dinner: risotto again", []string{"-user/dinner=risotto again"}},
+		// People the speaker lives with, named; "w" and "w/" are "with".
+		{"I live with Ben and Jo in a house in Walthamstow", []string{"user/flatmate=Ben", "user/flatmate=Jo"}},
+		{"living w Ben in the walthamstow house", []string{"user/flatmate=Ben", "-user/landlord=Ben"}},
+		{"she's moved in with her boyfriend", []string{"-user/flatmate=boyfriend"}},
+		// A role of a named person's.
+		{"alfie's teacher is mrs patel, she's brilliant", []string{"alfie/teacher=mrs patel"}},
+	})
+	// A name the slots know takes its possessive without the apostrophe.
+	res := extract(t, []Input{{Text: "alfies teacher is mrs patel", Slots: []string{"alfie/school"}}})
+	if got := factKeys(res[0].Facts); !slices.Contains(got, "alfie/teacher=mrs patel") {
+		t.Errorf("alfies teacher: facts %v, want alfie/teacher=mrs patel", got)
+	}
+	if got := possessives("jos is here and alfies teacher", []string{"alfie/school", "user/home"}); got != "jos is here and alfie's teacher" {
+		t.Errorf("possessives: %q", got)
+	}
+	for in, want := range map[string]string{"living w ben": "living with ben", "a flat w/ my flatmate": "a flat with my flatmate", "w/out sugar": "w/out sugar", "grade w": "grade w"} {
+		if got := shorthand(in); got != want {
+			t.Errorf("shorthand(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

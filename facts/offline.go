@@ -215,7 +215,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		ppl.knowEntities(x.Slots)
 		ppl.knowThings(x.Values)
 		text, speaker := splitSpeaker(strings.TrimSpace(asides.ReplaceAllString(x.Text, " ")), strings.TrimSpace(x.Speaker))
-		text = unshout(text)
+		text = possessives(shorthand(unshout(text)), x.Slots)
 		p.cased = cased(text)
 		ppl.cased = p.cased
 		p.self = "user"
@@ -250,6 +250,9 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 					ci++
 				}
 				label, own := labelAttr(c)
+				if label == "" && ci+1 < len(cs) {
+					label, own = openLabelAttr(c, skipFillers(cs[ci+1]))
+				}
 				if label != "" && (ci+1 >= len(cs) || startsStatement(skipFillers(cs[ci+1]))) {
 					label = ""
 				}
@@ -463,6 +466,11 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			continue
 		}
 		knownPet := petTalk || slices.ContainsFunc(known, func(s slotSeen) bool { return s.subject == subj && s.attribute == "pet" })
+		for _, name := range housemates(c.rest, p.cased) {
+			// "living w ben and jo in the walthamstow house": each is a flatmate, beside
+			// the home the clause may name.
+			facts = append(facts, Fact{Subject: c.subj, Attribute: "flatmate", Value: name, EventTime: eventTime(c.text, in.Time)})
+		}
 		if rf := ruleFacts(c, in, p.self, p.cased, knownPet); len(rf) > 0 {
 			for _, f := range rf {
 				if !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() && strings.EqualFold(g.Value, f.Value) }) {
@@ -627,7 +635,11 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			}
 		}
 		for _, f := range fs {
-			if !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() && strings.EqualFold(g.Value, f.Value) }) {
+			// A value the form gave a slot (a flatmate named "with ben") is not read by
+			// meaning into another.
+			if !slices.ContainsFunc(facts, func(g Fact) bool {
+				return strings.EqualFold(g.Value, f.Value) && (g.Slot() == f.Slot() || g.Subject == f.Subject && g.Confidence == 0)
+			}) {
 				facts = append(facts, f)
 			}
 		}
@@ -898,6 +910,14 @@ type formReading struct {
 // often, a school year, a diet's change, a diet named, a label, an employer, a job, a team, a home, a
 // partner.
 var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
+	func(c clause, self string, cased bool) (formReading, bool) {
+		v, ended, own, ok := coupleName(c.toks, cased, false)
+		subj := c.subj
+		if own {
+			subj = self
+		}
+		return formReading{subject: subj, attr: "partner", value: v, negated: ended}, ok && subj != ""
+	},
 	// An address is an email whoever's clause states it ("use r.k@proton.me from now on").
 	readValue("email", func(c clause) string { return emailRe.FindString(c.text) }),
 	readPair(func(c clause) (string, string) { return serviceProvider(c.rest) }),
@@ -968,6 +988,13 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	func(c clause, _ string, cased bool) (formReading, bool) {
 		v := cmp.Or(homePlace(c.toks, !cased), livingIn(c.toks, !cased))
 		return formReading{attr: "home", value: v}, v != ""
+	},
+	readValue("doctor", func(c clause) string { return careName(c.rest) }),
+	func(c clause, self string, cased bool) (formReading, bool) {
+		// "me and my boyfriend marco are doing …": the relation names the partner when
+		// nothing else is read from the clause.
+		v, _, _, ok := coupleName(c.toks, cased, true)
+		return formReading{subject: self, attr: "partner", value: v}, ok && self != ""
 	},
 	func(c clause, _ string, _ bool) (formReading, bool) {
 		v := partnerName(c.rest)

@@ -446,9 +446,99 @@ var whenNouns = wordSet(`moment minute weekend weekends end start beginning same
 // datePeople stand between "seeing this" and a partner's name.
 var datePeople = wordSet(`guy girl man woman lad bloke person`)
 
+// careRe marks a clause about care, where "seeing" someone is an appointment, not a
+// date: "seeing Sunita at the same clinic", "I'm seeing Dr Ruiz for my back".
+var careRe = regexp.MustCompile(`(?i)\b(?:clinic|physio\w*|doctors?|dr|gp|surgery|therap\w+|counsell?or|counselling|dentist|specialist|consultant|osteo\w*|chiro\w*|appointments?|sessions?|hospital|nurse|psychiatrist|psychologist|for my (?:back|knee|shoulder|ankle|neck|hip|wrist|foot|leg|arm|anxiety|depression|skin|teeth))\b`)
+
+// careName returns whom a clause about care says the speaker is seeing: "so i'm seeing
+// Sunita at the same clinic for now", "started seeing a new therapist called Jo".
+func careName(ts []token) string {
+	if !careRe.MatchString(join(ts)) {
+		return ""
+	}
+	for i := 0; i+1 < len(ts); i++ {
+		if ts[i].low != "seeing" {
+			continue
+		}
+		k := i + 1
+		for k < len(ts) && k < i+5 && !isCapitalised(ts[k]) && (ts[k].low == "a" || ts[k].low == "new" || careRe.MatchString(ts[k].low) || ts[k].low == "called" || ts[k].low == "named") {
+			k++
+		}
+		if k < len(ts) && ts[k].low == "dr" && k+1 < len(ts) {
+			k++
+		}
+		if k < len(ts) && isCapitalised(ts[k]) && !isMonthOrDay(ts[k].low) && !notName(ts[k].low) {
+			return nameRun(ts[k : k+1])
+		}
+	}
+	return ""
+}
+
+// coupleEnd and coupleOn say that two people stopped or started being a couple:
+// "marco and i broke up", "me and Farah have been seeing each other".
+var (
+	coupleEnd = regexp.MustCompile(`(?i)\b(?:broke up|broken up|split up|split|separated|divorced|called it (?:off|quits)|calling it quits)\b`)
+	coupleOn  = regexp.MustCompile(`(?i)\b(?:seeing each other|dating|got engaged|engaged|got married|married|a couple|an item|back together|together now|got together|officially together)\b`)
+)
+
+// partnerWords are the relations a partner is introduced by ("me and my boyfriend marco").
+var partnerWords = wordSet(`boyfriend girlfriend husband wife partner fiance fiancee bf gf`)
+
+// coupleName reads the speaker and someone named as a couple, ending or beginning:
+// "marco and i broke up last week" (negated), "me and Farah have been seeing each
+// other"; with related, only "me and my boyfriend marco are doing …", where the relation
+// says it. The clause's own subject's breakup ("broke up with Tom", "my uncle broke up
+// with Lysander") is read with own false. cased says the text writes names with capitals.
+func coupleName(ts []token, cased, related bool) (name string, ended, own, ok bool) {
+	ts = skipFillers(ts)
+	isName := func(i int) bool {
+		if i >= len(ts) || !isNameToken(ts, i) || partnerWords[ts[i].low] {
+			return false
+		}
+		return isCapitalised(ts[i]) || !cased && !verbish(ts[i].low)
+	}
+	at := -1
+	byRelation := false
+	if len(ts) > 3 && !isNameToken(ts, 0) && (ts[1].low == "me" || ts[1].low == "i") {
+		ts = ts[1:] // "soooo me and Farah …"
+	}
+	switch {
+	case len(ts) > 2 && (ts[0].low == "me" || ts[0].low == "i") && ts[1].low == "and":
+		at = 2
+		if (ts[2].low == "my" || ts[2].low == "our") && len(ts) > 4 && partnerWords[ts[3].low] {
+			at, byRelation = 4, true
+		}
+	case len(ts) > 2 && ts[1].low == "and" && (ts[2].low == "i" || ts[2].low == "me"):
+		at = 0
+	}
+	if at >= 0 && isName(at) {
+		rest := join(ts[at+1:])
+		switch {
+		case related:
+			return nameRun(ts[at : at+1]), false, true, byRelation
+		case coupleEnd.MatchString(rest):
+			return nameRun(ts[at : at+1]), true, true, true
+		case coupleOn.MatchString(rest):
+			return nameRun(ts[at : at+1]), false, true, true
+		}
+		return "", false, false, false
+	}
+	if related {
+		return "", false, false, false
+	}
+	for i := 0; i+2 < len(ts); i++ {
+		if ts[i+1].low == "up" && (ts[i].low == "broke" || ts[i].low == "split") && i+3 < len(ts) && ts[i+2].low == "with" && isName(i+3) {
+			return nameRun(ts[i+3 : i+4]), true, false, true
+		}
+	}
+	return "", false, false, false
+}
+
 // partnerName returns the partner a clause names: "is with Clementine now", "now I am
-// seeing Marguerite", "is dating Ambrose", "got engaged to Rosalind".
+// seeing Marguerite", "is dating Ambrose", "got engaged to Rosalind". Seeing someone in
+// a clause about care is careName's.
 func partnerName(ts []token) string {
+	care := careRe.MatchString(join(ts))
 	// "my dad and Leopold have been together for a while", "I and Sam got married".
 	if len(ts) > 2 && ts[0].low == "and" && isCapitalised(ts[1]) && !notName(ts[1].low) {
 		for _, t := range ts[2:min(len(ts), 8)] {
@@ -461,7 +551,7 @@ func partnerName(ts []token) string {
 		w := ts[i].low
 		n := ts[i+1]
 		switch {
-		case w == "seeing" || w == "dating" || w == "marrying" || w == "married" && i+1 < len(ts) && n.low != "to" || w == "engaged" && n.low == "to" || w == "married" && n.low == "to":
+		case w == "seeing" && !care || w == "dating" || w == "marrying" || w == "married" && i+1 < len(ts) && n.low != "to" || w == "engaged" && n.low == "to" || w == "married" && n.low == "to":
 			if n.low == "to" && i+2 < len(ts) {
 				n = ts[i+2]
 			}
@@ -1140,7 +1230,7 @@ var ownedAdverbs = wordSet(`still now officially definitely basically also again
 var labelLeads = wordSet(`my our his her their current new usual latest present main daily everyday morning actual real official`)
 
 // labelTails close a label with when it holds: "my job these days:", "home now:".
-var labelTails = wordSet(`now currently nowadays lately atm days these right`)
+var labelTails = wordSet(`now currently nowadays lately atm rn days these right`)
 
 // labelAttr returns the attribute a label clause names and whether the label is the
 // speaker's own (no possessor other than my/our), or "" when ts is no label: at most six
@@ -1185,6 +1275,46 @@ func labelAttr(ts []token) (attr string, own bool) {
 	}
 	return "", false
 }
+
+// openLabelAttr is labelAttr for a label of one or two plain nouns that names no
+// attribute of the table ("savings goal:", "bedtime:"): a thing of the speaker's, read
+// only when an amount, a number or a clock time follows the colon (next, the clause
+// after it), so that "dinner: risotto" or "mood: tired" state nothing. Chat openers
+// ("update:", "fun fact:"), verbs, pronouns and judgements are no label.
+func openLabelAttr(ts, next []token) (attr string, own bool) {
+	ts = skipFillers(ts)
+	if len(ts) == 0 || len(ts) > 4 || !ts[len(ts)-1].colon {
+		return "", false
+	}
+	own = true
+	for len(ts) > 0 && labelLeads[ts[0].low] {
+		if ts[0].low == "his" || ts[0].low == "her" || ts[0].low == "their" {
+			own = false
+		}
+		ts = ts[1:]
+	}
+	for len(ts) > 1 && labelTails[ts[len(ts)-1].low] {
+		ts = ts[:len(ts)-1]
+	}
+	if len(ts) == 0 || len(ts) > 2 || len(next) == 0 || !isDigitStart(strings.TrimLeft(next[0].low, "£$€~")) {
+		return "", false
+	}
+	for _, t := range ts {
+		w := t.low
+		if len(w) < 3 || !isWord(w) || stopValue[w] || chatLabels[w] || verbForm(w) || pronouns[w] || evaluations[w] || fillers[w] || isMonthOrDay(w) {
+			return "", false
+		}
+	}
+	return Kebab(strings.Join(lows(ts), " ")), own
+}
+
+// chatLabels open a colon in chat without naming anything of the speaker's: "update:",
+// "fun fact:", "note to self:".
+var chatLabels = wordSet(`update updates news note notes psa fyi reminder question questions edit ps btw ok okay so lol
+	ugh anyway context story tldr rant confession warning verdict summary plan plans thing things problem issue moral tip
+	tips fact facts take spoiler today tonight yesterday tomorrow morning evening week weekend day night lesson result
+	results list reason reasons point rule rules step steps status mood vibe vibes highlight highlights part
+	agenda recap progress score total damage cost bill receipt`)
 
 // ts0 is the first word of ts, or "".
 func ts0(ts []token) string {
@@ -2361,6 +2491,43 @@ func shopAt(rest []token) string {
 }
 
 var shopWords = wordSet(`shop shops shopping groceries grocery food`)
+
+// shareVerbs say that the subject lives with others: "living with", "share a flat with".
+var shareRe = regexp.MustCompile(`(?i)\b(?:liv(?:e|es|ing)|share (?:a|the) (?:flat|house|place)|sharing (?:a|the) (?:flat|house|place)|flatshar(?:e|ing)|house ?shar(?:e|ing)) with\b`)
+
+// housemates returns the people a clause says its subject lives with, by name: "living
+// with ben and jo", "I share a flat with Omar and Priya". A relation ("with my
+// parents", "with my boyfriend") or a pet names no flatmate.
+func housemates(ts []token, cased bool) []string {
+	loc := shareRe.FindStringIndex(join(ts))
+	if loc == nil {
+		return nil
+	}
+	// The token after "with".
+	at, pos := -1, 0
+	for i, t := range ts {
+		if pos >= loc[1] {
+			at = i
+			break
+		}
+		pos += len(t.orig) + 1
+	}
+	if at < 0 {
+		return nil
+	}
+	var names []string
+	for i := at; i < len(ts) && len(names) < 4; {
+		if !isNameToken(ts, i) || relations[ts[i].low] != "" || isPetWord(ts[i].low) || !isCapitalised(ts[i]) && (cased || verbish(ts[i].low)) {
+			break
+		}
+		names = append(names, ts[i].orig)
+		if ts[i].end || i+2 >= len(ts) || ts[i+1].low != "and" {
+			break
+		}
+		i += 2
+	}
+	return names
+}
 
 // livesWithUs reports a third party who lives in the speaker's home: "my nan lives with
 // us", "his mum's living with me now". (The speaker's own "I live with Tom" names a

@@ -161,6 +161,11 @@ func clauses(s string) [][]token {
 			// ("Cornelius and my mom are not together" is still my mom's).
 			cut = false
 		}
+		if cut && ts[i].low == "and" && i-start == 1 && (ts[start].low == "me" || ts[start].low == "i") && !prev.end {
+			// "me and my boyfriend marco are …", "me and Farah have been seeing each
+			// other": the speaker and another, one subject.
+			cut = false
+		}
 		if cut {
 			out = append(out, ts[start:i])
 			start = i
@@ -170,6 +175,41 @@ func clauses(s string) [][]token {
 		out = append(out, ts[start:])
 	}
 	return out
+}
+
+// withRe is chat's "w/" and "w" for "with": "living w ben and jo", "a flat w/ my
+// flatmate priya".
+var withRe = regexp.MustCompile(`(?i)(^|\s)w/\s+|(^|\s)w(\s+[\p{L}])`)
+
+// shorthand spells out chat abbreviations the readers look for as words (withRe).
+func shorthand(text string) string {
+	return withRe.ReplaceAllStringFunc(text, func(m string) string {
+		lead := m[:len(m)-len(strings.TrimLeftFunc(m, unicode.IsSpace))]
+		rest := strings.TrimLeftFunc(m, unicode.IsSpace)[1:] // past the w
+		rest = strings.TrimPrefix(rest, "/")
+		if rest == "" || !unicode.IsSpace(rune(rest[0])) {
+			rest = " " + rest
+		}
+		return lead + "with" + rest
+	})
+}
+
+// possessives restores the apostrophe chat leaves out after a name the user's slots
+// know as a subject: "alfies teacher is mrs patel" is alfie's teacher. Only such names
+// are touched ("jos" with no jo known stays).
+func possessives(text string, slots []string) string {
+	for _, key := range slots {
+		subj, _, ok := strings.Cut(key, "/")
+		if !ok || len(subj) < 3 || strings.Contains(subj, "-") || subj == "user" || relations[subj] != "" {
+			continue
+		}
+		re, err := regexp.Compile(`(?i)\b(` + regexp.QuoteMeta(subj) + `)s(\s+\p{L})`)
+		if err != nil {
+			continue
+		}
+		text = re.ReplaceAllString(text, "${1}'s${2}")
+	}
+	return text
 }
 
 // unshout lower-cases each sentence of text written in capitals throughout ("POPPY HAS
@@ -645,6 +685,11 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 			i += 2
 		}
 		name := Kebab(strings.TrimSuffix(ts[i].low, "'s"))
+		if r := roles[ts0(ts[i+1:])]; r != "" && strings.HasSuffix(ts[i].low, "'s") && i+2 < len(ts) && (ts[i+2].low == "is" || ts[i+2].low == "'s") {
+			// "alfie's teacher is mrs patel": who holds the role is alfie's fact.
+			p.last = name
+			return name, ts[i+2:], r
+		}
 		// Two-word names: "Raj Patel moved", "harbour & finch ended".
 		j := i + 1
 		if j < len(ts) && !strings.HasSuffix(ts[i].low, "'s") && j+1 < len(ts) && isCapitalised(ts[j]) && isCapitalised(ts[i]) {

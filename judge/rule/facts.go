@@ -3,6 +3,7 @@ package rule
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	fx "github.com/atma-dev/atma/facts"
@@ -23,8 +24,21 @@ func deniesOld(text, oldValue string) bool {
 
 // sharedSlot returns the first pair of facts, one of old's and one of new's, of one
 // version group (fx.Fact.Group: the slot, and for a multi-valued attribute the value),
-// else the first pair of one slot.
+// else the first pair of one slot. Within a single-valued group, a new fact that states
+// another value goes before one that denies the old value: "marek's gone on leave, so
+// I'm seeing Sunita now" is a change from Marek to Sunita, of which the denial is part.
 func sharedSlot(old, new []fx.Fact) (fx.Fact, fx.Fact, bool) {
+	for _, o := range old {
+		if o.Negated || !fx.SingleValued(o.Attribute) {
+			continue
+		}
+		for _, n := range new {
+			if n.Group() == o.Group() && !n.Negated && !fx.SameValue(o.Value, n.Value) &&
+				slices.ContainsFunc(new, func(d fx.Fact) bool { return d.Negated && d.Group() == o.Group() && fx.SameValue(o.Value, d.Value) }) {
+				return o, n, true
+			}
+		}
+	}
 	for _, n := range new {
 		for _, o := range old {
 			if o.Group() == n.Group() {

@@ -106,3 +106,19 @@ func TestDecideFacts(t *testing.T) {
 		t.Errorf("no shared slot: %+v, want the sentence rules' %+v", v, sentence)
 	}
 }
+
+// A memory that ends the old value and names the next one is a change to the next one,
+// whichever of its facts comes first.
+func TestSharedSlotPrefersTheNextValue(t *testing.T) {
+	doc := func(v string, neg bool) fx.Fact {
+		return fx.Fact{Subject: "user", Attribute: "doctor", Value: v, Negated: neg}
+	}
+	for _, new := range [][]fx.Fact{{doc("Marek", true), doc("Sunita", false)}, {doc("Sunita", false), doc("Marek", true)}} {
+		p := judge.Pair{Old: judge.Record{Text: "my physio is Marek", Facts: []fx.Fact{doc("Marek", false)}},
+			New: judge.Record{Text: "marek's gone on leave, so i'm seeing Sunita now", Facts: new}}
+		_, v := (&Auditor{}).Decide(p)
+		if v.Action != judge.ActionTransition || v.TransitionSummary != "doctor: Marek -> Sunita" {
+			t.Errorf("facts %v: %s %q, want transition doctor: Marek -> Sunita", new, v.Action, v.TransitionSummary)
+		}
+	}
+}
