@@ -82,8 +82,8 @@ func TestOfflineSchedules(t *testing.T) {
 		{"pilates moved to wednesdays, same time", []string{"user/pilates-day=wednesdays"}},
 		{"choir practice is thursday evenings", []string{"user/choir-day=thursday"}},
 		{"choir's on tuesdays from next term", []string{"user/choir-day=tuesdays"}},
-		{"the council moved recycling to fridays", []string{"user/recycl-day=fridays"}},
-		{"recycling goes out on saturdays", []string{"user/recycl-day=saturdays"}},
+		{"the council moved recycling to fridays", []string{"user/recycle-day=fridays"}},
+		{"recycling goes out on saturdays", []string{"user/recycle-day=saturdays"}},
 		{"team standup is 9:15 every morning", []string{"user/standup-time=9:15"}},
 		{"raj moved standup to 10, says 9:30 is brutal", []string{"user/standup-time=10"}},
 		{"bin day is friday now", []string{"user/bin-day=friday"}},
@@ -775,17 +775,56 @@ func TestOfflineCouplesLabelsHousemates(t *testing.T) {
 		// A role of a named person's.
 		{"alfie's teacher is mrs patel, she's brilliant", []string{"alfie/teacher=mrs patel"}},
 	})
-	// A name the slots know takes its possessive without the apostrophe.
+	// A name the slots know, or one named before, takes its possessive without the
+	// apostrophe.
 	res := extract(t, []Input{{Text: "alfies teacher is mrs patel", Slots: []string{"alfie/school"}}})
 	if got := factKeys(res[0].Facts); !slices.Contains(got, "alfie/teacher=mrs patel") {
 		t.Errorf("alfies teacher: facts %v, want alfie/teacher=mrs patel", got)
 	}
-	if got := possessives("jos is here and alfies teacher", []string{"alfie/school", "user/home"}); got != "jos is here and alfie's teacher" {
+	res = extract(t, []Input{{Text: "Alfie started at St Mary's today"}, {Text: "alfies teacher is mrs patel"}})
+	if got := factKeys(res[1].Facts); !slices.Contains(got, "alfie/teacher=mrs patel") {
+		t.Errorf("alfies teacher after Alfie: facts %v, want alfie/teacher=mrs patel", got)
+	}
+	if got := possessives("jos is here and alfies teacher", map[string]bool{"alfie": true, "user": true}); got != "jos is here and alfie's teacher" {
 		t.Errorf("possessives: %q", got)
 	}
 	for in, want := range map[string]string{"living w ben": "living with ben", "a flat w/ my flatmate": "a flat with my flatmate", "w/out sugar": "w/out sugar", "grade w": "grade w"} {
 		if got := shorthand(in); got != want {
 			t.Errorf("shorthand(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestOfflineDosesCommutesExpiries(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		// A dose "of the" medicine, and a dose in a clause of its own.
+		{"saw the gp, going up to 100mg of the sertraline from monday", []string{"user/sertraline-dose=100mg"}},
+		{"started sertraline today, 50mg. kinda nervous", []string{"user/medication=sertraline", "user/sertraline-dose=50mg"}},
+		{"started sertraline today and mum takes 20mg of citalopram", []string{"-user/sertraline-dose=20mg"}},
+		// How someone gets to work.
+		{"my wife Cerys gets the bus to the hospital", []string{"cerys/commute-mode=bus"}},
+		{"i cycle to work now", []string{"user/commute-mode=bike"}},
+		{"switched to driving into the office since the strikes", []string{"user/commute-mode=car"}},
+		{"walked to the shop for milk", []string{"-user/commute-mode=walk"}},
+		// When a document or an agreement runs out.
+		{"just realised my passport runs out in feb 2026, need to renew", []string{"user/passport-expiry=feb 2026"}},
+		{"our tenancy ends on 30 june", []string{"user/tenancy-expiry=30 june"}},
+		// An activity taken up is a hobby or exercise, never a food.
+		{"Lou's got super into sourdough", []string{"lou/hobby=sourdough", "-lou/food=sourdough"}},
+		// Activities after a label, -ing words included.
+		{"hobbies rn: bouldering twice a week and crosswords", []string{"user/hobby=bouldering", "user/hobby=crosswords"}},
+		// A drink ordered.
+		{"my order is always an oat flat white", []string{"user/drink=oat flat white"}},
+		{"my amazon order is stuck in customs", []string{"-user/drink=stuck in customs"}},
+	})
+	// An activity given up by "is off" or "no more", named by its earlier value.
+	for _, text := range []string{"physio says nothing for 3 months so bouldering is off for now", "no more bouldering for a while"} {
+		res := extract(t, []Input{{Text: text, Values: map[string][]string{"user/hobby": {"bouldering"}}, Slots: []string{"user/hobby"}}})
+		if got := factKeys(res[0].Facts); !slices.Contains(got, "user/hobby!=bouldering") {
+			t.Errorf("%q: facts %v, want user/hobby!=bouldering", text, got)
+		}
+	}
+	if got := eventStem("recycling"); got != "recycle" {
+		t.Errorf("eventStem(recycling) = %q", got)
 	}
 }

@@ -150,6 +150,15 @@ type prepared struct {
 	cased bool
 }
 
+// text is the clauses' words, a clause after another.
+func (p prepared) text() string {
+	ts := make([]string, len(p.clauses))
+	for i, c := range p.clauses {
+		ts[i] = c.text
+	}
+	return strings.Join(ts, " , ")
+}
+
 // words are the clauses' words in lower case, each between spaces, the whole padded
 // with one (what mentions looks in).
 func (p prepared) words() string {
@@ -207,6 +216,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 	// roommate Theo has 2 kids" is matched as "she has 2 kids", and the relation word
 	// that names the subject does not decide the attribute.
 	var ppl people
+	named := map[string]bool{} // subjects of the slots and the people named so far
 	for i, x := range in {
 		p := &preps[i]
 		if x.Referent != "" && (i == 0 || ppl.last == "") {
@@ -215,7 +225,12 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		ppl.knowEntities(x.Slots)
 		ppl.knowThings(x.Values)
 		text, speaker := splitSpeaker(strings.TrimSpace(asides.ReplaceAllString(x.Text, " ")), strings.TrimSpace(x.Speaker))
-		text = possessives(shorthand(unshout(text)), x.Slots)
+		for _, key := range x.Slots {
+			if subj, _, ok := strings.Cut(key, "/"); ok {
+				named[subj] = true
+			}
+		}
+		text = possessives(shorthand(unshout(text)), named)
 		p.cased = cased(text)
 		ppl.cased = p.cased
 		p.self = "user"
@@ -287,6 +302,9 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			}
 		}
 		p.referent = ppl.last
+		if ppl.last != "" {
+			named[ppl.last] = true
+		}
 		for _, key := range x.Slots {
 			subj, attr, ok := strings.Cut(key, "/")
 			if !ok || Kebab(subj) == "" || Kebab(attr) == "" {
@@ -511,10 +529,13 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		// under a condition or framed by a liking is a state of that activity, however
 		// chatty it reads, and its attribute is the best activity attribute.
 		act := activity(rest)
-		scoped := act != "" && (onlyScope(c.text) != "" || likeFramed(rest))
+		// "got super into sourdough": an activity taken up is a hobby or exercise, never a
+		// food or a drink, whatever its words mean.
+		taken := act != "" && takenUp(rest[skipAdverbs(rest):]) > 0
+		scoped := act != "" && (onlyScope(c.text) != "" || likeFramed(rest) || taken)
 		if scoped {
 			for _, ai := range order {
-				if activityAttrs[attributes[ai].name] {
+				if n := attributes[ai].name; activityAttrs[n] && (!taken || n == "hobby" || n == "exercise") {
 					if scores[ai] >= o.cfg.MinScore-0.1 {
 						best, bestS, nf = ai, max(scores[ai], o.cfg.MinScore), -1
 						order = append([]int{ai}, order...)
@@ -657,7 +678,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			facts = append(facts, g)
 		}
 	}
-	facts = ownersByAttribute(in, p, knownEvents(facts, known), known)
+	facts = loneDose(p.text(), ownersByAttribute(in, p, knownEvents(facts, known), known))
 	for i := range facts {
 		facts[i].defaultOwner, facts[i].genericEvent = false, false
 	}
@@ -847,6 +868,16 @@ func Activity(attr string) bool { return activityAttrs[Kebab(attr)] }
 func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 	base := Fact{Subject: c.subj, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time)}
 	if c.label != "" {
+		if vs := labelActivities(c.label, c.toks[c.valueAt:]); len(vs) > 0 {
+			// "hobbies rn: bouldering twice a week and crosswords": each activity.
+			var out []Fact
+			for _, v := range vs {
+				f := base
+				f.Attribute, f.Value = c.label, v
+				out = append(out, f)
+			}
+			return out
+		}
 		if v := labelValue(c.label, c.toks[c.valueAt:]); v != "" && !strings.EqualFold(v, c.subj) {
 			f := base
 			f.Attribute, f.Value = c.label, v
@@ -976,6 +1007,9 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	},
 	func(c clause, self string, cased bool) (formReading, bool) {
 		a, v := ownLabel(c, cased)
+		if (a == "order" || strings.HasSuffix(a, "-order")) && drinkRe.MatchString(v) {
+			a = "drink" // "my order is always an oat flat white": what the speaker drinks
+		}
 		return formReading{attr: a, value: v}, a != "" && c.subj == self
 	},
 	func(c clause, _ string, cased bool) (formReading, bool) {
@@ -985,11 +1019,23 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	readValue("job", func(c clause) string { return jobTitle(c.toks) }),
 	readPair(func(c clause) (string, string) { return asLabel(c.rest) }),
 	readValue("team", func(c clause) string { return teamName(c.rest) }),
+	func(c clause, self string, _ bool) (formReading, bool) {
+		// "sam from the data team is so funny": a third party named by their team.
+		if c.subj == self || len(c.rest) < 3 || c.rest[0].low != "from" {
+			return formReading{}, false
+		}
+		on := slices.Clone(c.rest)
+		on[0].low = "on"
+		v := teamName(on[:min(len(on), 5)])
+		return formReading{attr: "team", value: v}, v != ""
+	},
 	func(c clause, _ string, cased bool) (formReading, bool) {
 		v := cmp.Or(homePlace(c.toks, !cased), livingIn(c.toks, !cased))
 		return formReading{attr: "home", value: v}, v != ""
 	},
 	readValue("doctor", func(c clause) string { return careName(c.rest) }),
+	readValue("commute-mode", func(c clause) string { return commuteMode(join(c.rest)) }),
+	readPair(func(c clause) (string, string) { return expiry(c.text) }),
 	func(c clause, self string, cased bool) (formReading, bool) {
 		// "me and my boyfriend marco are doing …": the relation names the partner when
 		// nothing else is read from the clause.

@@ -474,6 +474,41 @@ func careName(ts []token) string {
 	return ""
 }
 
+// commuteRe reads how someone travels to work, school or the like: "gets the bus to
+// the hospital", "I cycle to work now", "takes the train into the office".
+var commuteRe = regexp.MustCompile(`(?i)\b(?:(?:get|gets|getting|got|take|takes|taking|took|catch|catches|catching|ride|rides|riding|on) (?:the |a )?(bus|buses|train|trains|tube|tram|metro|subway|ferry|overground)|(cycle|cycles|cycling|cycled|bike|bikes|biking|walk|walks|walking|drive|drives|driving|run|runs|running|scoot|scooter)|by (bus|train|tube|tram|bike|car|metro))\s+(?:in\s+)?(?:to|into)\s+(?:work|the office|office|school|uni|university|college|campus|the hospital|the station|the lab)\b`)
+
+// commuteModes are the canonical values of commuteRe's words.
+var commuteModes = map[string]string{"buses": "bus", "trains": "train", "cycle": "bike", "cycles": "bike", "cycling": "bike", "cycled": "bike", "bikes": "bike", "biking": "bike",
+	"walks": "walk", "walking": "walk", "drive": "car", "drives": "car", "driving": "car", "runs": "run", "running": "run", "scoot": "scooter"}
+
+// commuteMode returns how a clause says its subject commutes (commuteRe), or "".
+func commuteMode(text string) string {
+	m := commuteRe.FindStringSubmatch(text)
+	if m == nil {
+		return ""
+	}
+	v := strings.ToLower(cmp.Or(m[1], m[2], m[3]))
+	return cmp.Or(commuteModes[v], v)
+}
+
+// expiryRe reads when a document or an agreement runs out: "my passport runs out in
+// feb 2026", "the lease ends on 30 june", "visa expires in january".
+var expiryRe = regexp.MustCompile(`(?i)\b(passport|visa|contract|lease|tenancy|membership|licen[cs]e|insurance|warranty|railcard|permit|mot|tariff)\s+(?:runs? out|expires?|ends|is up|finishes|lapses)\s+(?:in |on |at the end of |end of )?((?:` + monthName + `)(?:\s+\d{4}|\s+\d{1,2}(?:st|nd|rd|th)?)?|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:` + monthName + `)(?:\s+\d{4})?)\b`)
+
+// expiry returns the attribute ("passport-expiry") and the date a clause says a
+// document or agreement runs out on, or "".
+func expiry(text string) (string, string) {
+	m := expiryRe.FindStringSubmatch(text)
+	if m == nil {
+		return "", ""
+	}
+	return Kebab(m[1]) + "-expiry", m[2]
+}
+
+// drinkRe names a drink: "an oat flat white", "iced americano", "green tea".
+var drinkRe = regexp.MustCompile(`(?i)\b(?:coffee|tea|latte|lattes|flat white|americano|cappuccino|espresso|mocha|macchiato|cortado|matcha|chai|decaf|hot chocolate|smoothie|juice|beer|lager|wine|cider|cocktail|kombucha)\b`)
+
 // coupleEnd and coupleOn say that two people stopped or started being a couple:
 // "marco and i broke up", "me and Farah have been seeing each other".
 var (
@@ -751,11 +786,16 @@ func takenUp(ts []token) int {
 		return 2
 	case len(ts) > 1 && (ts[0].low == "got" || ts[0].low == "getting" || ts[0].low == "gotten") && ts[1].low == "into":
 		return 2
+	case len(ts) > 2 && (ts[0].low == "got" || ts[0].low == "getting" || ts[0].low == "gotten") && intensifiers[ts[1].low] && ts[2].low == "into":
+		return 3 // "got super into sourdough"
 	case len(ts) > 0 && ts[0].low == "into":
 		return 1
 	}
 	return 0
 }
+
+// intensifiers stand between "got" and "into": "got really into pottery".
+var intensifiers = wordSet(`really super so very well properly massively seriously totally big hugely weirdly`)
 
 // episodeWords end an activity taken up: "took up the piano last month".
 var episodeWords = map[string]bool{"last": true, "this": true, "yesterday": true, "recently": true, "lately": true, "again": true, "too": true, "as": true, "for": true, "because": true, "so": true}
@@ -1322,6 +1362,37 @@ func ts0(ts []token) string {
 		return ""
 	}
 	return ts[0].low
+}
+
+// labelActivities reads the activities after the colon of a hobby or exercise label,
+// -ing words included, each up to its frequency or the next "and": "hobbies rn:
+// bouldering twice a week and crosswords" → bouldering, crosswords. Nil for other
+// labels, or when the words after the colon open with a verb phrase ("trying to …").
+func labelActivities(attr string, ts []token) []string {
+	if attr != "hobby" && attr != "exercise" {
+		return nil
+	}
+	var out []string
+	for len(ts) > 0 && len(out) < 4 {
+		for len(ts) > 0 && (ts[0].low == "and" || ts[0].low == "&" || ts[0].low == "plus") {
+			ts = ts[1:]
+		}
+		if len(ts) == 0 || auxiliaries[ts[0].low] || pronouns[ts[0].low] || firstPerson[ts[0].low] || ts[0].low == "trying" || ts[0].low == "to" {
+			break
+		}
+		obj := activityObject(ts, episodeWords)
+		if len(obj) == 0 {
+			break
+		}
+		out = append(out, join(obj))
+		// Past the activity's frequency to the next "and".
+		k := len(obj)
+		for k < len(ts) && ts[k].low != "and" && !ts[k-1].end {
+			k++
+		}
+		ts = ts[k:]
+	}
+	return out
 }
 
 // labelValue reads the value of a labelled statement from the words after the colon:
@@ -2036,8 +2107,28 @@ var stopVerbs = wordSet(`stopped stop stopping quit quitting cancelled canceled 
 // ("stopped the 5:2" of "5:2 diet"); "" when none.
 func stoppedValue(ts []token, vals []string) string {
 	for i, t := range ts {
+		// "bouldering is off for now", "climbing's off": the value before "is off".
+		if t.low == "off" && i > 0 {
+			k := -1
+			switch {
+			case i >= 2 && (ts[i-1].low == "is" || ts[i-1].low == "are"):
+				k = i - 2
+			case strings.HasSuffix(ts[i-1].low, "'s"):
+				k = i - 1
+			}
+			if k >= 0 {
+				w := strings.TrimSuffix(ts[k].low, "'s")
+				for _, v := range vals {
+					if valueHead(v) == w || strings.EqualFold(v, w) {
+						return v
+					}
+				}
+			}
+		}
 		j := i + 1
 		switch {
+		case t.low == "more" && i > 0 && ts[i-1].low == "no":
+			// "no more bouldering for a while"
 		case i > 0 && keepsOn[ts[i-1].low]:
 			continue // "can't stop writing": it goes on
 		case (t.low == "left" || t.low == "leaving") && i+1 < len(ts) && !leadValue[ts[i+1].low] && !isCapitalised(ts[i+1]):
@@ -2717,6 +2808,34 @@ var allergyRe = regexp.MustCompile(`(?i)\b(?:allergic|allergy|allergies|reaction
 // drugConfidence is the confidence of a medicine read by its name.
 const drugConfidence = 0.9
 
+// loneDose gives the one medicine a memory names the one dose it states in a clause
+// of its own: "started sertraline today, 50mg" (drugFacts reads a dose beside the name
+// only). Two medicines, or two doses, leave it unread.
+func loneDose(text string, fs []Fact) []Fact {
+	var med *Fact
+	for i, f := range fs {
+		switch {
+		case strings.HasSuffix(f.Attribute, doseSuffix):
+			return fs
+		case f.Attribute == "medication" && !f.Negated:
+			if med != nil {
+				return fs
+			}
+			med = &fs[i]
+		}
+	}
+	if med == nil {
+		return fs
+	}
+	ds := doseUnits.FindAllString(text, 2)
+	if len(ds) != 1 {
+		return fs
+	}
+	d := *med
+	d.Attribute, d.Value = Kebab(med.Value)+doseSuffix, ds[0]
+	return append(fs, d)
+}
+
 // drugFacts reads the medicines a clause names: each a "medication" fact (several at
 // once), negated when given up ("came off the amlodipine onto ramipril 2.5mg": the one
 // ends, the other starts), with its dose beside it as a fact of its own slot per
@@ -2760,8 +2879,9 @@ func drugFacts(c clause, self string, base Fact) []Fact {
 		if m := doseUnits.FindStringIndex(text[ix[1]:min(len(text), ix[1]+12)]); m != nil && m[0] <= 2 {
 			dose = text[ix[1]+m[0] : ix[1]+m[1]] // "ramipril 2.5mg"
 		} else if ms := doseUnits.FindAllStringIndex(text[:ix[0]], -1); len(ms) > 0 {
-			if m := ms[len(ms)-1]; strings.TrimSpace(strings.ToLower(text[m[1]:ix[0]])) == "of" {
-				dose = text[m[0]:m[1]] // "10 units of lantus"
+			switch m := ms[len(ms)-1]; strings.Join(strings.Fields(strings.ToLower(text[m[1]:ix[0]])), " ") {
+			case "of", "of the", "of my", "of his", "of her", "of their", "of your":
+				dose = text[m[0]:m[1]] // "10 units of lantus", "100mg of the sertraline"
 			}
 		}
 		if dose != "" {

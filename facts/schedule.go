@@ -298,6 +298,9 @@ func eventStem(w string) string {
 		if n := len(w); n > 2 && w[n-1] == w[n-2] {
 			w = w[:n-1]
 		}
+		if n := len(w); n > 2 && w[n-1] == 'l' && !strings.ContainsRune("aeiouly", rune(w[n-2])) {
+			w += "e" // "recycling" → recycle, "cycling" → cycle
+		}
 	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "es") && len(w) > 3:
 		w = strings.TrimSuffix(w, "s")
 	}

@@ -194,13 +194,13 @@ func shorthand(text string) string {
 	})
 }
 
-// possessives restores the apostrophe chat leaves out after a name the user's slots
-// know as a subject: "alfies teacher is mrs patel" is alfie's teacher. Only such names
-// are touched ("jos" with no jo known stays).
-func possessives(text string, slots []string) string {
-	for _, key := range slots {
-		subj, _, ok := strings.Cut(key, "/")
-		if !ok || len(subj) < 3 || strings.Contains(subj, "-") || subj == "user" || relations[subj] != "" {
+// possessives restores the apostrophe chat leaves out after a name known as a subject
+// (named: the subjects of the user's slots and the people named before): "alfies
+// teacher is mrs patel" is alfie's teacher. Only such names are touched ("jos" with no
+// jo known stays).
+func possessives(text string, named map[string]bool) string {
+	for subj := range named {
+		if len(subj) < 3 || strings.Contains(subj, "-") || subj == "user" || relations[subj] != "" {
 			continue
 		}
 		re, err := regexp.Compile(`(?i)\b(` + regexp.QuoteMeta(subj) + `)s(\s+\p{L})`)

@@ -606,7 +606,11 @@ func namesAttribute(f Fact) bool {
 		if job && jobWords[w] {
 			return false
 		}
-		if _, other := attributeByName(strings.TrimSuffix(w, "s")); !emptyWords[w] && !slices.Contains(attr, w) && !slices.Contains(attr, strings.TrimSuffix(w, "s")) && !other {
+		_, other := attributeByName(strings.TrimSuffix(w, "s"))
+		if f.Attribute == "commute-mode" {
+			other = false // "car" is how one commutes here, not the car attribute's name
+		}
+		if !emptyWords[w] && !slices.Contains(attr, w) && !slices.Contains(attr, strings.TrimSuffix(w, "s")) && !other {
 			return false
 		}
 	}
