@@ -772,6 +772,8 @@ func TestOfflineCouplesLabelsHousemates(t *testing.T) {
 		{"I live with Ben and Jo in a house in Walthamstow", []string{"user/flatmate=Ben", "user/flatmate=Jo"}},
 		{"living w Ben in the walthamstow house", []string{"user/flatmate=Ben", "-user/landlord=Ben"}},
 		{"she's moved in with her boyfriend", []string{"-user/flatmate=boyfriend"}},
+		{"flatmates are hugo and priti, we've lived together three years now", []string{"user/flatmate=hugo", "user/flatmate=priti"}},
+		{"living with two cats and a very loud parrot", []string{"-user/flatmate=two"}},
 		// A role of a named person's.
 		{"alfie's teacher is mrs patel, she's brilliant", []string{"alfie/teacher=mrs patel"}},
 	})

@@ -484,10 +484,14 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			continue
 		}
 		knownPet := petTalk || slices.ContainsFunc(known, func(s slotSeen) bool { return s.subject == subj && s.attribute == "pet" })
-		for _, name := range housemates(c.rest, p.cased) {
+		for _, name := range housemates(c.toks, p.cased) {
 			// "living w ben and jo in the walthamstow house": each is a flatmate, beside
-			// the home the clause may name.
-			facts = append(facts, Fact{Subject: c.subj, Attribute: "flatmate", Value: name, EventTime: eventTime(c.text, in.Time)})
+			// the home the clause may name; "flatmates are hugo and priti": the speaker's.
+			owner := c.subj
+			if roles[owner] == "flatmate" || owner == "flatmate" {
+				owner = p.self
+			}
+			facts = append(facts, Fact{Subject: owner, Attribute: "flatmate", Value: name, EventTime: eventTime(c.text, in.Time)})
 		}
 		if rf := ruleFacts(c, in, p.self, p.cased, knownPet); len(rf) > 0 {
 			for _, f := range rf {

@@ -2584,10 +2584,10 @@ func shopAt(rest []token) string {
 var shopWords = wordSet(`shop shops shopping groceries grocery food`)
 
 // shareVerbs say that the subject lives with others: "living with", "share a flat with".
-var shareRe = regexp.MustCompile(`(?i)\b(?:liv(?:e|es|ing)|share (?:a|the) (?:flat|house|place)|sharing (?:a|the) (?:flat|house|place)|flatshar(?:e|ing)|house ?shar(?:e|ing)) with\b`)
+var shareRe = regexp.MustCompile(`(?i)\b(?:(?:liv(?:e|es|ing)|share (?:a|the) (?:flat|house|place)|sharing (?:a|the) (?:flat|house|place)|flatshar(?:e|ing)|house ?shar(?:e|ing)) with|(?:flat|house|room) ?mates (?:are|r))\b`)
 
 // housemates returns the people a clause says its subject lives with, by name: "living
-// with ben and jo", "I share a flat with Omar and Priya". A relation ("with my
+// with ben and jo", "I share a flat with Omar and Priya", "flatmates are hugo and priti". A relation ("with my
 // parents", "with my boyfriend") or a pet names no flatmate.
 func housemates(ts []token, cased bool) []string {
 	loc := shareRe.FindStringIndex(join(ts))
@@ -2608,7 +2608,7 @@ func housemates(ts []token, cased bool) []string {
 	}
 	var names []string
 	for i := at; i < len(ts) && len(names) < 4; {
-		if !isNameToken(ts, i) || relations[ts[i].low] != "" || isPetWord(ts[i].low) || !isCapitalised(ts[i]) && (cased || verbish(ts[i].low)) {
+		if !isNameAfterRelation(ts, i) || relations[ts[i].low] != "" || isPetWord(ts[i].low) || !isCapitalised(ts[i]) && (cased || verbish(ts[i].low)) {
 			break
 		}
 		names = append(names, ts[i].orig)
