@@ -830,3 +830,33 @@ func TestOfflineDosesCommutesExpiries(t *testing.T) {
 		t.Errorf("eventStem(recycling) = %q", got)
 	}
 }
+
+func TestOfflineWorkDaysAppositionsEndings(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		// Working days and how many a week.
+		{"i work mondays to thursdays now", []string{"user/work-days=mondays to thursdays"}},
+		{"i'm doing 4 days a week from september", []string{"user/work-days=4 days a week"}},
+		{"David has moved to a Monday to Friday contract", []string{"david/work-days=Monday to Friday"}},
+		{"i worked monday night shift", []string{"-user/work-days=monday"}},
+		{"i go to the gym on 3 days a week", []string{"-user/work-days=3 days a week"}},
+		// A relation and its name set off by commas: one clause about the named person.
+		{"My husband, David, works Tuesday to Saturday at the garden centre", []string{"david/work-days=Tuesday to Saturday", "-user/work-days=Tuesday to Saturday"}},
+		{"my sister, Ana, moved to Leeds", []string{"ana/home=Leeds"}},
+		// A person described before their name; a bedtime said with "bed at".
+		{"our vet is a lady called dr hughes", []string{"user/vet=dr hughes"}},
+		{"i'm a night owl, bed at 1am usually", []string{"user/bedtime-time=1am"}},
+	})
+	// Words that begin like a day ("month", "friend", "wedding") are no day.
+	for _, text := range []string{"about £105 a month", "my friend came over", "the wedding was lovely", "a sunny saturated sunday"} {
+		if m := daysRe.FindString(text); m != "" && m != "sunday" {
+			t.Errorf("daysRe found %q in %q", m, text)
+		}
+	}
+	// The slot named by its attribute ends, whatever value it holds: "sold the car".
+	for _, text := range []string{"sold the car last week, cycling everywhere now", "got rid of the car"} {
+		res := extract(t, []Input{{Text: text, Values: map[string][]string{"user/car": {"2015 fiesta"}}, Slots: []string{"user/car"}}})
+		if got := factKeys(res[0].Facts); !slices.Contains(got, "user/car!=2015 fiesta") {
+			t.Errorf("%q: facts %v, want user/car!=2015 fiesta", text, got)
+		}
+	}
+}

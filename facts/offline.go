@@ -908,7 +908,7 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 	for _, read := range formReaders {
 		if r, ok := read(c, self, cased); ok && !strings.EqualFold(r.value, cmp.Or(r.subject, c.subj)) {
 			f := base
-			f.Attribute, f.Value = r.attr, r.value
+			f.Attribute, f.Value = r.attr, describedName(r.value)
 			if !r.keepNegation {
 				f.Negated = r.negated
 			}
@@ -1040,6 +1040,12 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	readValue("doctor", func(c clause) string { return careName(c.rest) }),
 	readValue("commute-mode", func(c clause) string { return commuteMode(join(c.rest)) }),
 	readPair(func(c clause) (string, string) { return expiry(c.text) }),
+	readValue("work-days", func(c clause) string {
+		if strings.Contains(strings.ToLower(c.text), "office") {
+			return "" // "work from the office mon and tue": office-days
+		}
+		return workDays(c.text)
+	}),
 	func(c clause, self string, cased bool) (formReading, bool) {
 		// "me and my boyfriend marco are doing …": the relation names the partner when
 		// nothing else is read from the clause.
@@ -1081,7 +1087,7 @@ var dislikeRe = regexp.MustCompile(`(?i)\b(?:hate|hates|hated|can'?t stand|canno
 func serviceOf(p prepared) string {
 	for _, c := range p.clauses {
 		for _, t := range c.toks {
-			if a := serviceWords[t.low]; a != "" {
+			if a := serviceWords[strings.TrimSuffix(t.low, "'s")]; a != "" { // "broadband's with virgin"
 				return a
 			}
 		}

@@ -506,6 +506,22 @@ func expiry(text string) (string, string) {
 	return Kebab(m[1]) + "-expiry", m[2]
 }
 
+// workDaysRe reads which days or how many a week someone works: "i work mondays to
+// thursdays now", "doing 4 days a week from september", "she works tue-fri".
+var workDaysRe = regexp.MustCompile(`(?i)\b(?:work|works|working)\s+(?:only\s+|just\s+)?(` + dayRange + `)\b|\b(?:work|works|working|doing|down to|up to)\s+((?:\d|one|two|three|four|five|six)(?:\.5)?\s+days\s+a\s+week)\b|\b(?:to|on) an?\s+(` + dayRange + `|(?:\d|one|two|three|four|five|six)[- ]day(?:s a week)?)\s+(?:contract|pattern|rota|schedule|week)\b`)
+
+// dayRange is a weekday, or a run or range of them: "mondays to thursdays", "tue-fri".
+const dayRange = `(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*(?:\s*(?:-|to|through|till|until|and|,|&)\s*(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)*`
+
+// workDays returns the working days a clause states (workDaysRe), or "".
+func workDays(text string) string {
+	m := workDaysRe.FindStringSubmatch(text)
+	if m == nil {
+		return ""
+	}
+	return cmp.Or(m[1], m[2], m[3])
+}
+
 // drinkRe names a drink: "an oat flat white", "iced americano", "green tea".
 var drinkRe = regexp.MustCompile(`(?i)\b(?:coffee|tea|latte|lattes|flat white|americano|cappuccino|espresso|mocha|macchiato|cortado|matcha|chai|decaf|hot chocolate|smoothie|juice|beer|lager|wine|cider|cocktail|kombucha)\b`)
 
@@ -2003,6 +2019,19 @@ var partVerbs = wordSet(`sold sell selling gave give giving given donated donate
 // him a lift").
 func partedWith(ts []token) string {
 	for i, t := range ts {
+		if t.low == "rid" && i+2 < len(ts) && ts[i+1].low == "of" {
+			// "got rid of the car, cycling everywhere now": the thing itself.
+			j := i + 2
+			for j < len(ts) && (leadValue[ts[j].low] || ts[j].low == "old") {
+				j++
+			}
+			if obj := activityObject(ts[j:], episodeWords); len(obj) > 0 && !slices.ContainsFunc(obj, func(o token) bool {
+				return pronouns[o.low] || objectPronouns[o.low] || o.low == "it" || o.low == "them"
+			}) {
+				return join(obj)
+			}
+			return ""
+		}
 		if !partVerbs[t.low] {
 			continue
 		}
@@ -2083,12 +2112,12 @@ func switchesFrom(p prepared, value string) bool {
 var jobEnded = regexp.MustCompile(`(?i)\b(?:retired|retiring|made redundant|laid off|lost (?:my|his|her|their) job|(?:quit|left) (?:my|his|her|their) job|got (?:fired|sacked)|handed in (?:my|his|her|their) notice|left \w+ing)\b`)
 
 // namesOwn reports a clause that names the speaker's attribute attr as a thing of theirs:
-// "my bike", "our car", "my phone".
+// "my bike", "our car", "my phone", "the car".
 func namesOwn(ts []token, attr string) bool {
 	ws := strings.Split(attr, "-")
 	for i := 0; i+len(ws) < len(ts); i++ {
-		if ts[i].low != "my" && ts[i].low != "our" {
-			continue
+		if ts[i].low != "my" && ts[i].low != "our" && ts[i].low != "the" {
+			continue // "lost my phone", "sold the car"
 		}
 		if Kebab(join(ts[i+1:i+1+len(ws)])) == attr {
 			return true
@@ -2563,7 +2592,7 @@ func group1(re *regexp.Regexp, s string) string {
 
 var wakeRe = regexp.MustCompile(`\b(?:get(?:s|ting)? up|wake(?:s)? up|waking up|(?:i'm|im|am|'m|is|'s|are|'re) up|alarm(?:'s| is)? set for|alarm goes off)\s+(?:at|around|by|for)?\s*(\d{1,2}(?::\d{2})?\s?(?:am|pm)?)\b`)
 
-var bedtimeRe = regexp.MustCompile(`\b(?:go(?:es)? to bed|going to bed|in bed|asleep|lights out)\s+(?:at|by|around|before)\s+(\d{1,2}(?::\d{2})?\s?(?:am|pm)?)\b`)
+var bedtimeRe = regexp.MustCompile(`\b(?:go(?:es)? to bed|going to bed|in bed|asleep|lights out|bed)\s+(?:at|by|around|before)\s+(\d{1,2}(?::\d{2})?\s?(?:am|pm)?)\b`)
 
 // shopAt reads where the subject does the shopping: "we shop at Aldi mostly", "doing
 // the big shop at Lidl now", "get our groceries from Tesco" (the slot "supermarket").

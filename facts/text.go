@@ -174,7 +174,25 @@ func clauses(s string) [][]token {
 	if start < len(ts) {
 		out = append(out, ts[start:])
 	}
-	return out
+	return apposed(out)
+}
+
+// apposed joins a relation and the name set off by commas after it into the clause that
+// follows: "My husband, David, works Tuesday to Saturday" is one clause about David.
+func apposed(cs [][]token) [][]token {
+	for i := 0; i+2 < len(cs); i++ {
+		rel, name := cs[i], cs[i+1]
+		if len(rel) != 2 || rel[0].low != "my" && rel[0].low != "our" || relations[strings.TrimSuffix(rel[1].low, ",")] == "" ||
+			len(name) != 1 || !isCapitalised(name[0]) || notName(name[0].low) {
+			continue
+		}
+		merged := slices.Concat(rel, name, cs[i+2])
+		for k := range merged[:3] {
+			merged[k].end = false
+		}
+		cs = slices.Concat(cs[:i], [][]token{merged}, cs[i+3:])
+	}
+	return cs
 }
 
 // withRe is chat's "w/" and "w" for "with": "living w ben and jo", "a flat w/ my

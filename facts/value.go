@@ -20,7 +20,7 @@ var (
 	emailRe   = regexp.MustCompile(`[\w.+-]+@[\w-]+(?:\.[\w-]+)+`)
 	monthName = `(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
 	dateRe    = regexp.MustCompile(`(?i)\b` + monthName + `\s+\d{1,2}(?:st|nd|rd|th)?\b(?:\s+to\s+\d{1,2})?|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthName + `\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b|\b` + monthName + `\b`)
-	dayName   = `(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?|weekends?|weekdays?`
+	dayName   = `(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?|weekends?|weekdays?)`
 	daysRe    = regexp.MustCompile(`(?i)\b` + dayName + `(?:(?:\s*,\s*|\s+and\s+|\s+)(?:` + dayName + `))*\b`)
 	addressRe = regexp.MustCompile(`(?i)\b(?:flat\s+\d+[a-z]?,?\s+)?\d+[a-z]?\s+(?:[a-z]+\s+){1,2}(?:street|road|lane|avenue|close|drive|way|court|place|view|square|crescent|terrace|gardens|st|rd|ave)\b`)
 	yearRe    = regexp.MustCompile(`^(?:19|20)\d\d$`)
@@ -330,6 +330,18 @@ func after(ts []token, preps []string, capsFirst bool) string {
 		}
 	}
 	return first
+}
+
+// describedRe is a person described before their name: "a lady called dr hughes", "this
+// guy named Omar".
+var describedRe = regexp.MustCompile(`(?i)^(?:an? |this |some )?(?:lady|woman|guy|man|bloke|girl|chap|fella|fellow|lad|gentleman|person) (?:called|named) (\S.*)$`)
+
+// describedName returns the name of a person described before it (describedRe), or v.
+func describedName(v string) string {
+	if m := describedRe.FindStringSubmatch(v); m != nil {
+		return m[1]
+	}
+	return v
 }
 
 // named returns a name: after "called" or "named", a capitalised run, or a lower-case
