@@ -860,3 +860,22 @@ func TestOfflineWorkDaysAppositionsEndings(t *testing.T) {
 		}
 	}
 }
+
+func TestOfflineAmountsMoved(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		// An amount said to go up or down to a new one, by its label; someone's verb
+		// puts the speaker's amount there.
+		{"from June my take-home goes up to £2,710", []string{"user/take-home=£2,710"}},
+		{"my salary went up to 48k", []string{"user/rate=48k"}},
+		{"my dad's rent went up to 900", []string{"dad/rent=900"}},
+		{"landlord's putting the rent up to £1,140 from October", []string{"user/rent=£1,140"}},
+		{"with the extra money I'm bumping the savings goal up to £8,000", []string{"user/savings-goal=£8,000"}},
+		{"they've bumped my lantus up to 20 units", []string{"user/lantus-dose=20"}},
+		// An open label before a clock time; a hyphenated thing is no name.
+		{"bedtime: 11pm", []string{"user/bedtime=11pm"}},
+		{"wake up: 6:30 on weekdays", []string{"user/wake-time=6:30"}},
+		{"Take-home is about £2,450 a month", []string{"-take-home/price=£2,450"}},
+		// A reader whose value only names its attribute leaves the clause to the next.
+		{"my brother Cian has moved to Galway for a job at the university", []string{"cian/home=Galway"}},
+	})
+}

@@ -888,6 +888,16 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 			return []Fact{f}
 		}
 	}
+	if a, v, put := amountMove(c.text); a != "" && (put || c.role == "") {
+		// "my take-home goes up to £2,710"; "landlord's putting the rent up to £1,140":
+		// the speaker's rent, put up by the landlord.
+		f := base
+		f.Attribute, f.Value, f.Negated = a, v, false
+		if put {
+			f.Subject = self
+		}
+		return []Fact{f}
+	}
 	if c.role != "" {
 		if _, known := attributeByName(c.role); !known {
 			// A role outside the table ("study buddy"): its holder's name.
@@ -909,6 +919,11 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 		if r, ok := read(c, self, cased); ok && !strings.EqualFold(r.value, cmp.Or(r.subject, c.subj)) {
 			f := base
 			f.Attribute, f.Value = r.attr, describedName(r.value)
+			if junk(f, cased) {
+				// "moved to Galway for a job at the university": a value that only names
+				// its attribute leaves the clause to the readers after this one.
+				continue
+			}
 			if !r.keepNegation {
 				f.Negated = r.negated
 			}

@@ -522,6 +522,60 @@ func workDays(text string) string {
 	return cmp.Or(m[1], m[2], m[3])
 }
 
+// amountMoveRe is an amount of the speaker's said to rise or fall to a new one: "my
+// take-home goes up to £2,710", "the rent went up to 1100", "our council tax is going
+// down to £140", "bumping the savings goal up to £8,000".
+var amountMoveRe = regexp.MustCompile(`(?i)\b(?:put|puts|putting|bump|bumps|bumping|bumped|push|pushes|pushing|pushed|move|moving|moved|raise|raising|raised|drop|dropping|dropped|knock|knocking|knocked|cut|cutting)\s+(?:my|our|the)\s+` + amountLabelRe + `\s+(?:up|down)\s+to\s+` + amountRe + `|(?:^|\b)(?:my|our|the)\s+` + amountLabelRe + `\s+(?:goes|went|is going|'s going|has gone|have gone|has been put|is being put|got put|gets put|will go|going|jumps|jumped|is|'s)\s+(?:up|down)\s+to\s+` + amountRe)
+
+// amountLabelRe and amountRe are amountMoveRe's label and amount.
+const (
+	amountLabelRe = `([a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)`
+	amountRe      = `([£$€]?\s?\d[\d,.]*k?)`
+)
+
+// amountMove returns the attribute and the new amount of amountMoveRe, or "", and
+// whether a verb of someone's put it there ("landlord's putting the rent up to £1,140":
+// the speaker's rent, whoever the clause is about).
+func amountMove(text string) (attr, value string, put bool) {
+	m := amountMoveRe.FindStringSubmatch(text)
+	if m == nil {
+		return "", "", false
+	}
+	put = m[1] != ""
+	attr, value = amountLabel(m[1]+m[3], m[2]+m[4])
+	return attr, value, put && attr != ""
+}
+
+// amountLabel names the attribute of an amount by its label: a label of the table, an
+// attribute whose cue the label is ("salary": rate), or the label itself.
+func amountLabel(label, amount string) (string, string) {
+	label = strings.ToLower(label)
+	for _, w := range strings.Fields(label) {
+		if verbForm(w) || pronouns[w] || stopValue[w] || evaluations[w] {
+			return "", ""
+		}
+	}
+	if a := labelNames[label]; a != "" {
+		return a, amount
+	}
+	if drugRe.MatchString(label) {
+		return Kebab(label) + doseSuffix, amount // "bumped my lantus up to 20"
+	}
+	var cued []string
+	for _, a := range attributes {
+		// "salary" is a cue of rate: the attribute an amount of it is read into by
+		// meaning. A label of two words names its own thing ("savings goal" is no
+		// monthly budget), and a word that cues two attributes decides nothing.
+		if a.kind == kindNumber && slices.Contains(a.cues, label) {
+			cued = append(cued, a.name)
+		}
+	}
+	if len(cued) == 1 {
+		return cued[0], amount
+	}
+	return Kebab(label), amount
+}
+
 // drinkRe names a drink: "an oat flat white", "iced americano", "green tea".
 var drinkRe = regexp.MustCompile(`(?i)\b(?:coffee|tea|latte|lattes|flat white|americano|cappuccino|espresso|mocha|macchiato|cortado|matcha|chai|decaf|hot chocolate|smoothie|juice|beer|lager|wine|cider|cocktail|kombucha)\b`)
 
@@ -1361,7 +1415,8 @@ func openLabelAttr(ts, next []token) (attr string, own bool) {
 			return "", false
 		}
 	}
-	return Kebab(strings.Join(lows(ts), " ")), own
+	attr, _ = amountLabel(strings.Join(lows(ts), " "), "")
+	return attr, own
 }
 
 // chatLabels open a colon in chat without naming anything of the speaker's: "update:",
@@ -1428,6 +1483,10 @@ func labelValue(attr string, ts []token) string {
 		return title(ts)
 	}
 	if !known {
+		if text := join(ts); isDigitStart(strings.TrimLeft(ts[0].low, "£$€~")) {
+			// An open label's typed value: "bedtime: 11pm", "savings goal: £6,000".
+			return cmp.Or(clockRe.FindString(text), moneyRe.FindString(text))
+		}
 		return thingPhrase(ts)
 	}
 	switch a.kind {

@@ -151,6 +151,8 @@ func clauses(s string) [][]token {
 		switch {
 		case prev.end && !isDigitStart(ts[i].low):
 			cut = true
+		case prev.colon && i-start <= 2 && !slices.ContainsFunc(ts[start:i], func(t token) bool { return verbForm(t.low) || particles[t.low] }):
+			cut = true // "bedtime: 11pm" is a label and its value; "wake up: 6:30" is read whole
 		case (ts[i].low == "but" || ts[i].low == "so" || ts[i].low == "and" || ts[i].low == "then" || ts[i].low == "because" || ts[i].low == "cos" || ts[i].low == "since" && i+1 < len(ts) && startsStatement(ts[i+1:])) &&
 			i+1 < len(ts) && startsStatement(ts[i+1:]):
 			cut = true
@@ -489,6 +491,9 @@ func isNameToken(ts []token, i int) bool {
 		return false
 	}
 	r := []rune(t.orig)
+	if k := strings.LastIndex(t.orig, "-"); k > 0 && k+1 < len(t.orig) && unicode.IsLower(rune(t.orig[k+1])) {
+		return false // "Take-home is about £2,450": a thing; "Jean-Luc" is a name
+	}
 	if unicode.IsUpper(r[0]) && (i > 0 || len(ts) == 1 || !unicode.IsUpper(r[len(r)-1]) || len(r) == 1) {
 		if len(r) > 1 && strings.ToUpper(t.orig) == t.orig && len(r) <= 4 {
 			return false // an acronym: "NHS", "UX"
