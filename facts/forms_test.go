@@ -875,6 +875,14 @@ func TestOfflineAmountsMoved(t *testing.T) {
 		{"bedtime: 11pm", []string{"user/bedtime=11pm"}},
 		{"wake up: 6:30 on weekdays", []string{"user/wake-time=6:30"}},
 		{"Take-home is about £2,450 a month", []string{"-take-home/price=£2,450"}},
+		// Subscriptions by brand, several in a clause, one given up; an employer is none.
+		{"we've got netflix and crunchyroll at home", []string{"user/subscription=netflix", "user/subscription=crunchyroll"}},
+		{"finally cancelled netflix, never watch it", []string{"user/subscription!=netflix"}},
+		{"caved and switched to Apple Music", []string{"user/subscription=Apple Music"}},
+		{"I got a new job at Spotify", []string{"-user/subscription=Spotify"}},
+		// A number moved to another network; a bedtime at midnight.
+		{"moved my number over to giffgaff, a tenner a month", []string{"user/phone-plan=giffgaff"}},
+		{"asleep around midnight most nights", []string{"user/bedtime-time=midnight"}},
 		// A reader whose value only names its attribute leaves the clause to the next.
 		{"my brother Cian has moved to Galway for a job at the university", []string{"cian/home=Galway"}},
 	})

@@ -915,6 +915,9 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 	if fs := drugFacts(c, self, base); len(fs) > 0 {
 		return fs
 	}
+	if fs := streamingFacts(c, self, base); len(fs) > 0 {
+		return fs
+	}
 	for _, read := range formReaders {
 		if r, ok := read(c, self, cased); ok && !strings.EqualFold(r.value, cmp.Or(r.subject, c.subj)) {
 			f := base
@@ -1055,6 +1058,7 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	readValue("doctor", func(c clause) string { return careName(c.rest) }),
 	readValue("commute-mode", func(c clause) string { return commuteMode(join(c.rest)) }),
 	readPair(func(c clause) (string, string) { return expiry(c.text) }),
+	readValue("phone-plan", func(c clause) string { return group1(portRe, c.text) }),
 	readValue("work-days", func(c clause) string {
 		if strings.Contains(strings.ToLower(c.text), "office") {
 			return "" // "work from the office mon and tue": office-days

@@ -576,6 +576,36 @@ func amountLabel(label, amount string) (string, string) {
 	return Kebab(label), amount
 }
 
+// streamingRe names a streaming or media subscription by its brand.
+var streamingRe = regexp.MustCompile(`(?i)\b(?:netflix|spotify(?: premium)?|disney\+?|disney plus|crunchyroll|apple music|apple tv\+?|amazon prime|prime video|hbo(?: max)?|now tv|youtube premium|youtube music|audible|deezer|tidal|paramount\+?|paramount plus|britbox|mubi|dazn|peacock|hulu|kindle unlimited|xbox game pass|game pass|playstation plus|ps plus)\b`)
+
+// streamingStop gives a subscription up: "cancelled netflix", "dropped spotify".
+var streamingStop = regexp.MustCompile(`(?i)\b(?:cancell?ed|cancel|cancelling|dropped|drop|ditched|ditch|quit|stopped|unsubscribed(?: from)?|got rid of|no longer (?:have|pay for|use)|don'?t (?:have|pay for) .{0,12}any ?more)\s+(?:my\s+|the\s+|our\s+)?$`)
+
+// streamingFacts reads the subscriptions a clause of the speaker's names by brand — had,
+// paid for, switched to, or given up ("cancelled netflix"): one fact each, since a
+// subscription is one of several.
+func streamingFacts(c clause, self string, base Fact) []Fact {
+	if c.subj != self && !slices.ContainsFunc(c.toks, func(t token) bool { return t.low == "we" || t.low == "we've" || t.low == "we're" }) {
+		return nil
+	}
+	var out []Fact
+	for _, ix := range streamingRe.FindAllStringIndex(c.text, 4) {
+		name := c.text[ix[0]:ix[1]]
+		if before := strings.Fields(strings.ToLower(c.text[:ix[0]])); len(before) > 0 && (before[len(before)-1] == "at" || before[len(before)-1] == "joined" || before[len(before)-1] == "for" && len(before) > 1 && strings.HasPrefix(before[len(before)-2], "work")) {
+			continue // "a new job at Spotify", "works for netflix": an employer
+		}
+		f := base
+		f.Subject, f.Attribute, f.Value, f.Negated, f.Scope = self, "subscription", name, streamingStop.MatchString(c.text[max(0, ix[0]-40):ix[0]]), ""
+		out = append(out, f)
+	}
+	return out
+}
+
+// portRe moves a phone number to another network: "moved my number over to giffgaff",
+// "ported my number to Three".
+var portRe = regexp.MustCompile(`(?i)\b(?:moved|moving|ported|porting|switched|switching|took|taken|transferred)\s+(?:my|our|his|her)\s+number\s+(?:over\s+)?(?:to|across to)\s+([a-z0-9][\w&+-]*(?:\s+mobile)?)`)
+
 // drinkRe names a drink: "an oat flat white", "iced americano", "green tea".
 var drinkRe = regexp.MustCompile(`(?i)\b(?:coffee|tea|latte|lattes|flat white|americano|cappuccino|espresso|mocha|macchiato|cortado|matcha|chai|decaf|hot chocolate|smoothie|juice|beer|lager|wine|cider|cocktail|kombucha)\b`)
 
@@ -2651,7 +2681,7 @@ func group1(re *regexp.Regexp, s string) string {
 
 var wakeRe = regexp.MustCompile(`\b(?:get(?:s|ting)? up|wake(?:s)? up|waking up|(?:i'm|im|am|'m|is|'s|are|'re) up|alarm(?:'s| is)? set for|alarm goes off)\s+(?:at|around|by|for)?\s*(\d{1,2}(?::\d{2})?\s?(?:am|pm)?)\b`)
 
-var bedtimeRe = regexp.MustCompile(`\b(?:go(?:es)? to bed|going to bed|in bed|asleep|lights out|bed)\s+(?:at|by|around|before)\s+(\d{1,2}(?::\d{2})?\s?(?:am|pm)?)\b`)
+var bedtimeRe = regexp.MustCompile(`\b(?:go(?:es)? to bed|going to bed|in bed|asleep|lights out|bed)\s+(?:at|by|around|before)\s+(\d{1,2}(?::\d{2})?\s?(?:am|pm)?|midnight)\b`)
 
 // shopAt reads where the subject does the shopping: "we shop at Aldi mostly", "doing
 // the big shop at Lidl now", "get our groceries from Tesco" (the slot "supermarket").
