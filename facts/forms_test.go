@@ -883,6 +883,10 @@ func TestOfflineAmountsMoved(t *testing.T) {
 		// A number moved to another network; a bedtime at midnight.
 		{"moved my number over to giffgaff, a tenner a month", []string{"user/phone-plan=giffgaff"}},
 		{"asleep around midnight most nights", []string{"user/bedtime-time=midnight"}},
+		{"revised the deposit target down to £4,500, the rent rise ate too much", []string{"user/deposit-target=£4,500"}},
+		// A title and a surname are one subject.
+		{"my neighbour Mrs Osei takes her cat Pepper to Riverside too", []string{"mrs-osei/pet=Pepper"}},
+		{"Mrs Osei moved to Leeds", []string{"mrs-osei/home=Leeds"}},
 		// A reader whose value only names its attribute leaves the clause to the next.
 		{"my brother Cian has moved to Galway for a job at the university", []string{"cian/home=Galway"}},
 	})

@@ -525,7 +525,7 @@ func workDays(text string) string {
 // amountMoveRe is an amount of the speaker's said to rise or fall to a new one: "my
 // take-home goes up to £2,710", "the rent went up to 1100", "our council tax is going
 // down to £140", "bumping the savings goal up to £8,000".
-var amountMoveRe = regexp.MustCompile(`(?i)\b(?:put|puts|putting|bump|bumps|bumping|bumped|push|pushes|pushing|pushed|move|moving|moved|raise|raising|raised|drop|dropping|dropped|knock|knocking|knocked|cut|cutting)\s+(?:my|our|the)\s+` + amountLabelRe + `\s+(?:up|down)\s+to\s+` + amountRe + `|(?:^|\b)(?:my|our|the)\s+` + amountLabelRe + `\s+(?:goes|went|is going|'s going|has gone|have gone|has been put|is being put|got put|gets put|will go|going|jumps|jumped|is|'s)\s+(?:up|down)\s+to\s+` + amountRe)
+var amountMoveRe = regexp.MustCompile(`(?i)\b(?:put|puts|putting|bump|bumps|bumping|bumped|push|pushes|pushing|pushed|move|moving|moved|raise|raising|raised|drop|dropping|dropped|knock|knocking|knocked|cut|cutting|revise|revised|revising|lower|lowered|lowering|up|upped|upping|increase|increased|increasing|reduce|reduced|reducing|change|changed|changing)\s+(?:my|our|the)\s+` + amountLabelRe + `\s+(?:up|down)\s+to\s+` + amountRe + `|(?:^|\b)(?:my|our|the)\s+` + amountLabelRe + `\s+(?:goes|went|is going|'s going|has gone|have gone|has been put|is being put|got put|gets put|will go|going|jumps|jumped|is|'s)\s+(?:up|down)\s+to\s+` + amountRe)
 
 // amountLabelRe and amountRe are amountMoveRe's label and amount.
 const (

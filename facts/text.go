@@ -391,6 +391,9 @@ func isYear(w string) bool {
 	return len(w) == 4 && (strings.HasPrefix(w, "19") || strings.HasPrefix(w, "20")) && strings.Trim(w, "0123456789") == ""
 }
 
+// honorifics stand before a surname: "Mrs Osei", "Dr Khan".
+var honorifics = wordSet(`mr mrs ms miss dr prof`)
+
 // firstPerson words make the speaker the subject.
 var firstPerson = map[string]bool{"i": true, "i'm": true, "im": true, "i've": true, "ive": true, "i'd": true, "i'll": true, "me": true, "we": true, "we're": true, "we've": true, "we'll": true, "us": true, "myself": true, "were": false}
 
@@ -708,6 +711,11 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 			i += 2
 		}
 		name := Kebab(strings.TrimSuffix(ts[i].low, "'s"))
+		if honorifics[ts[i].low] && i+1 < len(ts) && isCapitalised(ts[i+1]) {
+			// "Mrs Osei takes her cat to Riverside": the title and the name.
+			p.last = Kebab(ts[i].low + " " + strings.TrimSuffix(ts[i+1].low, "'s"))
+			return p.last, ts[i+2:], ""
+		}
 		if r := roles[ts0(ts[i+1:])]; r != "" && strings.HasSuffix(ts[i].low, "'s") && i+2 < len(ts) && (ts[i+2].low == "is" || ts[i+2].low == "'s") {
 			// "alfie's teacher is mrs patel": who holds the role is alfie's fact.
 			p.last = name
@@ -927,6 +935,11 @@ func (p *people) possessed(ts []token, self string) (string, []token, string) {
 	if !strings.HasSuffix(ts[k].low, "'s") && k+1 < len(ts) && isNameAfterRelation(ts, k+1) && !subjectVerbs[ts[k+1].low] && ts[k+1].low != "moved" &&
 		(isCapitalised(ts[k+1]) || !p.cased && !verbish(ts[k+1].low) && !thirdPersonVerb(ts, k+1)) {
 		name := Kebab(strings.TrimSuffix(ts[k+1].low, "'s"))
+		rest := k + 2
+		if honorifics[ts[k+1].low] && k+2 < len(ts) && isCapitalised(ts[k+2]) {
+			// "my neighbour Mrs Osei takes her cat …": the title and the name.
+			name, rest = Kebab(ts[k+1].low+" "+strings.TrimSuffix(ts[k+2].low, "'s")), k+3
+		}
 		if role := roles[w]; role != "" && slices.ContainsFunc(ts[:k], func(t token) bool { return t.low == "new" }) {
 			// "new flatmate bea moved in today", "my new manager Raj starts monday": who
 			// holds the user's role now is the fact; the name is its value.
@@ -936,7 +949,7 @@ func (p *people) possessed(ts []token, self string) (string, []token, string) {
 		// "my husband sam is taking over": sam's fact; "me and my girlfriend priya" is
 		// handled by the caller.
 		p.last = name
-		return name, ts[k+2:], ""
+		return name, ts[rest:], ""
 	}
 	if k > i && (ts[0].low == "my" || ts[0].low == "our") && (roles[w] == "" || roles[w] == "partner") && isWord(ts[i].low) && roleNamed(ts[k:]) {
 		// "my study buddy is carol", "my running partner is Ana", "my work wife is Jo": a
