@@ -1377,25 +1377,8 @@ var labelTails = wordSet(`now currently nowadays lately atm rn days these right`
 // words ending in a colon, naming an attribute of the table or one of labelNames. A
 // "favourite <thing>:" label names the favourite attribute.
 func labelAttr(ts []token) (attr string, own bool) {
-	ts = skipFillers(ts)
-	if len(ts) == 0 || len(ts) > 6 || !ts[len(ts)-1].colon {
-		return "", false
-	}
-	own = true
-	if w := ts[0].low; strings.HasSuffix(w, "'s") && len(ts) > 1 {
-		own = false
-		ts = ts[1:]
-	}
-	for len(ts) > 0 && labelLeads[ts[0].low] {
-		if ts[0].low == "his" || ts[0].low == "her" || ts[0].low == "their" {
-			own = false
-		}
-		ts = ts[1:]
-	}
-	for len(ts) > 1 && labelTails[ts[len(ts)-1].low] {
-		ts = ts[:len(ts)-1]
-	}
-	if len(ts) == 0 || len(ts) > 2 {
+	ts, own, ok := labelWords(ts)
+	if !ok {
 		return "", false
 	}
 	for _, t := range ts {
@@ -1422,21 +1405,8 @@ func labelAttr(ts []token) (attr string, own bool) {
 // after it), so that "dinner: risotto" or "mood: tired" state nothing. Chat openers
 // ("update:", "fun fact:"), verbs, pronouns and judgements are no label.
 func openLabelAttr(ts, next []token) (attr string, own bool) {
-	ts = skipFillers(ts)
-	if len(ts) == 0 || len(ts) > 4 || !ts[len(ts)-1].colon {
-		return "", false
-	}
-	own = true
-	for len(ts) > 0 && labelLeads[ts[0].low] {
-		if ts[0].low == "his" || ts[0].low == "her" || ts[0].low == "their" {
-			own = false
-		}
-		ts = ts[1:]
-	}
-	for len(ts) > 1 && labelTails[ts[len(ts)-1].low] {
-		ts = ts[:len(ts)-1]
-	}
-	if len(ts) == 0 || len(ts) > 2 || len(next) == 0 || !isDigitStart(strings.TrimLeft(next[0].low, "£$€~")) {
+	ts, own, ok := labelWords(ts)
+	if !ok || len(next) == 0 || !isDigitStart(strings.TrimLeft(next[0].low, "£$€~")) {
 		return "", false
 	}
 	for _, t := range ts {
@@ -1456,6 +1426,31 @@ var chatLabels = wordSet(`update updates news note notes psa fyi reminder questi
 	tips fact facts take spoiler today tonight yesterday tomorrow morning evening week weekend day night lesson result
 	results list reason reasons point rule rules step steps status mood vibe vibes highlight highlights part
 	agenda recap progress score total damage cost bill receipt`)
+
+// labelWords returns the one or two words that name a label — at most six words ending
+// in a colon, past a possessor ("mum's"), labelLeads ("my current") and labelTails
+// ("now") — and whether the label is the speaker's own (no possessor other than my/our).
+func labelWords(ts []token) (words []token, own, ok bool) {
+	ts = skipFillers(ts)
+	if len(ts) == 0 || len(ts) > 6 || !ts[len(ts)-1].colon {
+		return nil, false, false
+	}
+	own = true
+	if w := ts[0].low; strings.HasSuffix(w, "'s") && len(ts) > 1 {
+		own = false
+		ts = ts[1:]
+	}
+	for len(ts) > 0 && labelLeads[ts[0].low] {
+		if ts[0].low == "his" || ts[0].low == "her" || ts[0].low == "their" {
+			own = false
+		}
+		ts = ts[1:]
+	}
+	for len(ts) > 1 && labelTails[ts[len(ts)-1].low] {
+		ts = ts[:len(ts)-1]
+	}
+	return ts, own, len(ts) > 0 && len(ts) <= 2
+}
 
 // ts0 is the first word of ts, or "".
 func ts0(ts []token) string {
