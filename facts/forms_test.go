@@ -870,7 +870,7 @@ func TestOfflineAmountsMoved(t *testing.T) {
 		{"my dad's rent went up to 900", []string{"dad/rent=900"}},
 		{"landlord's putting the rent up to £1,140 from October", []string{"user/rent=£1,140"}},
 		{"with the extra money I'm bumping the savings goal up to £8,000", []string{"user/savings-goal=£8,000"}},
-		{"they've bumped my lantus up to 20 units", []string{"user/lantus-dose=20"}},
+		{"they've bumped my lantus up to 20 units", []string{"user/lantus-dose=20 units"}},
 		// An open label before a clock time; a hyphenated thing is no name.
 		{"bedtime: 11pm", []string{"user/bedtime=11pm"}},
 		{"wake up: 6:30 on weekdays", []string{"user/wake-time=6:30"}},
@@ -884,6 +884,15 @@ func TestOfflineAmountsMoved(t *testing.T) {
 		{"moved my number over to giffgaff, a tenner a month", []string{"user/phone-plan=giffgaff"}},
 		{"asleep around midnight most nights", []string{"user/bedtime-time=midnight"}},
 		{"revised the deposit target down to £4,500, the rent rise ate too much", []string{"user/deposit-target=£4,500"}},
+		{"TSH came high again so doctor has increased the Thyronorm to 75 mcg", []string{"user/thyronorm=75 mcg"}},
+		// A list of subscriptions after a label; one cut with the speaker left out.
+		{"Streaming right now: Netflix, Hulu, Spotify family plan. Feels like a lot.", []string{"user/subscription=Netflix", "user/subscription=Hulu", "user/subscription=Spotify"}},
+		{"Cut Netflix too. Price hike was the last straw.", []string{"user/subscription!=Netflix"}},
+		// A family member named the way families do; an activity taken up after "has".
+		{"Our Derek has taken up bowls at the club on Abbey Lane", []string{"derek/hobby=bowls"}},
+		// A named animal said to be the speaker's pet, by kind or breed.
+		{"Mittens is my old cat, and Rufus is a beagle who thinks he runs the house", []string{"user/pet=Mittens", "user/pet=Rufus"}},
+		{"Tom is a lab technician", []string{"-user/pet=Tom"}},
 		// A title and a surname are one subject.
 		{"my neighbour Mrs Osei takes her cat Pepper to Riverside too", []string{"mrs-osei/pet=Pepper"}},
 		{"Mrs Osei moved to Leeds", []string{"mrs-osei/home=Leeds"}},

@@ -1056,6 +1056,11 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 		return formReading{attr: "home", value: v}, v != ""
 	},
 	readValue("doctor", func(c clause) string { return careName(c.rest) }),
+	func(c clause, self string, _ bool) (formReading, bool) {
+		// "Mittens is my old cat": the speaker's pet, whatever the clause's subject.
+		v := petIs(skipFillers(c.toks))
+		return formReading{subject: self, attr: "pet", value: v}, v != "" && self != ""
+	},
 	readValue("commute-mode", func(c clause) string { return commuteMode(join(c.rest)) }),
 	readPair(func(c clause) (string, string) { return expiry(c.text) }),
 	readValue("phone-plan", func(c clause) string { return group1(portRe, c.text) }),

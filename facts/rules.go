@@ -525,12 +525,12 @@ func workDays(text string) string {
 // amountMoveRe is an amount of the speaker's said to rise or fall to a new one: "my
 // take-home goes up to £2,710", "the rent went up to 1100", "our council tax is going
 // down to £140", "bumping the savings goal up to £8,000".
-var amountMoveRe = regexp.MustCompile(`(?i)\b(?:put|puts|putting|bump|bumps|bumping|bumped|push|pushes|pushing|pushed|move|moving|moved|raise|raising|raised|drop|dropping|dropped|knock|knocking|knocked|cut|cutting|revise|revised|revising|lower|lowered|lowering|up|upped|upping|increase|increased|increasing|reduce|reduced|reducing|change|changed|changing)\s+(?:my|our|the)\s+` + amountLabelRe + `\s+(?:up|down)\s+to\s+` + amountRe + `|(?:^|\b)(?:my|our|the)\s+` + amountLabelRe + `\s+(?:goes|went|is going|'s going|has gone|have gone|has been put|is being put|got put|gets put|will go|going|jumps|jumped|is|'s)\s+(?:up|down)\s+to\s+` + amountRe)
+var amountMoveRe = regexp.MustCompile(`(?i)\b(?:put|puts|putting|bump|bumps|bumping|bumped|push|pushes|pushing|pushed|move|moving|moved|raise|raising|raised|drop|dropping|dropped|knock|knocking|knocked|cut|cutting|revise|revised|revising|lower|lowered|lowering|up|upped|upping|increase|increased|increasing|reduce|reduced|reducing|change|changed|changing)\s+(?:my|our|the)\s+` + amountLabelRe + `\s+(?:up|down)\s+to\s+` + amountRe + `|\b(?:increased|increasing|reduced|reducing|raised|lowered|upped|dropped|cut|bumped)\s+(?:my|our|the|his|her)\s+` + amountLabelRe + `\s+to\s+` + amountRe + `|(?:^|\b)(?:my|our|the)\s+` + amountLabelRe + `\s+(?:goes|went|is going|'s going|has gone|have gone|has been put|is being put|got put|gets put|will go|going|jumps|jumped|is|'s)\s+(?:up|down)\s+to\s+` + amountRe)
 
 // amountLabelRe and amountRe are amountMoveRe's label and amount.
 const (
 	amountLabelRe = `([a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)`
-	amountRe      = `([£$€]?\s?\d[\d,.]*k?)`
+	amountRe      = `([£$€]?\s?\d[\d,.]*(?:k|\s?(?:mg|mcg|ml|units?|iu|%|hours?|hrs|minutes|mins|km|miles))?)\b`
 )
 
 // amountMove returns the attribute and the new amount of amountMoveRe, or "", and
@@ -541,8 +541,8 @@ func amountMove(text string) (attr, value string, put bool) {
 	if m == nil {
 		return "", "", false
 	}
-	put = m[1] != ""
-	attr, value = amountLabel(m[1]+m[3], m[2]+m[4])
+	put = m[1] != "" || m[3] != ""
+	attr, value = amountLabel(m[1]+m[3]+m[5], m[2]+m[4]+m[6])
 	return attr, value, put && attr != ""
 }
 
@@ -580,14 +580,18 @@ func amountLabel(label, amount string) (string, string) {
 var streamingRe = regexp.MustCompile(`(?i)\b(?:netflix|spotify(?: premium)?|disney\+?|disney plus|crunchyroll|apple music|apple tv\+?|amazon prime|prime video|hbo(?: max)?|now tv|youtube premium|youtube music|audible|deezer|tidal|paramount\+?|paramount plus|britbox|mubi|dazn|peacock|hulu|kindle unlimited|xbox game pass|game pass|playstation plus|ps plus)\b`)
 
 // streamingStop gives a subscription up: "cancelled netflix", "dropped spotify".
-var streamingStop = regexp.MustCompile(`(?i)\b(?:cancell?ed|cancel|cancelling|dropped|drop|ditched|ditch|quit|stopped|unsubscribed(?: from)?|got rid of|no longer (?:have|pay for|use)|don'?t (?:have|pay for) .{0,12}any ?more)\s+(?:my\s+|the\s+|our\s+)?$`)
+var streamingStop = regexp.MustCompile(`(?i)\b(?:cancell?ed|cancel|cancelling|cut|cutting|dropped|drop|ditched|ditch|quit|stopped|unsubscribed(?: from)?|got rid of|no longer (?:have|pay for|use)|don'?t (?:have|pay for) .{0,12}any ?more)\s+(?:my\s+|the\s+|our\s+)?$`)
 
 // streamingFacts reads the subscriptions a clause of the speaker's names by brand — had,
 // paid for, switched to, or given up ("cancelled netflix"): one fact each, since a
 // subscription is one of several.
 func streamingFacts(c clause, self string, base Fact) []Fact {
-	if c.subj != self && !slices.ContainsFunc(c.toks, func(t token) bool { return t.low == "we" || t.low == "we've" || t.low == "we're" }) {
-		return nil
+	if c.subj != self && !slices.ContainsFunc(c.toks, func(t token) bool { return t.low == "we" || t.low == "we've" || t.low == "we're" }) &&
+		!(len(c.toks) <= 4 && streamingRe.MatchString(c.text) && Kebab(streamingRe.FindString(c.text)) == c.subj) &&
+		!(len(c.toks) > 0 && streamingStop.MatchString(c.toks[0].low+" ")) {
+		// (A clause opened by a verb of giving up, "Cut Netflix too", has the speaker's
+		// subject left out.)
+		return nil // a clause that is only a brand ("…: Netflix, Hulu, Spotify") is the speaker's list
 	}
 	var out []Fact
 	for _, ix := range streamingRe.FindAllStringIndex(c.text, 4) {
@@ -723,7 +727,25 @@ var petGone = regexp.MustCompile(`(?i)^(?:went|has gone|had to go|was rehomed|go
 
 // isPetWord reports a kind of pet, in the singular or the plural ("cats").
 func isPetWord(w string) bool {
-	return petWords[w] || len(w) > 3 && petWords[strings.TrimSuffix(w, "s")]
+	return petWords[w] || len(w) > 3 && petWords[strings.TrimSuffix(w, "s")] || breeds[w]
+}
+
+// breeds name a kind of dog or cat, which names a pet as well as "dog" does.
+var breeds = wordSet(`beagle labrador lab collie poodle pug dachshund greyhound whippet husky corgi cockapoo cavapoo
+	schnauzer bulldog chihuahua labradoodle spaniel terrier retriever alsatian lurcher staffie staffy shepherd tabby
+	siamese persian ragdoll bengal moggy`)
+
+// petIsRe says a named animal is the speaker's: "Mittens is my old cat", "Rufus is a
+// beagle", "Rufus is our dog".
+var petIsRe = regexp.MustCompile(`^(\p{Lu}[\p{L}'-]+)\s+(?:is|'s)\s+(?:(my|our)\s+|an?\s+)(?:old\s+|new\s+|little\s+|big\s+|rescue\s+|young\s+|elderly\s+|ginger\s+|black\s+|grey\s+)*([a-z]+)\b`)
+
+// petIs returns the pet a clause names by petIsRe, or "".
+func petIs(ts []token) string {
+	m := petIsRe.FindStringSubmatch(join(ts))
+	if m == nil || !isPetWord(strings.ToLower(m[3])) || notName(strings.ToLower(m[1])) {
+		return ""
+	}
+	return m[1]
 }
 
 // apposedName reports a capitalised word that can be a name where the words around it
@@ -881,6 +903,11 @@ func activityObject(ts []token, more map[string]bool) []token {
 // takenUp returns how many words open ts with taking an activity up ("took up", "have
 // taken up", "picked up", "got into", "into"), else 0.
 func takenUp(ts []token) int {
+	if len(ts) > 1 && (ts[0].low == "has" || ts[0].low == "have" || ts[0].low == "had" || ts[0].low == "just") {
+		if n := takenUp(ts[1:]); n > 0 {
+			return n + 1 // "has taken up bowls"
+		}
+	}
 	switch {
 	case len(ts) > 1 && (ts[0].low == "took" || ts[0].low == "taken" || ts[0].low == "take" || ts[0].low == "taking" || ts[0].low == "picked") && ts[1].low == "up":
 		return 2

@@ -662,6 +662,10 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 	}
 	w0 := ts[0].low
 	switch {
+	case w0 == "our" && len(ts) > 2 && isCapitalised(ts[1]) && !notName(ts[1].low) && (subjectVerbs[ts[2].low] || thirdPersonVerb(ts, 2)):
+		// "Our Derek has taken up bowls": a family member named the way families do.
+		p.last = Kebab(ts[1].low)
+		return p.last, ts[2:], ""
 	case firstPerson[w0] || w0 == "our" && !p.isEntityPhrase(ts) && (len(ts) < 2 || relations[strings.TrimSuffix(ts[1].low, "'s")] == ""):
 		// "our neighbour Pat has a cat" is the neighbour's (possessed, below).
 		if w0 == "me" && len(ts) > 2 && ts[1].low == "and" {
