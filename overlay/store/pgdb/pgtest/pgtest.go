@@ -71,17 +71,35 @@ func HoldPool(t testing.TB, db *sql.DB) (release func()) {
 	}
 	sleepCtx, stopSleep := context.WithCancel(ctx)
 	slept := make(chan error, 1)
-	go func() {
-		_, err := db.ExecContext(sleepCtx, `SELECT pg_sleep(60)`)
-		slept <- err
-	}()
+	sleep := func() {
+		go func() {
+			_, err := db.ExecContext(sleepCtx, `SELECT pg_sleep(60)`)
+			slept <- err
+		}()
+	}
+	sleep()
 	t.Cleanup(func() {
 		stopSleep()
 		tx.Rollback()
 	})
+	// On a loaded machine the second connection may take longer to open than a test
+	// pool's acquire timeout: the sleep then fails at once, and is started again until
+	// the deadline, which fails the test instead of waiting for ever.
+	deadline := time.Now().Add(30 * time.Second)
 	for s, _ := pgdb.Stats(db); s.InUse < 2; s, _ = pgdb.Stats(db) {
+		select {
+		case err := <-slept:
+			if time.Now().After(deadline) {
+				t.Fatalf("hold the pool: the sleep on the second connection: %v", err)
+			}
+			sleep()
+		default:
+		}
 		if err := ctx.Err(); err != nil {
 			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("hold the pool: two connections not in use after 30 s")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
