@@ -149,6 +149,10 @@ func attributeByName(name string) (attribute, bool) {
 // doseSuffix names a medicine's own dose slot: "amlodipine-dose" (drugFacts).
 const doseSuffix = "-dose"
 
+// NamesItsOwner reports an attribute that names whose thing it is — a medicine's dose,
+// "amlodipine-dose" — so that no other slot's name fits it, however near its meaning.
+func NamesItsOwner(attr string) bool { return strings.HasSuffix(attr, doseSuffix) }
+
 // openAttribute is an attribute outside the table, its kind of value told by its name's
 // last word: a medicine's dose is an amount said with a dose's units, an event's time a
 // clock time, its day a weekday, a date a date ("i would kill for an 11 standup" gives

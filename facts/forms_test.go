@@ -826,6 +826,12 @@ func TestOfflineDosesCommutesExpiries(t *testing.T) {
 			t.Errorf("%q: facts %v, want user/hobby!=bouldering", text, got)
 		}
 	}
+	// A dose read for a medicine the memory does not name gives way to the one it names.
+	if got := factKeys(loneDose("the GP's added amlodipine for my blood pressure , 5mg at night", []Fact{
+		{Subject: "user", Attribute: "levothyroxine-dose", Value: "5mg", Confidence: 0.6}, {Subject: "user", Attribute: "medication", Value: "amlodipine"},
+	})); !slices.Equal(got, []string{"user/medication=amlodipine", "user/amlodipine-dose=5mg"}) {
+		t.Errorf("loneDose: %v", got)
+	}
 	if got := eventStem("recycling"); got != "recycle" {
 		t.Errorf("eventStem(recycling) = %q", got)
 	}

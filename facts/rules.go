@@ -2950,14 +2950,25 @@ const drugConfidence = 0.9
 
 // loneDose gives the one medicine a memory names the one dose it states in a clause
 // of its own: "started sertraline today, 50mg" (drugFacts reads a dose beside the name
-// only). Two medicines, or two doses, leave it unread.
+// only). Two medicines, or two doses, leave it unread. A dose read for a medicine the
+// memory does not name is dropped first.
 func loneDose(text string, fs []Fact) []Fact {
+	if drugRe.MatchString(text) {
+		// A dose of a medicine the memory does not name, beside one it does ("the GP's
+		// added amlodipine, 5mg at night" after levothyroxine 50mcg), is the named one's.
+		low := " " + strings.Join(strings.Fields(strings.ToLower(text)), " ") + " "
+		fs = slices.DeleteFunc(fs, func(f Fact) bool {
+			drug, isDose := strings.CutSuffix(f.Attribute, doseSuffix)
+			return isDose && !strings.Contains(low, strings.ReplaceAll(drug, "-", " "))
+		})
+	}
 	var med *Fact
 	for i, f := range fs {
 		switch {
 		case strings.HasSuffix(f.Attribute, doseSuffix):
 			return fs
-		case f.Attribute == "medication" && !f.Negated:
+		case f.Attribute == "medication" && !f.Negated && drugRe.MatchString(f.Value):
+			// (A medicine named by its stem: "allergic", read by meaning, takes no dose.)
 			if med != nil {
 				return fs
 			}

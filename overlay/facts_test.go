@@ -266,6 +266,32 @@ func TestAdoptSlotKeepsKinds(t *testing.T) {
 	}
 }
 
+// A medicine's dose names its medicine: it never adopts another medicine's dose slot,
+// however near the topic head puts the two memories.
+func TestAdoptSlotKeepsOwners(t *testing.T) {
+	heads := gate.NewHeads(overlaytest.BagDim, 16, 8, rand.New(rand.NewPCG(3, 4)))
+	dose := fact("user", "amlodipine-dose", "5mg")
+	dose.Confidence = 0.9
+	x := &mapExtractor{facts: map[string][]facts.Fact{
+		"I take levothyroxine, 50mcg every morning":  {fact("user", "levothyroxine-dose", "50mcg")},
+		"the GP's added amlodipine, 5mg every night": {dose},
+	}}
+	o := newTestOverlay(t, func(c *Config) { c.Facts, c.Heads, c.AdoptTop = x, heads, -1 })
+	trs, err := o.Add(t.Context(), "dee", []Input{
+		{Content: "I take levothyroxine, 50mcg every morning", EventTime: at(1)},
+		{Content: "the GP's added amlodipine, 5mg every night", EventTime: at(2)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trs[1].Slot != "user/amlodipine-dose" {
+		t.Errorf("the amlodipine dose joined slot %q", trs[1].Slot)
+	}
+	if st := statuses(t, o, "dee", trs); st["I take levothyroxine, 50mcg every morning"] != store.StatusActive {
+		t.Errorf("the levothyroxine dose is %s after another medicine's", st["I take levothyroxine, 50mcg every morning"])
+	}
+}
+
 // Version groups by fact do not depend on arrival order or on deletions: for random
 // streams of moves, job changes, restatements, pets taken in and given away, reported in
 // any order with some memories deleted on the way, the final statuses are those of the

@@ -888,9 +888,11 @@ func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, 
 	}
 	out := slices.Clone(fs)
 	for i, f := range out {
-		if f.Confidence == 0 || !facts.SingleValued(f.Attribute) || slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Group() }) {
+		if f.Confidence == 0 || !facts.SingleValued(f.Attribute) || facts.NamesItsOwner(f.Attribute) || slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Group() }) {
 			// A fact read from the clause's form ("lives in Albuquerque") has its
-			// attribute for certain; only one read by meaning may be named another way.
+			// attribute for certain; only one read by meaning may be named another way,
+			// and not one whose attribute names its owner ("amlodipine-dose" is never
+			// levothyroxine's).
 			continue
 		}
 		if page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Slot: f.Group(), Limit: 1}); err != nil {
