@@ -877,6 +877,8 @@ func TestOfflineAmountsMoved(t *testing.T) {
 		{"landlord's putting the rent up to £1,140 from October", []string{"user/rent=£1,140"}},
 		{"with the extra money I'm bumping the savings goal up to £8,000", []string{"user/savings-goal=£8,000"}},
 		{"they've bumped my lantus up to 20 units", []string{"user/lantus-dose=20 units"}},
+		{"diabetes nurse says bump the lantus up to 20 since my mornings are all in the 9s", []string{"user/lantus-dose=20"}},
+		{"the school's changed the start time to 8:30 from january", []string{"-user/start-time=8"}},
 		// An open label before a clock time; a hyphenated thing is no name.
 		{"bedtime: 11pm", []string{"user/bedtime=11pm"}},
 		{"wake up: 6:30 on weekdays", []string{"user/wake-time=6:30"}},

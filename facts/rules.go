@@ -522,34 +522,48 @@ func workDays(text string) string {
 	return cmp.Or(m[1], m[2], m[3])
 }
 
-// amountMoveRe is an amount of the speaker's said to rise or fall to a new one: "my
-// take-home goes up to £2,710", "the rent went up to 1100", "our council tax is going
-// down to £140", "bumping the savings goal up to £8,000".
-var amountMoveRe = regexp.MustCompile(`(?i)\b(?:put|puts|putting|bump|bumps|bumping|bumped|push|pushes|pushing|pushed|move|moving|moved|raise|raising|raised|drop|dropping|dropped|knock|knocking|knocked|cut|cutting|revise|revised|revising|lower|lowered|lowering|up|upped|upping|increase|increased|increasing|reduce|reduced|reducing|change|changed|changing)\s+(?:my|our|the)\s+` + amountLabelRe + `\s+(?:up|down)\s+to\s+` + amountRe + `|\b(?:increased|increasing|reduced|reducing|raised|lowered|upped|dropped|cut|bumped)\s+(?:my|our|the|his|her)\s+` + amountLabelRe + `\s+to\s+` + amountRe + `|(?:^|\b)(?:my|our|the)\s+` + amountLabelRe + `\s+(?:goes|went|is going|'s going|has gone|have gone|has been put|is being put|got put|gets put|will go|going|jumps|jumped|is|'s)\s+(?:up|down)\s+to\s+` + amountRe)
+// amountMoveRe is an amount said to rise or fall to a new one: "my take-home goes up to
+// £2,710", "the rent went up to 1100", "our council tax is going down to £140";
+// amountPutRe one put there by a verb (of changingVerbs): "bumping the savings goal up to
+// £8,000".
+var (
+	amountPutRe  = regexp.MustCompile(`(?i)\b([a-z]+)\s+(my|our|the|his|her)\s+` + amountLabelRe + `\s+(?:(?:up|down)\s+)?to\s+` + amountRe)
+	amountMoveRe = regexp.MustCompile(`(?i)(?:^|\b)(?:my|our|the)\s+` + amountLabelRe + `\s+(?:goes|went|is going|'s going|has gone|have gone|has been put|is being put|got put|gets put|will go|going|jumps|jumped|is|'s)\s+(?:up|down)\s+to\s+` + amountRe)
+)
 
-// amountLabelRe and amountRe are amountMoveRe's label and amount.
+// amountLabelRe and amountRe are the label and the amount of amountMoveRe and amountPutRe.
 const (
 	amountLabelRe = `([a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)`
 	amountRe      = `([£$€]?\s?\d[\d,.]*(?:k|\s?(?:mg|mcg|ml|units?|iu|%|hours?|hrs|minutes|mins|km|miles))?)\b`
 )
 
-// amountMove returns the attribute and the new amount of amountMoveRe, or "", and
-// whether a verb of someone's put it there ("landlord's putting the rent up to £1,140":
-// the speaker's rent, whoever the clause is about).
+// amountMove returns the attribute and the new amount of amountMoveRe or amountPutRe,
+// or "", and whether one of changingVerbs put the speaker's amount there: "landlord's
+// putting the rent up to £1,140", "doctor has increased the Thyronorm to 75 mcg" — the
+// rule of actsOnOwn, for a verb anywhere in the clause ("his" or "her" leave the owner
+// to the clause).
 func amountMove(text string) (attr, value string, put bool) {
-	m := amountMoveRe.FindStringSubmatch(text)
-	if m == nil {
-		return "", "", false
+	// A clock time is no amount: "changed the start time to 8:30".
+	clock := func(end int) bool { return clockRe.MatchString(text[max(0, end-2):min(len(text), end+4)]) }
+	if m := amountMoveRe.FindStringSubmatchIndex(text); m != nil && !clock(m[1]) {
+		attr, value = amountLabel(text[m[2]:m[3]], text[m[4]:m[5]])
+		return attr, value, false
 	}
-	put = m[1] != "" || m[3] != ""
-	attr, value = amountLabel(m[1]+m[3]+m[5], m[2]+m[4]+m[6])
-	return attr, value, put && attr != ""
+	for _, m := range amountPutRe.FindAllStringSubmatchIndex(text, -1) {
+		if changingVerbs[strings.ToLower(text[m[2]:m[3]])] && !clock(m[1]) {
+			attr, value = amountLabel(text[m[6]:m[7]], text[m[8]:m[9]])
+			p := strings.ToLower(text[m[4]:m[5]])
+			return attr, value, attr != "" && p != "his" && p != "her"
+		}
+	}
+	return "", "", false
 }
 
 // amountLabel names the attribute of an amount by its label: a label of the table, an
 // attribute whose cue the label is ("salary": rate), or the label itself.
 func amountLabel(label, amount string) (string, string) {
 	label = strings.ToLower(label)
+	label = strings.TrimSuffix(strings.TrimSuffix(label, " up"), " down") // "bump the lantus up to 20"
 	for _, w := range strings.Fields(label) {
 		if verbForm(w) || pronouns[w] || stopValue[w] || evaluations[w] {
 			return "", ""

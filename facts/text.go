@@ -835,9 +835,11 @@ func isRoleOrRelation(w string) bool {
 
 // changingVerbs change an amount, a time or a thing for its holder: "upped", "put …
 // up", "moved", "switched" (with me: placedSelf).
-var changingVerbs = wordSet(`put puts upped ups raised raises increased increases lowered lowers reduced reduces cut cuts
-	doubled doubles halved halves dropped drops moved moves changed changes bumped bumps pushed pushes nicked stole
-	pinched smashed broke crashed`)
+var changingVerbs = wordSet(`put puts putting upped ups upping raise raised raises raising increase increased increases
+	increasing lower lowered lowers lowering reduce reduced reduces reducing cut cuts cutting double doubled doubles
+	doubling halve halved halves halving drop dropped drops dropping move moved moves moving change changed changes
+	changing bump bumped bumps bumping push pushed pushes pushing revise revised revises revising knock knocked knocks
+	knocking nicked stole pinched smashed broke crashed`)
 
 // placingVerbs and placingPreps make "<someone> <verb> me <prep> …" (placedSelf).
 var (
