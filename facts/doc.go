@@ -121,6 +121,20 @@
 //     left knee); a slot named by its attribute in a denial ("someone nicked my bike")
 //     ends whatever value it holds; a job ends untold ("dad's retired", "I lost my job");
 //     a change names an earlier value by its head ("traded the focus in for a yaris").
+//   - Everyday forms of their own (session 16): the speaker and someone named as a
+//     couple ("marco and i broke up", "me and my boyfriend marco are …"); seeing someone
+//     about care is a doctor ("seeing Sunita at the clinic"); how someone commutes
+//     (commute-mode), working days (work-days), when a document runs out
+//     (<thing>-expiry); subscriptions by brand ("cancelled netflix"); a number moved to
+//     another network; flatmates named ("living w ben and jo"); a named animal said to
+//     be the speaker's pet by kind or breed; an amount said to go up or down to a new one
+//     by its label ("my take-home goes up to £2,710"), or put there by someone's verb of
+//     change (changingVerbs: "landlord's putting the rent up to £1,140"); an open label
+//     before an amount or a clock time ("savings goal: £6,000"); a title and a surname
+//     as one subject (mrs-osei); a relation and its name set off by commas as one clause
+//     ("My husband, David, works …"); chat's "w" and "w/", and a known name's possessive
+//     without its apostrophe ("alfies teacher"). A form reader whose value only names
+//     its attribute leaves the clause to the readers after it.
 //   - A plan's month is when the planned thing happens, not when the fact became true
 //     ("we're going to crete in july"): no event time for a trip, a flight, a stay or an
 //     event dated ahead.
