@@ -806,7 +806,8 @@ func TestOfflineDosesCommutesExpiries(t *testing.T) {
 		// How someone gets to work.
 		{"my wife Cerys gets the bus to the hospital", []string{"cerys/commute-mode=bus"}},
 		{"i cycle to work now", []string{"user/commute-mode=bike"}},
-		{"switched to driving into the office since the strikes", []string{"user/commute-mode=car"}},
+		{"switched to driving into the office since the strikes", []string{"user/commute-mode=drive"}},
+		{"by car to work these days, the buses are hopeless", []string{"user/commute-mode=drive"}},
 		{"walked to the shop for milk", []string{"-user/commute-mode=walk"}},
 		// When a document or an agreement runs out.
 		{"just realised my passport runs out in feb 2026, need to renew", []string{"user/passport-expiry=feb 2026"}},
@@ -827,7 +828,7 @@ func TestOfflineDosesCommutesExpiries(t *testing.T) {
 		}
 	}
 	// A dose read for a medicine the memory does not name gives way to the one it names.
-	if got := factKeys(loneDose("the GP's added amlodipine for my blood pressure , 5mg at night", []Fact{
+	if got := factKeys(loneDose(prepared{clauses: []clause{{text: "the GP's added amlodipine for my blood pressure"}, {text: "5mg at night"}}}, []Fact{
 		{Subject: "user", Attribute: "levothyroxine-dose", Value: "5mg", Confidence: 0.6}, {Subject: "user", Attribute: "medication", Value: "amlodipine"},
 	})); !slices.Equal(got, []string{"user/medication=amlodipine", "user/amlodipine-dose=5mg"}) {
 		t.Errorf("loneDose: %v", got)

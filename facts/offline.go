@@ -682,7 +682,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			facts = append(facts, g)
 		}
 	}
-	facts = loneDose(p.text(), ownersByAttribute(in, p, knownEvents(facts, known), known))
+	facts = loneDose(p, ownersByAttribute(in, p, knownEvents(facts, known), known))
 	for i := range facts {
 		facts[i].defaultOwner, facts[i].genericEvent = false, false
 	}
@@ -964,12 +964,12 @@ type formReading struct {
 // partner.
 var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	func(c clause, self string, cased bool) (formReading, bool) {
-		v, ended, own, ok := coupleName(c.toks, cased, false)
+		v, how, own := coupleName(c.toks, cased)
 		subj := c.subj
 		if own {
 			subj = self
 		}
-		return formReading{subject: subj, attr: "partner", value: v, negated: ended}, ok && subj != ""
+		return formReading{subject: subj, attr: "partner", value: v, negated: how == coupleEnded}, (how == coupleBegan || how == coupleEnded) && subj != ""
 	},
 	// An address is an email whoever's clause states it ("use r.k@proton.me from now on").
 	readValue("email", func(c clause) string { return emailRe.FindString(c.text) }),
@@ -1046,9 +1046,7 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 		if c.subj == self || len(c.rest) < 3 || c.rest[0].low != "from" {
 			return formReading{}, false
 		}
-		on := slices.Clone(c.rest)
-		on[0].low = "on"
-		v := teamName(on[:min(len(on), 5)])
+		v := teamAt(c.rest[:min(len(c.rest), 5)], 1)
 		return formReading{attr: "team", value: v}, v != ""
 	},
 	func(c clause, _ string, cased bool) (formReading, bool) {
@@ -1073,8 +1071,8 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	func(c clause, self string, cased bool) (formReading, bool) {
 		// "me and my boyfriend marco are doing …": the relation names the partner when
 		// nothing else is read from the clause.
-		v, _, _, ok := coupleName(c.toks, cased, true)
-		return formReading{subject: self, attr: "partner", value: v}, ok && self != ""
+		v, how, _ := coupleName(c.toks, cased)
+		return formReading{subject: self, attr: "partner", value: v}, how == coupleNamed && self != ""
 	},
 	func(c clause, _ string, _ bool) (formReading, bool) {
 		v := partnerName(c.rest)

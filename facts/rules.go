@@ -443,9 +443,6 @@ var workplaceStops = wordSet(`home night nights`)
 // whenNouns after "at the" tell when, not where: "at the moment", "at the weekend".
 var whenNouns = wordSet(`moment minute weekend weekends end start beginning same time mo min`)
 
-// datePeople stand between "seeing this" and a partner's name.
-var datePeople = wordSet(`guy girl man woman lad bloke person`)
-
 // careRe marks a clause about care, where "seeing" someone is an appointment, not a
 // date: "seeing Sunita at the same clinic", "I'm seeing Dr Ruiz for my back".
 var careRe = regexp.MustCompile(`(?i)\b(?:clinic|physio\w*|doctors?|dr|gp|surgery|therap\w+|counsell?or|counselling|dentist|specialist|consultant|osteo\w*|chiro\w*|appointments?|sessions?|hospital|nurse|psychiatrist|psychologist|for my (?:back|knee|shoulder|ankle|neck|hip|wrist|foot|leg|arm|anxiety|depression|skin|teeth))\b`)
@@ -478,9 +475,10 @@ func careName(ts []token) string {
 // the hospital", "I cycle to work now", "takes the train into the office".
 var commuteRe = regexp.MustCompile(`(?i)\b(?:(?:get|gets|getting|got|take|takes|taking|took|catch|catches|catching|ride|rides|riding|on) (?:the |a )?(bus|buses|train|trains|tube|tram|metro|subway|ferry|overground)|(cycle|cycles|cycling|cycled|bike|bikes|biking|walk|walks|walking|drive|drives|driving|run|runs|running|scoot|scooter)|by (bus|train|tube|tram|bike|car|metro))\s+(?:in\s+)?(?:to|into)\s+(?:work|the office|office|school|uni|university|college|campus|the hospital|the station|the lab)\b`)
 
-// commuteModes are the canonical values of commuteRe's words.
+// commuteModes are the canonical values of commuteRe's words. Driving is "drive", not
+// "car", which would name the car attribute (namesAttribute).
 var commuteModes = map[string]string{"buses": "bus", "trains": "train", "cycle": "bike", "cycles": "bike", "cycling": "bike", "cycled": "bike", "bikes": "bike", "biking": "bike",
-	"walks": "walk", "walking": "walk", "drive": "car", "drives": "car", "driving": "car", "runs": "run", "running": "run", "scoot": "scooter"}
+	"walks": "walk", "walking": "walk", "drives": "drive", "driving": "drive", "car": "drive", "runs": "run", "running": "run", "scoot": "scooter"}
 
 // commuteMode returns how a clause says its subject commutes (commuteRe), or "".
 func commuteMode(text string) string {
@@ -533,7 +531,7 @@ var (
 
 // amountLabelRe and amountRe are the label and the amount of amountMoveRe and amountPutRe.
 const (
-	amountLabelRe = `([a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)`
+	amountLabelRe = `([a-z][a-z-]*(?:\s+[a-z][a-z-]*)??)` // one word unless two are needed: "the lantus up to 20"
 	amountRe      = `([£$€]?\s?\d[\d,.]*(?:k|\s?(?:mg|mcg|ml|units?|iu|%|hours?|hrs|minutes|mins|km|miles))?)\b`
 )
 
@@ -563,7 +561,6 @@ func amountMove(text string) (attr, value string, put bool) {
 // attribute whose cue the label is ("salary": rate), or the label itself.
 func amountLabel(label, amount string) (string, string) {
 	label = strings.ToLower(label)
-	label = strings.TrimSuffix(strings.TrimSuffix(label, " up"), " down") // "bump the lantus up to 20"
 	for _, w := range strings.Fields(label) {
 		if verbForm(w) || pronouns[w] || stopValue[w] || evaluations[w] {
 			return "", ""
@@ -600,12 +597,8 @@ var streamingStop = regexp.MustCompile(`(?i)\b(?:cancell?ed|cancel|cancelling|cu
 // paid for, switched to, or given up ("cancelled netflix"): one fact each, since a
 // subscription is one of several.
 func streamingFacts(c clause, self string, base Fact) []Fact {
-	if c.subj != self && !slices.ContainsFunc(c.toks, func(t token) bool { return t.low == "we" || t.low == "we've" || t.low == "we're" }) &&
-		!(len(c.toks) <= 4 && streamingRe.MatchString(c.text) && Kebab(streamingRe.FindString(c.text)) == c.subj) &&
-		!(len(c.toks) > 0 && streamingStop.MatchString(c.toks[0].low+" ")) {
-		// (A clause opened by a verb of giving up, "Cut Netflix too", has the speaker's
-		// subject left out.)
-		return nil // a clause that is only a brand ("…: Netflix, Hulu, Spotify") is the speaker's list
+	if !speakersSubscription(c, self) {
+		return nil
 	}
 	var out []Fact
 	for _, ix := range streamingRe.FindAllStringIndex(c.text, 4) {
@@ -618,6 +611,20 @@ func streamingFacts(c clause, self string, base Fact) []Fact {
 		out = append(out, f)
 	}
 	return out
+}
+
+// speakersSubscription reports a clause whose subscriptions are the speaker's: its
+// subject is the speaker or "we"; it is only a brand, one of a list ("Streaming right
+// now: Netflix, Hulu, Spotify", whose clause "Hulu" reads as a name's); or a verb of
+// giving up opens it with the speaker left out ("Cut Netflix too").
+func speakersSubscription(c clause, self string) bool {
+	switch {
+	case c.subj == self || slices.ContainsFunc(c.toks, func(t token) bool { return t.low == "we" || t.low == "we've" || t.low == "we're" }):
+		return true
+	case len(c.toks) <= 4 && c.subj != "" && Kebab(streamingRe.FindString(c.text)) == c.subj:
+		return true
+	}
+	return len(c.toks) > 0 && streamingStop.MatchString(c.toks[0].low+" ")
 }
 
 // portRe moves a phone number to another network: "moved my number over to giffgaff",
@@ -634,18 +641,28 @@ var (
 	coupleOn  = regexp.MustCompile(`(?i)\b(?:seeing each other|dating|got engaged|engaged|got married|married|a couple|an item|back together|together now|got together|officially together)\b`)
 )
 
-// partnerWords are the relations a partner is introduced by ("me and my boyfriend marco").
-var partnerWords = wordSet(`boyfriend girlfriend husband wife partner fiance fiancee bf gf`)
+// partnerWord reports a word a partner is introduced by ("me and my boyfriend marco"): a
+// relation or a label that names the partner.
+func partnerWord(w string) bool { return relations[w] == "partner" || labelNames[w] == "partner" }
 
-// coupleName reads the speaker and someone named as a couple, ending or beginning:
-// "marco and i broke up last week" (negated), "me and Farah have been seeing each
-// other"; with related, only "me and my boyfriend marco are doing …", where the relation
-// says it. The clause's own subject's breakup ("broke up with Tom", "my uncle broke up
-// with Lysander") is read with own false. cased says the text writes names with capitals.
-func coupleName(ts []token, cased, related bool) (name string, ended, own, ok bool) {
+// couple is what coupleName reads of two people.
+type couple int
+
+const (
+	coupleNone  couple = iota
+	coupleBegan        // "me and Farah have been seeing each other"
+	coupleEnded        // "marco and i broke up", "broke up with Tom"
+	coupleNamed        // "me and my boyfriend marco are doing …": only the relation says it
+)
+
+// coupleName reads the speaker and someone named as a couple, beginning, ending, or
+// named by the relation alone. The clause's own subject's breakup ("broke up with Tom",
+// "my uncle broke up with Lysander") is read with own false. cased says the text writes
+// names with capitals.
+func coupleName(ts []token, cased bool) (name string, how couple, own bool) {
 	ts = skipFillers(ts)
 	isName := func(i int) bool {
-		if i >= len(ts) || !isNameToken(ts, i) || partnerWords[ts[i].low] {
+		if i >= len(ts) || !isNameToken(ts, i) || partnerWord(ts[i].low) {
 			return false
 		}
 		return isCapitalised(ts[i]) || !cased && !verbish(ts[i].low)
@@ -658,7 +675,7 @@ func coupleName(ts []token, cased, related bool) (name string, ended, own, ok bo
 	switch {
 	case len(ts) > 2 && (ts[0].low == "me" || ts[0].low == "i") && ts[1].low == "and":
 		at = 2
-		if (ts[2].low == "my" || ts[2].low == "our") && len(ts) > 4 && partnerWords[ts[3].low] {
+		if (ts[2].low == "my" || ts[2].low == "our") && len(ts) > 4 && partnerWord(ts[3].low) {
 			at, byRelation = 4, true
 		}
 	case len(ts) > 2 && ts[1].low == "and" && (ts[2].low == "i" || ts[2].low == "me"):
@@ -667,24 +684,21 @@ func coupleName(ts []token, cased, related bool) (name string, ended, own, ok bo
 	if at >= 0 && isName(at) {
 		rest := join(ts[at+1:])
 		switch {
-		case related:
-			return nameRun(ts[at : at+1]), false, true, byRelation
 		case coupleEnd.MatchString(rest):
-			return nameRun(ts[at : at+1]), true, true, true
+			return nameRun(ts[at : at+1]), coupleEnded, true
 		case coupleOn.MatchString(rest):
-			return nameRun(ts[at : at+1]), false, true, true
+			return nameRun(ts[at : at+1]), coupleBegan, true
+		case byRelation:
+			return nameRun(ts[at : at+1]), coupleNamed, true
 		}
-		return "", false, false, false
-	}
-	if related {
-		return "", false, false, false
+		return "", coupleNone, false
 	}
 	for i := 0; i+2 < len(ts); i++ {
 		if ts[i+1].low == "up" && (ts[i].low == "broke" || ts[i].low == "split") && i+3 < len(ts) && ts[i+2].low == "with" && isName(i+3) {
-			return nameRun(ts[i+3 : i+4]), true, false, true
+			return nameRun(ts[i+3 : i+4]), coupleEnded, false
 		}
 	}
-	return "", false, false, false
+	return "", coupleNone, false
 }
 
 // partnerName returns the partner a clause names: "is with Clementine now", "now I am
@@ -708,7 +722,7 @@ func partnerName(ts []token) string {
 			if n.low == "to" && i+2 < len(ts) {
 				n = ts[i+2]
 			}
-			if k := i + 1; (w == "seeing" || w == "dating") && k+2 < len(ts) && (ts[k].low == "this" || ts[k].low == "a") && datePeople[ts[k+1].low] {
+			if k := i + 1; (w == "seeing" || w == "dating") && k+2 < len(ts) && (ts[k].low == "this" || ts[k].low == "a") && personNouns[ts[k+1].low] {
 				n = ts[k+2] // "been seeing this guy Jonas", "dating a girl called Mira"
 				if (n.low == "called" || n.low == "named") && k+3 < len(ts) {
 					n = ts[k+3]
@@ -1401,8 +1415,12 @@ func favouriteOf(ts []token) string {
 	return "favourite-" + Kebab(ts[0].low)
 }
 
-// personNouns end a label of ownedAs that names a person outside the relations.
-var personNouns = wordSet(`guy girl person bloke`)
+// personWords are nouns for a person, not a relation: they end a label of ownedAs that
+// names a person ("my go-to guy is …"), stand between "seeing this" and a partner's
+// name, and before a name described ("a lady called dr hughes": describedName).
+const personWords = `guy girl man woman lad bloke person lady chap fella fellow gentleman`
+
+var personNouns = wordSet(personWords)
 
 // ownedAdverbs may stand between "is" and "my" in ownedAs.
 var ownedAdverbs = wordSet(`still now officially definitely basically also again always forever`)
@@ -1587,17 +1605,25 @@ func teamName(ts []token) string {
 		if t.low != "to" && t.low != "onto" && t.low != "on" && t.low != "into" && t.low != "joined" {
 			continue
 		}
-		j := i + 1
-		if j < len(ts) && (ts[j].low == "the" || ts[j].low == "a" || ts[j].low == "their" || ts[j].low == "our") {
-			j++
+		if v := teamAt(ts, i+1); v != "" {
+			return v
 		}
-		for k := j; k < min(len(ts), j+4); k++ {
-			if teamHeads[ts[k].low] && k > j {
-				return join(ts[j : k+1])
-			}
-			if !isWord(ts[k].low) || stopValue[ts[k].low] || auxiliaries[ts[k].low] || verbWords[ts[k].low] || ts[k].end {
-				break
-			}
+	}
+	return ""
+}
+
+// teamAt reads the team phrase at ts[j] ("the platform team"), else "". A verb inside
+// the phrase makes it a clause.
+func teamAt(ts []token, j int) string {
+	if j < len(ts) && (ts[j].low == "the" || ts[j].low == "a" || ts[j].low == "their" || ts[j].low == "our") {
+		j++
+	}
+	for k := j; k < min(len(ts), j+4); k++ {
+		if teamHeads[ts[k].low] && k > j {
+			return join(ts[j : k+1])
+		}
+		if !isWord(ts[k].low) || stopValue[ts[k].low] || auxiliaries[ts[k].low] || verbWords[ts[k].low] || ts[k].end {
+			break
 		}
 	}
 	return ""
@@ -1655,7 +1681,7 @@ func valueMentions(in Input, p prepared, have []Fact, values map[string][]string
 			hasByKind && key == byKind.Subject+"/"+byKind.Attribute {
 			continue
 		}
-		if drug, isDose := strings.CutSuffix(attr, doseSuffix); isDose && drugRe.MatchString(in.Text) && !mentions(words, drug) {
+		if unnamedDose(attr, in.Text, words) {
 			continue // "switched me to rosuvastatin 5 mg": that one's dose, not atorvastatin's
 		}
 		vals := values[key]
@@ -2270,13 +2296,8 @@ func stoppedValue(ts []token, vals []string) string {
 			case strings.HasSuffix(ts[i-1].low, "'s"):
 				k = i - 1
 			}
-			if k >= 0 {
-				w := strings.TrimSuffix(ts[k].low, "'s")
-				for _, v := range vals {
-					if valueHead(v) == w || strings.EqualFold(v, w) {
-						return v
-					}
-				}
+			if v := valueNamedBy(ts, k, vals); v != "" {
+				return v
 			}
 		}
 		j := i + 1
@@ -2303,20 +2324,27 @@ func stoppedValue(ts []token, vals []string) string {
 		for j < len(ts) && (leadValue[ts[j].low] || ts[j].low == "old") {
 			j++
 		}
-		if j >= len(ts) {
-			return ""
-		}
-		tw := valueWords(strings.TrimSuffix(ts[j].low, "'s")) // "5:2" is 5, 2
-		if len(tw) == 0 || len(tw) == 1 && len(tw[0]) < 2 {
-			return ""
-		}
-		for _, v := range vals {
-			ws := valueWords(v)
-			if len(ws) >= len(tw) && slices.Equal(ws[:len(tw)], tw) || len(tw) == 1 && valueHead(v) == tw[0] {
-				return v
-			}
-		}
+		return valueNamedBy(ts, j, vals)
+	}
+	return ""
+}
+
+// valueNamedBy returns the value of vals the word ts[k] names — the value's first word
+// or its head ("5:2" of "5:2 diet", "focus" of "ford focus") — or "" (also for k out of
+// ts).
+func valueNamedBy(ts []token, k int, vals []string) string {
+	if k < 0 || k >= len(ts) {
 		return ""
+	}
+	tw := valueWords(strings.TrimSuffix(ts[k].low, "'s")) // "5:2" is 5, 2
+	if len(tw) == 0 || len(tw) == 1 && len(tw[0]) < 2 {
+		return ""
+	}
+	for _, v := range vals {
+		ws := valueWords(v)
+		if len(ws) >= len(tw) && slices.Equal(ws[:len(tw)], tw) || len(tw) == 1 && valueHead(v) == tw[0] {
+			return v
+		}
 	}
 	return ""
 }
@@ -2737,29 +2765,21 @@ func shopAt(rest []token) string {
 
 var shopWords = wordSet(`shop shops shopping groceries grocery food`)
 
-// shareVerbs say that the subject lives with others: "living with", "share a flat with".
+// shareRe says that the subject lives with others: "living with", "share a flat with",
+// "flatmates are".
 var shareRe = regexp.MustCompile(`(?i)\b(?:(?:liv(?:e|es|ing)|share (?:a|the) (?:flat|house|place)|sharing (?:a|the) (?:flat|house|place)|flatshar(?:e|ing)|house ?shar(?:e|ing)) with|(?:flat|house|room) ?mates (?:are|r))\b`)
 
 // housemates returns the people a clause says its subject lives with, by name: "living
 // with ben and jo", "I share a flat with Omar and Priya", "flatmates are hugo and priti". A relation ("with my
 // parents", "with my boyfriend") or a pet names no flatmate.
 func housemates(ts []token, cased bool) []string {
-	loc := shareRe.FindStringIndex(join(ts))
+	text := join(ts)
+	loc := shareRe.FindStringIndex(text)
 	if loc == nil {
 		return nil
 	}
-	// The token after "with".
-	at, pos := -1, 0
-	for i, t := range ts {
-		if pos >= loc[1] {
-			at = i
-			break
-		}
-		pos += len(t.orig) + 1
-	}
-	if at < 0 {
-		return nil
-	}
+	// The word after the match: join puts one space between words.
+	at := strings.Count(text[:loc[1]], " ") + 1
 	var names []string
 	for i := at; i < len(ts) && len(names) < 4; {
 		if !isNameAfterRelation(ts, i) || relations[ts[i].low] != "" || isPetWord(ts[i].low) || !isCapitalised(ts[i]) && (cased || verbish(ts[i].low)) {
@@ -2966,16 +2986,11 @@ const drugConfidence = 0.9
 // of its own: "started sertraline today, 50mg" (drugFacts reads a dose beside the name
 // only). Two medicines, or two doses, leave it unread. A dose read for a medicine the
 // memory does not name is dropped first.
-func loneDose(text string, fs []Fact) []Fact {
-	if drugRe.MatchString(text) {
-		// A dose of a medicine the memory does not name, beside one it does ("the GP's
-		// added amlodipine, 5mg at night" after levothyroxine 50mcg), is the named one's.
-		low := " " + strings.Join(strings.Fields(strings.ToLower(text)), " ") + " "
-		fs = slices.DeleteFunc(fs, func(f Fact) bool {
-			drug, isDose := strings.CutSuffix(f.Attribute, doseSuffix)
-			return isDose && !strings.Contains(low, strings.ReplaceAll(drug, "-", " "))
-		})
-	}
+func loneDose(p prepared, fs []Fact) []Fact {
+	text, words := p.text(), p.words()
+	// A dose of a medicine the memory does not name, beside one it does ("the GP's added
+	// amlodipine, 5mg at night" after levothyroxine 50mcg), is the named one's.
+	fs = slices.DeleteFunc(fs, func(f Fact) bool { return unnamedDose(f.Attribute, text, words) })
 	var med *Fact
 	for i, f := range fs {
 		switch {
@@ -2999,6 +3014,14 @@ func loneDose(text string, fs []Fact) []Fact {
 	d := *med
 	d.Attribute, d.Value = Kebab(med.Value)+doseSuffix, ds[0]
 	return append(fs, d)
+}
+
+// unnamedDose reports a medicine's dose slot (attr) whose medicine a text that names a
+// medicine does not name (words: the text's words, as prepared.words gives them): "the
+// GP's added amlodipine, 5mg" says no levothyroxine dose.
+func unnamedDose(attr, text, words string) bool {
+	drug, isDose := strings.CutSuffix(attr, doseSuffix)
+	return isDose && drugRe.MatchString(text) && !mentions(words, drug)
 }
 
 // drugFacts reads the medicines a clause names: each a "medication" fact (several at

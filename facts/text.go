@@ -197,21 +197,16 @@ func apposed(cs [][]token) [][]token {
 	return cs
 }
 
-// withRe is chat's "w/" and "w" for "with": "living w ben and jo", "a flat w/ my
-// flatmate priya".
-var withRe = regexp.MustCompile(`(?i)(^|\s)w/\s+|(^|\s)w(\s+[\p{L}])`)
+// withSlashRe and withRe are chat's "w/" and "w" for "with": "a flat w/ my flatmate
+// priya", "living w ben and jo".
+var (
+	withSlashRe = regexp.MustCompile(`(?i)(^|\s)w/\s+`)
+	withRe      = regexp.MustCompile(`(?i)(^|\s)w(\s+\p{L})`)
+)
 
-// shorthand spells out chat abbreviations the readers look for as words (withRe).
+// shorthand spells out chat abbreviations the readers look for as words.
 func shorthand(text string) string {
-	return withRe.ReplaceAllStringFunc(text, func(m string) string {
-		lead := m[:len(m)-len(strings.TrimLeftFunc(m, unicode.IsSpace))]
-		rest := strings.TrimLeftFunc(m, unicode.IsSpace)[1:] // past the w
-		rest = strings.TrimPrefix(rest, "/")
-		if rest == "" || !unicode.IsSpace(rune(rest[0])) {
-			rest = " " + rest
-		}
-		return lead + "with" + rest
-	})
+	return withRe.ReplaceAllString(withSlashRe.ReplaceAllString(text, "${1}with "), "${1}with${2}")
 }
 
 // possessives restores the apostrophe chat leaves out after a name known as a subject
@@ -219,18 +214,18 @@ func shorthand(text string) string {
 // teacher is mrs patel" is alfie's teacher. Only such names are touched ("jos" with no
 // jo known stays).
 func possessives(text string, named map[string]bool) string {
-	for subj := range named {
-		if len(subj) < 3 || strings.Contains(subj, "-") || subj == "user" || relations[subj] != "" {
-			continue
+	return possessiveRe.ReplaceAllStringFunc(text, func(m string) string {
+		end := strings.IndexFunc(m, unicode.IsSpace) - 1 // the "s"
+		if subj := strings.ToLower(m[:end]); len(subj) < 3 || subj == "user" || relations[subj] != "" || !named[subj] {
+			return m
 		}
-		re, err := regexp.Compile(`(?i)\b(` + regexp.QuoteMeta(subj) + `)s(\s+\p{L})`)
-		if err != nil {
-			continue
-		}
-		text = re.ReplaceAllString(text, "${1}'s${2}")
-	}
-	return text
+		return m[:end] + "'" + m[end:]
+	})
 }
+
+// possessiveRe is a word ending in "s" before another word: a name's possessive when
+// the name is known (possessives).
+var possessiveRe = regexp.MustCompile(`\b\p{L}+s\s+\p{L}`)
 
 // unshout lower-cases each sentence of text written in capitals throughout ("POPPY HAS
 // SWITCHED TO ARSENAL" says "poppy has switched to arsenal"): its capitals mark no names.
@@ -392,7 +387,16 @@ func isYear(w string) bool {
 }
 
 // honorifics stand before a surname: "Mrs Osei", "Dr Khan".
-var honorifics = wordSet(`mr mrs ms miss dr prof`)
+var honorifics = wordSet(`mr mrs ms dr prof`)
+
+// titledName returns the key of a title and the surname after it at ts[i] ("Mrs Osei":
+// mrs-osei) and how many words they take, else "" and 0.
+func titledName(ts []token, i int) (string, int) {
+	if i+1 < len(ts) && honorifics[ts[i].low] && isCapitalised(ts[i+1]) {
+		return Kebab(ts[i].low + " " + strings.TrimSuffix(ts[i+1].low, "'s")), 2
+	}
+	return "", 0
+}
 
 // firstPerson words make the speaker the subject.
 var firstPerson = map[string]bool{"i": true, "i'm": true, "im": true, "i've": true, "ive": true, "i'd": true, "i'll": true, "me": true, "we": true, "we're": true, "we've": true, "we'll": true, "us": true, "myself": true, "were": false}
@@ -715,10 +719,10 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 			i += 2
 		}
 		name := Kebab(strings.TrimSuffix(ts[i].low, "'s"))
-		if honorifics[ts[i].low] && i+1 < len(ts) && isCapitalised(ts[i+1]) {
+		if titled, n := titledName(ts, i); n > 0 {
 			// "Mrs Osei takes her cat to Riverside": the title and the name.
-			p.last = Kebab(ts[i].low + " " + strings.TrimSuffix(ts[i+1].low, "'s"))
-			return p.last, ts[i+2:], ""
+			p.last = titled
+			return p.last, ts[i+n:], ""
 		}
 		if r := roles[ts0(ts[i+1:])]; r != "" && strings.HasSuffix(ts[i].low, "'s") && i+2 < len(ts) && (ts[i+2].low == "is" || ts[i+2].low == "'s") {
 			// "alfie's teacher is mrs patel": who holds the role is alfie's fact.
@@ -942,9 +946,8 @@ func (p *people) possessed(ts []token, self string) (string, []token, string) {
 		(isCapitalised(ts[k+1]) || !p.cased && !verbish(ts[k+1].low) && !thirdPersonVerb(ts, k+1)) {
 		name := Kebab(strings.TrimSuffix(ts[k+1].low, "'s"))
 		rest := k + 2
-		if honorifics[ts[k+1].low] && k+2 < len(ts) && isCapitalised(ts[k+2]) {
-			// "my neighbour Mrs Osei takes her cat …": the title and the name.
-			name, rest = Kebab(ts[k+1].low+" "+strings.TrimSuffix(ts[k+2].low, "'s")), k+3
+		if titled, n := titledName(ts, k+1); n > 0 {
+			name, rest = titled, k+1+n // "my neighbour Mrs Osei takes her cat …"
 		}
 		if role := roles[w]; role != "" && slices.ContainsFunc(ts[:k], func(t token) bool { return t.low == "new" }) {
 			// "new flatmate bea moved in today", "my new manager Raj starts monday": who
@@ -1039,7 +1042,7 @@ func roleNamed(ts []token) bool {
 		if strings.HasSuffix(ts[0].low, "'s") {
 			j = 1
 		}
-		for j < len(ts) && (ts[j].low == "a" || ts[j].low == "mr" || ts[j].low == "mrs" || ts[j].low == "ms" || ts[j].low == "dr" || ts[j].low == "prof") {
+		for j < len(ts) && (ts[j].low == "a" || honorifics[ts[j].low]) {
 			j++
 		}
 		return j < len(ts) && isNameAfterRelation(ts, j) && ts[j].low != "great" && ts[j].low != "actually"

@@ -334,7 +334,7 @@ func after(ts []token, preps []string, capsFirst bool) string {
 
 // describedRe is a person described before their name: "a lady called dr hughes", "this
 // guy named Omar".
-var describedRe = regexp.MustCompile(`(?i)^(?:an? |this |some )?(?:lady|woman|guy|man|bloke|girl|chap|fella|fellow|lad|gentleman|person) (?:called|named) (\S.*)$`)
+var describedRe = regexp.MustCompile(`(?i)^(?:an? |this |some )?(?:` + strings.Join(strings.Fields(personWords), "|") + `) (?:called|named) (\S.*)$`)
 
 // describedName returns the name of a person described before it (describedRe), or v.
 func describedName(v string) string {
@@ -357,7 +357,7 @@ func named(ts []token) string {
 	}
 	for i := range ts {
 		if isNameAfterRelation(ts, i) && !anchors[ts[i].low] && !stopValue[ts[i].low] && !leadValue[ts[i].low] && len(ts[i].low) > 2 && !verbish(ts[i].low) {
-			if i > 0 && (ts[i-1].low == "is" || ts[i-1].low == "'s" || ts[i-1].low == "to" || ts[i-1].low == "with" || ts[i-1].low == "by" || ts[i-1].low == "mr" || ts[i-1].low == "mrs" || ts[i-1].low == "dr" || ts[i-1].low == "prof" || relations[ts[i-1].low] != "") {
+			if i > 0 && (ts[i-1].low == "is" || ts[i-1].low == "'s" || ts[i-1].low == "to" || ts[i-1].low == "with" || ts[i-1].low == "by" || honorifics[ts[i-1].low] || relations[ts[i-1].low] != "") {
 				return nameRun(ts[i-min(i, titleLen(ts, i)):])
 			}
 		}
@@ -366,11 +366,8 @@ func named(ts []token) string {
 }
 
 func titleLen(ts []token, i int) int {
-	if i > 0 {
-		switch ts[i-1].low {
-		case "mr", "mrs", "ms", "dr", "prof":
-			return 1
-		}
+	if i > 0 && honorifics[ts[i-1].low] {
+		return 1
 	}
 	return 0
 }
@@ -618,11 +615,7 @@ func namesAttribute(f Fact) bool {
 		if job && jobWords[w] {
 			return false
 		}
-		_, other := attributeByName(strings.TrimSuffix(w, "s"))
-		if f.Attribute == "commute-mode" {
-			other = false // "car" is how one commutes here, not the car attribute's name
-		}
-		if !emptyWords[w] && !slices.Contains(attr, w) && !slices.Contains(attr, strings.TrimSuffix(w, "s")) && !other {
+		if _, other := attributeByName(strings.TrimSuffix(w, "s")); !emptyWords[w] && !slices.Contains(attr, w) && !slices.Contains(attr, strings.TrimSuffix(w, "s")) && !other {
 			return false
 		}
 	}

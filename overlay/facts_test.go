@@ -240,55 +240,41 @@ func TestAdoptSlot(t *testing.T) {
 	}
 }
 
-// A fact never adopts the slot of an attribute whose values are of another kind: a
-// running distance is no home, however near the topic head puts the two memories.
-func TestAdoptSlotKeepsKinds(t *testing.T) {
+// A fact read by meaning never adopts a candidate's slot, however near the topic head
+// puts the two memories, when the two attributes take values of different kinds (a
+// running distance is no home) or when its attribute names its owner (a medicine's dose
+// is never another medicine's).
+func TestAdoptSlotKeeps(t *testing.T) {
 	heads := gate.NewHeads(overlaytest.BagDim, 16, 8, rand.New(rand.NewPCG(3, 4)))
-	run := fact("priya", "running-distance", "9 km")
-	run.Confidence = 0.7
-	x := &mapExtractor{facts: map[string][]facts.Fact{
-		"my best friend Priya lives in Gdansk":         {fact("priya", "home", "Gdansk")},
-		"my best friend Priya runs 9 km every morning": {run},
-	}}
-	o := newTestOverlay(t, func(c *Config) { c.Facts, c.Heads, c.AdoptTop = x, heads, -1 })
-	trs, err := o.Add(t.Context(), "dee", []Input{
-		{Content: "my best friend Priya lives in Gdansk", EventTime: at(1)},
-		{Content: "my best friend Priya runs 9 km every morning", EventTime: at(2)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if trs[1].Slot != "priya/running-distance" {
-		t.Errorf("the distance joined slot %q, want priya/running-distance", trs[1].Slot)
-	}
-	if st := statuses(t, o, "dee", trs); st["my best friend Priya lives in Gdansk"] != store.StatusActive {
-		t.Errorf("the home is %s after a distance", st["my best friend Priya lives in Gdansk"])
-	}
-}
-
-// A medicine's dose names its medicine: it never adopts another medicine's dose slot,
-// however near the topic head puts the two memories.
-func TestAdoptSlotKeepsOwners(t *testing.T) {
-	heads := gate.NewHeads(overlaytest.BagDim, 16, 8, rand.New(rand.NewPCG(3, 4)))
-	dose := fact("user", "amlodipine-dose", "5mg")
-	dose.Confidence = 0.9
-	x := &mapExtractor{facts: map[string][]facts.Fact{
-		"I take levothyroxine, 50mcg every morning":  {fact("user", "levothyroxine-dose", "50mcg")},
-		"the GP's added amlodipine, 5mg every night": {dose},
-	}}
-	o := newTestOverlay(t, func(c *Config) { c.Facts, c.Heads, c.AdoptTop = x, heads, -1 })
-	trs, err := o.Add(t.Context(), "dee", []Input{
-		{Content: "I take levothyroxine, 50mcg every morning", EventTime: at(1)},
-		{Content: "the GP's added amlodipine, 5mg every night", EventTime: at(2)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if trs[1].Slot != "user/amlodipine-dose" {
-		t.Errorf("the amlodipine dose joined slot %q", trs[1].Slot)
-	}
-	if st := statuses(t, o, "dee", trs); st["I take levothyroxine, 50mcg every morning"] != store.StatusActive {
-		t.Errorf("the levothyroxine dose is %s after another medicine's", st["I take levothyroxine, 50mcg every morning"])
+	for _, tt := range []struct {
+		name      string
+		old, new  string
+		oldFact   facts.Fact
+		newFact   facts.Fact
+		wantSlot  string
+		certainty float64
+	}{
+		{"kinds", "my best friend Priya lives in Gdansk", "my best friend Priya runs 9 km every morning",
+			fact("priya", "home", "Gdansk"), fact("priya", "running-distance", "9 km"), "priya/running-distance", 0.7},
+		{"owners", "I take levothyroxine, 50mcg every morning", "the GP's added amlodipine, 5mg every night",
+			fact("user", "levothyroxine-dose", "50mcg"), fact("user", "amlodipine-dose", "5mg"), "user/amlodipine-dose", 0.9},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			nf := tt.newFact
+			nf.Confidence = tt.certainty
+			x := &mapExtractor{facts: map[string][]facts.Fact{tt.old: {tt.oldFact}, tt.new: {nf}}}
+			o := newTestOverlay(t, func(c *Config) { c.Facts, c.Heads, c.AdoptTop = x, heads, -1 })
+			trs, err := o.Add(t.Context(), "dee", []Input{{Content: tt.old, EventTime: at(1)}, {Content: tt.new, EventTime: at(2)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if trs[1].Slot != tt.wantSlot {
+				t.Errorf("%q joined slot %q, want %s", tt.new, trs[1].Slot, tt.wantSlot)
+			}
+			if st := statuses(t, o, "dee", trs); st[tt.old] != store.StatusActive {
+				t.Errorf("%q is %s after %q", tt.old, st[tt.old], tt.new)
+			}
+		})
 	}
 }
 
