@@ -909,3 +909,52 @@ func TestOfflineAmountsMoved(t *testing.T) {
 		{"my brother Cian has moved to Galway for a job at the university", []string{"cian/home=Galway"}},
 	})
 }
+
+func TestOfflineCoversAppositionsFragments(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		// A role and its holder's name set off by a comma, for the speaker or another.
+		{"my sister anika has a new boyfriend, Rory. met him at her birthday drinks", []string{"anika/partner=Rory"}},
+		{"we've got a cleaner now, rosa, absolute legend", []string{"user/cleaner=rosa"}},
+		{"anika has a boyfriend now, finally", []string{"-anika/partner=boyfriend"}},
+		// A clause without a subject of its own goes on with the one before; one who
+		// tells the speaker something tells of themselves.
+		{"mum told me she's on sertraline too, has been for years, 150mg", []string{"mum/sertraline-dose=150mg", "-user/sertraline-dose=150mg"}},
+		{"my brother is on metformin now, 500mg twice a day", []string{"brother/metformin-dose=500mg"}},
+		{"Streaming right now: Netflix, Hulu, Spotify family plan.", []string{"user/subscription=Spotify"}},
+		// A name in lower case before adverbs and its verb is a subject.
+		{"marcus only ever drinks a black americano", []string{"-user/drink=black americano", "-user/job=black americano"}},
+		// A "when" clause in the past tells when, not a condition.
+		{"jess went vegetarian too when we moved in together", []string{"jess/diet=vegetarian"}},
+	})
+	if res := extract(t, []Input{{Text: "marcus only ever drinks a black americano"}}); !slices.ContainsFunc(res[0].Facts, func(f Fact) bool { return f.Subject == "marcus" }) {
+		t.Errorf("marcus's drink: facts %v, want marcus's", factKeys(res[0].Facts))
+	}
+	for _, text := range []string{"jess went vegetarian too when we moved in together", "i was vegan when i was at uni"} {
+		res := extract(t, []Input{{Text: text}})
+		for _, f := range res[0].Facts {
+			if f.Scope != "" {
+				t.Errorf("%q: %s has scope %q; a past when-clause is no condition", text, f.Group(), f.Scope)
+			}
+		}
+	}
+	if res := extract(t, []Input{{Text: "i only drink coffee when i'm at work"}}); !slices.ContainsFunc(res[0].Facts, func(f Fact) bool { return f.Scope != "" }) {
+		t.Errorf("a present when-clause lost its scope: %v", factKeys(res[0].Facts))
+	}
+	// One who leaves a role and one who takes it over; a lone dose of the subject's one
+	// medicine.
+	for _, tt := range []struct {
+		text, slot, old, want string
+	}{
+		{"abena's off on a 6 month secondment from april, Marcus is covering as my manager", "user/manager", "Abena", "user/manager=Marcus"},
+		{"Okafor's off on sabbatical from april, Dr Lindqvist is taking me on", "user/supervisor", "Dr Okafor", "user/supervisor=Dr Lindqvist"},
+		{"dr shah is retiring so they've handed me over to a woman called Dr Bello", "user/doctor", "dr shah", "user/doctor=Dr Bello"},
+		{"abena's off on maternity leave from may", "user/manager", "Abena", "user/manager!=Abena"},
+		{"the gp bumped my dose up to 100mg", "user/sertraline-dose", "50mg", "user/sertraline-dose=100mg"},
+		{"anika and rory are done. she says she's fine", "anika/partner", "Rory", "anika/partner!=Rory"},
+	} {
+		res := extract(t, []Input{{Text: tt.text, Values: map[string][]string{tt.slot: {tt.old}}, Slots: []string{tt.slot}}})
+		if got := factKeys(res[0].Facts); !slices.Contains(got, tt.want) {
+			t.Errorf("%q after %s=%s: facts %v, want %s", tt.text, tt.slot, tt.old, got, tt.want)
+		}
+	}
+}

@@ -254,6 +254,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		}
 		for _, s := range ss {
 			cs := clauses(s.text)
+			prev, read := "", 0 // the subject of the sentence's clause before; clauses read
 			for ci := 0; ci < len(cs); ci++ {
 				c := cs[ci]
 				if len(skipFillers(c)) == 0 {
@@ -272,10 +273,10 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 					label = ""
 				}
 				if ci+1 < len(cs) && label == "" {
-					if role := roleApposition(c, cs[ci+1]); role != "" {
+					if role, mine := roleApposition(c, cs[ci+1], p.cased); role != "" {
 						// "new boss started monday, Raj Patel": the name after the
-						// clause is the new holder of the user's role.
-						label, own = role, true
+						// clause is the new holder of the role.
+						label, own = role, mine
 					}
 				}
 				var cl clause
@@ -297,6 +298,16 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 						cl.rest, cl.begun, cl.beganWith = x, true, prep
 					}
 				}
+				if cl.subj == p.self && prev != "" && prev != p.self && prev == ppl.last && fragment(cl.toks) {
+					// "mum's on sertraline too, has been for years, 150mg": a clause
+					// without a subject of its own goes on with the one before.
+					cl.subj = prev
+				} else if prev = cl.subj; len(skipFillers(cl.toks)) <= 3 && read > 0 {
+					// "Netflix, Hulu, Spotify family plan": an item of a list, not a subject
+					// that goes on ("Olu, nursing student" opens its sentence).
+					prev = ""
+				}
+				read++
 				cl.vi = addText(embedText(cl, p.self, &ppl))
 				p.clauses = append(p.clauses, cl)
 			}
@@ -682,7 +693,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			facts = append(facts, g)
 		}
 	}
-	facts = loneDose(p, ownersByAttribute(in, p, knownEvents(facts, known), known))
+	facts = oneDose(loneDose(p, ownersByAttribute(in, p, knownEvents(facts, known), known)), values)
 	for i := range facts {
 		facts[i].defaultOwner, facts[i].genericEvent = false, false
 	}
@@ -1165,4 +1176,17 @@ func orderFacts(fs []Fact) []Fact {
 	}
 	slices.SortStableFunc(fs, func(a, b Fact) int { return rank(a) - rank(b) })
 	return fs
+}
+
+// fragmentLeads open a clause that goes on with the sentence's subject: "has been for
+// years", "no milk no sugar", "plus a cat".
+var fragmentLeads = wordSet(`has have been no plus also with mostly usually always`)
+
+// fragment reports a clause with no subject of its own: no first person, and short (at
+// most three words) or opened by a word that goes on (fragmentLeads).
+func fragment(ts []token) bool {
+	if len(ts) == 0 || slices.ContainsFunc(ts, func(t token) bool { return firstPerson[t.low] || t.low == "my" || t.low == "our" }) {
+		return false
+	}
+	return fragmentLeads[ts[0].low] || len(skipFillers(ts)) <= 3
 }

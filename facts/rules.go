@@ -784,24 +784,59 @@ func apposedName(t token) bool {
 	return isCapitalised(t) && isWord(w) && !stopValue[w] && !fillers[w] && !pronouns[w] && !firstPerson[w] && relations[w] == "" && !numberWords[w] && !isMonthOrDay(w)
 }
 
-// roleApposition returns the role a clause gives a new holder whose name follows as a
-// clause of its own: "new boss started monday, Raj Patel", "my new flatmate moved in
-// today, Olu" (manager, flatmate); else "".
-func roleApposition(c, next []token) string {
+// roleApposition returns the role a clause gives a holder whose name follows as a
+// clause of its own, and whether the role is the speaker's: "new boss started monday,
+// Raj Patel", "my new flatmate moved in today, Olu" (the speaker's manager, flatmate);
+// a clause that ends with the role, "we've got a cleaner now, rosa" (the speaker's),
+// "anika has a new boyfriend, Rory" (the clause's subject's); else "". In text without
+// capitals the name is one word that is no common one.
+func roleApposition(c, next []token, cased bool) (role string, own bool) {
 	c = skipFillers(c)
 	i := 0
 	if len(c) > 0 && (c[0].low == "my" || c[0].low == "our") {
 		i++
 	}
-	if i+1 >= len(c) || c[i].low != "new" || roles[c[i+1].low] == "" || len(next) == 0 || len(next) > 3 {
-		return ""
+	if !apposedNames(next, cased) {
+		return "", false
 	}
-	for _, t := range next {
-		if !apposedName(t) {
-			return ""
+	if i+1 < len(c) && c[i].low == "new" && roles[c[i+1].low] != "" {
+		return roles[c[i+1].low], true
+	}
+	// A clause that ends with "a (new) <role> (now|too)": who has it is the clause's
+	// subject, the speaker when the clause opens in the first person.
+	j := len(c) - 1
+	for j > 0 && (c[j].low == "now" || c[j].low == "too") {
+		j--
+	}
+	if j < 2 || roles[c[j].low] == "" {
+		return "", false
+	}
+	k := j - 1
+	if c[k].low == "new" {
+		k--
+	}
+	if k < 1 || c[k].low != "a" && c[k].low != "an" {
+		return "", false
+	}
+	return roles[c[j].low], firstPerson[c[0].low] || c[0].low == "we've" || c[0].low == "i've"
+}
+
+// apposedNames reports a clause that is a name and nothing else — in text without
+// capitals one word that is no common one — or a person described by their name: "a guy
+// called Rahul from the risk team".
+func apposedNames(ts []token, cased bool) bool {
+	if len(ts) > 3 && describedRe.MatchString(join(ts)) {
+		return true
+	}
+	if len(ts) == 0 || len(ts) > 3 {
+		return false
+	}
+	for _, t := range ts {
+		if !apposedName(t) && (cased || len(ts) > 1 || common[t.low] || !isWord(t.low) || relations[t.low] != "" || fillers[t.low]) {
+			return false
 		}
 	}
-	return roles[c[i+1].low]
+	return true
 }
 
 // petApposition reports a clause that ends with a kind of pet followed by one made only
@@ -1697,9 +1732,10 @@ func valueMentions(in Input, p prepared, have []Fact, values map[string][]string
 		// "back on platform" names the value it returns to; "banff instead" needs the
 		// old value named elsewhere in the memory.
 		named := slices.ContainsFunc(vals, func(v string) bool { return mentions(words, v) || switchesFrom(p, v) })
-		// fresh: a value the slot does not hold yet.
+		// fresh: a value the slot does not hold yet, of the kind its values are ("moved to
+		// 10am" is no new manager after Fiona).
 		fresh := func(v string) bool {
-			return v != "" && !slices.ContainsFunc(vals, func(x string) bool { return SameValue(x, v) })
+			return v != "" && !slices.ContainsFunc(vals, func(x string) bool { return SameValue(x, v) }) && kindFits(vals, v)
 		}
 		for _, c := range p.clauses {
 			f := Fact{Subject: subj, Attribute: attr, EventTime: eventTime(c.text, in.Time)}
@@ -1861,6 +1897,13 @@ func slotOfKind(p prepared, have []Fact, keys []string, values map[string][]stri
 // dayOfMonthRe is a day of the month said alone: "25th", "the 18th".
 var dayOfMonthRe = regexp.MustCompile(`(?i)\b(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b`)
 
+// kindFits reports whether v is of the kind of one of vals: a clock time, a day, a date or
+// a day of the month (typedKind), or of none of those kinds.
+func kindFits(vals []string, v string) bool {
+	k := typedKind(v)
+	return len(vals) == 0 || slices.ContainsFunc(vals, func(x string) bool { return typedKind(x) == k })
+}
+
 // typedKind returns the pattern of a value's kind — a clock time, a day, a date, a day of
 // the month — or nil for a value of no such kind.
 func typedKind(v string) *regexp.Regexp {
@@ -1926,7 +1969,7 @@ func dietChange(clause string) (string, bool) {
 
 // breakupRe says a couple is no more: "we broke up", "Tom and I split up", "I'm single
 // now", "got divorced".
-var breakupRe = regexp.MustCompile(`(?i)\b(?:broke up|broken up|break up|breaking up|split up|splitting up|separated|divorced|divorcing|ended things|dumped (?:me|him|her)|(?:i'm|im|i am) single|single (?:again|now)|no longer together|not together any ?more)\b`)
+var breakupRe = regexp.MustCompile(`(?i)\b(?:broke up|broken up|break up|breaking up|split up|splitting up|separated|divorced|divorcing|ended things|dumped (?:me|him|her)|(?:i'm|im|i am) single|single (?:again|now)|no longer together|not together any ?more)\b|\band [\p{L}'-]+ (?:are|'re|r) (?:done|over|finished|through)(?: for good| now)?$`)
 
 // partnerEnded reads the end of a subject's partnership whose partner the memory need
 // not name: "My girlfriend and I broke up", "I'm single now", "Tom and I split up"
@@ -2032,7 +2075,8 @@ var leaving = regexp.MustCompile(`(?i)^(?:(?:has|had|have|is|was|'s|’s|s|just|
 	`(?:gone|went|goes|moved|has moved) (?:off )?to live (?:with|on|at|in)|(?:got|was|been) (?:stolen|nicked|rehomed|adopted)|(?:went|gone|is|has gone) missing|ran away|` +
 	`stopped coming|(?:won't|won’t|will not|isn't|isn’t|is not|not) (?:be )?coming(?: any ?more| back)?|broke up with (?:me|us)|dumped (?:me|us))\b` +
 	`|(?:left|leaves|leaving|quit|quits|quitting|gone)(?:$|,|\s+(?:us|me|(?:her|his|their) job|town|for good|the (?:company|firm|team|practice|surgery|school|business|agency|club|band)|(?:yesterday|today|tonight|last|this|on|in|after)\b))` +
-	`|(?:gone|going|went) on (?:sabbatical|leave|maternity leave|paternity leave|mat leave))`)
+	`|(?:gone|going|went|off|away) on (?:(?:a|an|\d+|one|two|three|four|five|six|twelve)[- ](?:\w+[- ]){0,2})?(?:sabbatical|leave|secondment|maternity leave|paternity leave|mat leave|sick leave)` +
+	`|(?:retiring|off sick|signed off|moving on|moving away|moving abroad))`)
 
 // leftValues reads the end of a slot's value told by the value's own name: "carol's
 // dropped out" of a study buddy Carol, "grace won't be coming anymore" of mum's carer
@@ -2054,12 +2098,16 @@ func leftValues(subj, attr string, vals []string, p prepared, in Input, have []F
 			if restated(v) {
 				continue
 			}
-			n := len(tokenize(v))
+			said := v // "okafor's off on sabbatical" of "Dr Okafor"
+			if t, name, ok := strings.Cut(v, " "); ok && honorifics[strings.ToLower(t)] && !strings.EqualFold(lead[0].low, t) {
+				said = name
+			}
+			n := len(tokenize(said))
 			if n == 0 || n >= len(lead) {
 				continue
 			}
 			last := strings.TrimSuffix(strings.TrimSuffix(lead[n-1].low, "'s"), "’s")
-			if Kebab(join(lead[:n-1])+" "+last) != Kebab(v) || lead[n-1].end {
+			if Kebab(join(lead[:n-1])+" "+last) != Kebab(said) || lead[n-1].end {
 				continue
 			}
 			var rest strings.Builder
@@ -2075,11 +2123,47 @@ func leftValues(subj, attr string, vals []string, p prepared, in Input, have []F
 			if !leaving.MatchString(rest.String()) {
 				continue
 			}
-			out = append(out, Fact{Subject: subj, Attribute: attr, Value: v, Negated: true, EventTime: eventTime(c.text, in.Time)})
+			at := eventTime(c.text, in.Time)
+			if by := coverName(in.Text, p.cased); by != "" && SingleValued(attr) && !SameValue(by, v) && !SameValue(by, said) {
+				// "abena's off on secondment, Marcus is covering as my manager": the one
+				// who takes the place over is the slot's value.
+				out = append(out, Fact{Subject: subj, Attribute: attr, Value: by, EventTime: at})
+				break
+			}
+			out = append(out, Fact{Subject: subj, Attribute: attr, Value: v, Negated: true, EventTime: at})
 			break
 		}
 	}
 	return out
+}
+
+var (
+	// coverRe is a person who takes another's place over: "Marcus is covering", "Dr
+	// Lindqvist is taking me on", "a woman called dawn is stepping in".
+	coverRe = regexp.MustCompile(`(?:\b(?:called|named)\s+|\b)((?:(?i:dr|mr|mrs|ms|prof)\.?\s+)?[\p{L}][\p{L}'-]*)\s+(?:is\s+|'s\s+|has\s+|will\s+be\s+)?(?i:covering|standing in|stepping in|filling in|taking over|taken over|took over|takes over|taking me on|taken me on|took me on|taking us on|stepping up)\b`)
+	// handedRe is a person one is handed over to: "handed over to a woman called dawn",
+	// "they've moved me to Dr Shah".
+	handedRe = regexp.MustCompile(`(?i)\b(?:handed|passed|moved|switched|transferred|put)\s+(?:me\s+|us\s+|him\s+|her\s+|them\s+)?(?:over\s+|across\s+)?to\s+(?:(?:a|an|this|another)\s+(?:new\s+)?(?:woman|man|guy|lady|bloke|girl|chap|fella|one)\s+(?:called|named)\s+)?((?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[\p{L}][\p{L}'-]*)`)
+)
+
+// coverName returns the person a text says takes someone's place over, if any: a name
+// (capitalised in text with capitals), not a pronoun or a common word.
+func coverName(text string, cased bool) string {
+	for _, re := range []*regexp.Regexp{coverRe, handedRe} {
+		for _, m := range re.FindAllStringSubmatch(text, -1) {
+			name := m[1]
+			ws := strings.Fields(name)
+			w := strings.ToLower(ws[len(ws)-1])
+			if pronouns[w] || firstPerson[w] || common[w] || stopValue[w] || thingPronouns[w] || w == "someone" || w == "somebody" || w == "they" {
+				continue
+			}
+			if r, _ := utf8.DecodeRuneInString(ws[len(ws)-1]); cased && !unicode.IsUpper(r) {
+				continue
+			}
+			return name
+		}
+	}
+	return ""
 }
 
 // correctionStops end, reading backwards, the new value of "<new> not <old>": "it's 21
@@ -3016,6 +3100,32 @@ func loneDose(p prepared, fs []Fact) []Fact {
 	return append(fs, d)
 }
 
+// oneDose gives a dose told without its medicine ("the gp bumped me up to 100mg") to the
+// subject's one medicine with a dose slot (values' keys), when the subject has one.
+func oneDose(fs []Fact, values map[string][]string) []Fact {
+	for i, f := range fs {
+		if Kebab(f.Attribute) != "dose" {
+			continue
+		}
+		var only string
+		for k := range values {
+			subj, attr, _ := strings.Cut(k, "/")
+			if subj != f.Subject || !strings.HasSuffix(attr, doseSuffix) || attr == "dose" {
+				continue
+			}
+			if only != "" && only != attr {
+				only = ""
+				break
+			}
+			only = attr
+		}
+		if only != "" {
+			fs[i].Attribute = only
+		}
+	}
+	return fs
+}
+
 // unnamedDose reports a medicine's dose slot (attr) whose medicine a text that names a
 // medicine does not name (words: the text's words, as prepared.words gives them): "the
 // GP's added amlodipine, 5mg" says no levothyroxine dose.
@@ -3029,12 +3139,18 @@ func unnamedDose(attr, text, words string) bool {
 // ends, the other starts), with its dose beside it as a fact of its own slot per
 // medicine ("amlodipine-dose"), so that one medicine's dose never replaces another's.
 // The speaker's when the clause puts "me" on it ("the gp's put me on …").
+// tellingVerbs tell the speaker something: "mum told me", "she texted me".
+var tellingVerbs = wordSet(`told tells tell texted messaged asked showed`)
+
 func drugFacts(c clause, self string, base Fact) []Fact {
 	var out []Fact
 	text := c.text
 	subj := c.subj
-	if slices.ContainsFunc(c.toks, func(t token) bool { return t.low == "me" }) && self != "" {
-		subj = self
+	for i, t := range c.toks {
+		if t.low == "me" && self != "" && (i == 0 || !tellingVerbs[c.toks[i-1].low]) {
+			subj = self // "the gp put me on sertraline"; not "mum told me she's on sertraline"
+			break
+		}
 	}
 	for _, ix := range drugRe.FindAllStringIndex(text, -1) {
 		name := strings.ToLower(text[ix[0]:ix[1]])

@@ -514,7 +514,11 @@ func isNameToken(ts []token, i int) bool {
 		return true
 	}
 	if i+1 < len(ts) {
-		n := ts[i+1].low
+		j := i + 1
+		for j+1 < len(ts) && nameAdverbs[ts[j].low] && !ts[j].end {
+			j++ // "marcus only ever drinks …"
+		}
+		n := ts[j].low
 		return subjectVerbs[n] || (len(n) > 3 && (strings.HasSuffix(n, "ed") || strings.HasSuffix(n, "s") && !strings.HasSuffix(n, "ss")))
 	}
 	return false
@@ -552,7 +556,7 @@ func nounOpening(ts []token) bool {
 }
 
 // nameAdverbs stand between a name and its verb: "Theo only does yoga".
-var nameAdverbs = wordSet(`only also just still never always finally really usually often sometimes recently already actually probably even ever totally basically now then`)
+var nameAdverbs = wordSet(`only also just still never always finally really usually often sometimes recently already actually probably even ever totally basically now then mostly literally`)
 
 // pastVerbs are irregular past forms that follow a name: "Ravi sent", "Mia bought".
 var pastVerbs = wordSet(`sent bought won told found brought taught kept met paid put read saw spent stood threw wrote drove flew grew knew became began fell felt heard held lost meant rode sang sat slept spoke swam wore woke gave got took made came went ran left sold`)
@@ -618,16 +622,22 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 	ts = skipFillers(ts)
 	// Reported speech: "mum says he's cut out bread" states what follows "says".
 	for i := 1; i < min(len(ts), 4); i++ {
-		if w := ts[i].low; (w == "says" || w == "said" || w == "reckons" || w == "thinks") && i+1 < len(ts) {
-			if n := i + 1; n < len(ts) && (ts[n].low == "that" || ts[n].low == "the") && ts[n].low == "that" {
+		w, at, told := ts[i].low, i, false
+		if (w == "told" || w == "tells" || w == "texted" || w == "messaged") && i+2 < len(ts) && (ts[i+1].low == "me" || ts[i+1].low == "us") {
+			w, told = "says", true // "mum told me she's on sertraline too"
+			i++
+		}
+		if (w == "says" || w == "said" || w == "reckons" || w == "thinks") && i+1 < len(ts) {
+			if n := i + 1; n < len(ts) && ts[n].low == "that" {
 				i++
 			}
 			inner := ts[i+1:]
 			if len(inner) >= 2 {
 				// "rafa's gp says he's not lactose intolerant": he is rafa; "tomás said he'd
 				// sort it out": he is tomás, when nobody else was named before ("mum says
-				// he's cut out bread" is about the one named before).
-				if w := strings.TrimSuffix(ts[0].low, "'s"); w != ts[0].low && i == 2 || i == 1 && p.last == "" {
+				// he's cut out bread" is about the one named before). Who tells the
+				// speaker ("mum told me she's on …") tells of themselves.
+				if w := strings.TrimSuffix(ts[0].low, "'s"); w != ts[0].low && at == 2 || at == 1 && (p.last == "" || told) {
 					if rel := relations[w]; rel != "" {
 						p.last = rel
 					} else if isNameToken(ts, 0) || i == 1 && isWord(w) && !notName(w) {

@@ -470,8 +470,30 @@ func scope(clause string) string {
 		// "mum moved into a care home on saturday": the day of the change, no condition.
 		return ""
 	}
+	if pastWhen(m) {
+		// "jess went vegetarian when we moved in together": when it happened, no condition.
+		return ""
+	}
 	return strings.TrimSpace(trailingNow.ReplaceAllString(strings.TrimSpace(m), ""))
 }
+
+// pastWhen reports a "when" clause told in the past ("when we moved in together", "when
+// I was at uni"): the time of a change, where a condition is told in the present ("when
+// I'm at work").
+func pastWhen(sc string) bool {
+	ws := strings.Fields(strings.ToLower(sc))
+	if len(ws) < 3 || ws[0] != "when" {
+		return false
+	}
+	v := ws[2]
+	if (v == "first" || v == "just" || v == "finally" || v == "all") && len(ws) > 3 {
+		v = ws[3]
+	}
+	return pastVerbs[v] || v == "was" || v == "were" || v == "had" || v == "did" || strings.HasSuffix(v, "ed") && !presentEd[v]
+}
+
+// presentEd are present forms that end as a past does.
+var presentEd = wordSet(`need needs feed speed bleed seed breed proceed succeed exceed`)
 
 // scopeOf is the scope of a clause's fact of value v: none when the words read as a
 // scope hold the value itself ("signing up for the google data analytics certificate
@@ -614,6 +636,9 @@ func namesAttribute(f Fact) bool {
 	for _, w := range words.Split(f.Value) {
 		if job && jobWords[w] {
 			return false
+		}
+		if roles[w] != "" && roles[w] == Kebab(f.Attribute) {
+			continue // "anika has a boyfriend now": the partner's role, not a partner
 		}
 		if _, other := attributeByName(strings.TrimSuffix(w, "s")); !emptyWords[w] && !slices.Contains(attr, w) && !slices.Contains(attr, strings.TrimSuffix(w, "s")) && !other {
 			return false
