@@ -2,6 +2,7 @@ package facts
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -204,4 +205,35 @@ func SingleValued(attr string) bool {
 		}
 	}
 	return true
+}
+
+// genericWords name what kind of value an attribute holds, not what it is about:
+// "insurance-provider" is about insurance, "bin-day" about bins.
+var genericWords = wordSet(`day days time date provider company name number level status tier type plan app account favourite favorite fave current main new old usual`)
+
+// SharesTopic reports whether two attributes name the same thing in other words: their
+// heads, the last word that is not generic, are one ("travel-insurance" and
+// "insurance-provider"; not "pension-contribution" and "pension-provider", nor "gym-fee"
+// and "gym"), and their generic words, when both have one, agree ("bin-day" and
+// "bin-time" do not).
+func SharesTopic(a, b string) bool {
+	if Kebab(a) == Kebab(b) || DistinctKinds(a, b) {
+		return false
+	}
+	split := func(attr string) (head string, generic []string) {
+		for _, w := range strings.Split(Kebab(attr), "-") {
+			if genericWords[w] {
+				generic = append(generic, w)
+			} else {
+				head = w
+			}
+		}
+		return head, generic
+	}
+	ha, ga := split(a)
+	hb, gb := split(b)
+	if len(ga) > 0 && len(gb) > 0 && !slices.Equal(ga, gb) {
+		return false
+	}
+	return len(ha) > 2 && ha == hb
 }

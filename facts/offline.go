@@ -1043,6 +1043,11 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 		if (a == "order" || strings.HasSuffix(a, "-order")) && drinkRe.MatchString(v) {
 			a = "drink" // "my order is always an oat flat white": what the speaker drinks
 		}
+		// A label of two words read as a name and its verb ("hilton status is Gold") is
+		// the speaker's thing, not a person's.
+		if ts := skipFillers(c.toks); c.subj != self && len(ts) > 0 && c.subj == Kebab(ts[0].low) && strings.HasPrefix(a, c.subj+"-") {
+			return formReading{subject: self, attr: a, value: v}, true
+		}
 		return formReading{attr: a, value: v}, a != "" && c.subj == self
 	},
 	func(c clause, _ string, cased bool) (formReading, bool) {

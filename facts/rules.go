@@ -815,6 +815,9 @@ func roleApposition(c, next []token, cased bool) (role string, own bool) {
 	if c[k].low == "new" {
 		k--
 	}
+	if k >= 1 && (c[k].low == "my" || c[k].low == "our") {
+		return roles[c[j].low], true // "first meeting with my new supervisor, prof lindqvist"
+	}
 	if k < 1 || c[k].low != "a" && c[k].low != "an" {
 		return "", false
 	}
@@ -825,8 +828,8 @@ func roleApposition(c, next []token, cased bool) (role string, own bool) {
 // capitals one word that is no common one — or a person described by their name: "a guy
 // called Rahul from the risk team".
 func apposedNames(ts []token, cased bool) bool {
-	if len(ts) > 3 && describedRe.MatchString(join(ts)) {
-		return true
+	if len(ts) > 3 && describedRe.MatchString(join(ts)) || len(ts) == 2 && honorifics[strings.TrimSuffix(ts[0].low, ".")] && isWord(ts[1].low) {
+		return true // "a guy called Rahul from the risk team", "prof lindqvist"
 	}
 	if len(ts) == 0 || len(ts) > 3 {
 		return false
@@ -1267,7 +1270,9 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 	// its word is a noun by its form (nounShaped) and its value a number, day or date.
 	// Any other thing said without "my" needs "on" or "at" and a day, date or clock time
 	// (dated): "stats exam is on june 12", "the party's on saturday".
-	bare := ts[0].low != "my" && ts[0].low != "our"
+	// "main credit card is …", "current obsession: …": a lead that says the thing is the
+	// speaker's, as "my" does.
+	bare := ts[0].low != "my" && ts[0].low != "our" && !ownLeads[ts[0].low]
 	dated := false
 	if bare {
 		j = 0
@@ -1348,15 +1353,27 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		for len(rest) > 0 && ownedAdverbs[rest[0].low] {
 			rest = rest[1:]
 		}
-		if len(rest) < 2 || rest[0].low != "on" && rest[0].low != "at" {
+		if len(rest) >= 2 && (rest[0].low == "on" || rest[0].low == "at") {
+			if isNumber(rest[1].low) {
+				return attr, rest[1].orig // "thermostat is on 19"
+			}
+			tail := join(rest[1:])
+			v := strings.TrimSpace(cmp.Or(dateRe.FindString(tail), daysRe.FindString(tail), clockRe.FindString(tail)))
+			if low, lv := strings.ToLower(tail), strings.ToLower(v); v == "" || !strings.HasPrefix(low, lv) && !strings.HasPrefix(low, "the "+lv) {
+				return "", "" // the day, date or time opens what follows "on" or "at"
+			}
+			return attr, v
+		}
+		// Else a name, capitalised after the verb: "hilton status is Gold", "pension's
+		// with Nest".
+		k := 0
+		if len(rest) > 1 && (rest[0].low == "with" || rest[0].low == "on") {
+			k = 1
+		}
+		if len(rest) == 0 || !isCapitalised(rest[k]) || rest[k].low == "i" || pronouns[rest[k].low] || stopValue[rest[k].low] {
 			return "", ""
 		}
-		tail := join(rest[1:])
-		v := strings.TrimSpace(cmp.Or(dateRe.FindString(tail), daysRe.FindString(tail), clockRe.FindString(tail)))
-		if low, lv := strings.ToLower(tail), strings.ToLower(v); v == "" || !strings.HasPrefix(low, lv) && !strings.HasPrefix(low, "the "+lv) {
-			return "", "" // the day, date or time opens what follows "on" or "at"
-		}
-		return attr, v
+		rest = rest[k:]
 	}
 	for len(rest) > 0 && ownedAdverbs[rest[0].low] || len(rest) > 0 && (rest[0].low == "called" || rest[0].low == "named" || rest[0].low == "currently") {
 		rest = rest[1:]
@@ -1386,11 +1403,14 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 	if r, _ := utf8.DecodeRuneInString(value); cased && !article && unicode.IsLower(r) && !unicode.IsDigit(r) {
 		return "", "" // "My bank is useless": in text with capitals a name has them
 	}
-	if bare && typedKind(value) == nil && !strings.ContainsAny(value, "0123456789") {
+	if first, _ := utf8.DecodeRuneInString(value); bare && typedKind(value) == nil && !strings.ContainsAny(value, "0123456789") && !(dated && unicode.IsUpper(first)) {
 		return "", ""
 	}
 	return attr, value
 }
+
+// ownLeads open a thing of the speaker's said without "my": "main credit card is …".
+var ownLeads = wordSet(`main current usual regular daily everyday present`)
 
 // notValues open no value after "my … is": a degree ("very", "pretty"), a negation, a
 // verb ahead ("gonna", "going").
@@ -1855,7 +1875,7 @@ func valueOfKind(in Input, p prepared, have []Fact, keys []string, values map[st
 
 // kindChangeRe says a state changes without naming it: "from now on", "changed the
 // rounds", "moved to", "rescheduled".
-var kindChangeRe = regexp.MustCompile(`(?i)\b(?:changed|moved|switched|rescheduled|pushed back|brought forward|now on|going forward)\b`)
+var kindChangeRe = regexp.MustCompile(`(?i)\b(?:changed|moved|switched|rescheduled|pushed back|brought forward|now on|going forward|redone|redid|reorganised|reorganized|from next (?:week|month))\b`)
 
 // openingRe is what may stand before a cue that opens a message: punctuation and a
 // speaker's "Name: " ("Jonas: nope, it's june 14th"; not "…, sorry to hear that").
@@ -2397,6 +2417,8 @@ func stoppedValue(ts []token, vals []string) string {
 			// "sister let rosa go": the nanny's job ends.
 		case comeOff[t.low] && j < len(ts) && ts[j].low == "off":
 			j++ // "came off the pill", "coming off the sertraline"
+		case (t.low == "packed" || t.low == "pack" || t.low == "packing" || t.low == "jacked" || t.low == "chucked") && j < len(ts) && ts[j].low == "in":
+			j++ // "i've packed in bouldering"
 		case (t.low == "gave" || t.low == "given" || t.low == "giving") && j < len(ts) && ts[j].low == "up":
 			j++
 			if j < len(ts) && ts[j].low == "on" {

@@ -278,6 +278,53 @@ func TestAdoptSlotKeeps(t *testing.T) {
 	}
 }
 
+// A fact read by form joins the subject's slot named in other words about the same
+// thing, and only such a slot.
+func TestAdoptSlotByName(t *testing.T) {
+	heads := gate.NewHeads(overlaytest.BagDim, 16, 8, rand.New(rand.NewPCG(3, 4)))
+	for _, tt := range []struct {
+		name     string
+		old, new string
+		oldFact  facts.Fact
+		newFact  facts.Fact
+		wantSlot string
+		wantOld  store.Status
+	}{
+		{"same thing", "annual travel insurance is with Staysure", "switched the insurance to Battleface",
+			fact("user", "travel-insurance", "Staysure"), fact("user", "insurance-provider", "Battleface"), "user/travel-insurance", store.StatusSuperseded},
+		{"other kind", "bins go out on thursday", "bin lorry comes at 7am",
+			fact("user", "bin-day", "thursday"), fact("user", "bin-time", "7am"), "user/bin-time", store.StatusActive},
+		{"other subject", "my sister's travel insurance is with Staysure", "switched the insurance to Battleface",
+			fact("sister", "travel-insurance", "Staysure"), fact("user", "insurance-provider", "Battleface"), "user/insurance-provider", store.StatusActive},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			x := &mapExtractor{facts: map[string][]facts.Fact{tt.old: {tt.oldFact}, tt.new: {tt.newFact}}}
+			o := newTestOverlay(t, func(c *Config) { c.Facts, c.Heads = x, heads })
+			trs, err := o.Add(t.Context(), "dee", []Input{{Content: tt.old, EventTime: at(1)}, {Content: tt.new, EventTime: at(2)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if trs[1].Slot != tt.wantSlot {
+				t.Errorf("%q joined slot %q, want %s", tt.new, trs[1].Slot, tt.wantSlot)
+			}
+			if st := statuses(t, o, "dee", trs); st[tt.old] != tt.wantOld {
+				t.Errorf("%q is %s after %q, want %s", tt.old, st[tt.old], tt.new, tt.wantOld)
+			}
+		})
+	}
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"travel-insurance", "insurance-provider", true}, {"bin-day", "bin-time", false}, {"bin-day", "brenda-day", false},
+		{"favourite-band", "favourite-author", false}, {"pension-contribution", "pension-provider", false}, {"gym-fee", "gym", false}, {"home", "home", false},
+	} {
+		if got := facts.SharesTopic(tt.a, tt.b); got != tt.want {
+			t.Errorf("SharesTopic(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
 // Version groups by fact do not depend on arrival order or on deletions: for random
 // streams of moves, job changes, restatements, pets taken in and given away, reported in
 // any order with some memories deleted on the way, the final statuses are those of the

@@ -888,11 +888,21 @@ func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, 
 	}
 	out := slices.Clone(fs)
 	for i, f := range out {
-		if f.Confidence == 0 || !facts.SingleValued(f.Attribute) || facts.NamesItsOwner(f.Attribute) || slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Group() }) {
+		if !facts.SingleValued(f.Attribute) || facts.NamesItsOwner(f.Attribute) || slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Group() }) {
+			continue
+		}
+		if f.Confidence == 0 {
 			// A fact read from the clause's form ("lives in Albuquerque") has its
-			// attribute for certain; only one read by meaning may be named another way,
-			// and not one whose attribute names its owner ("amlodipine-dose" is never
-			// levothyroxine's).
+			// attribute for certain, not its name: "switched the insurance to Battleface"
+			// (insurance-provider) after "travel insurance is with Staysure" joins that
+			// slot by their shared words. Only a fact read by meaning may join a slot by
+			// the topic alone, and none whose attribute names its owner
+			// ("amlodipine-dose" is never levothyroxine's).
+			if a, err := o.namedAlike(ctx, user, f, cands); err != nil {
+				return nil, err
+			} else if a != "" {
+				out[i].Attribute = a
+			}
 			continue
 		}
 		if page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Slot: f.Group(), Limit: 1}); err != nil {
@@ -916,6 +926,31 @@ func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, 
 		}
 	}
 	return out, nil
+}
+
+// namedAlike returns the attribute of the one candidate slot of f's subject, single-valued
+// and in other words about the same thing (facts.SharesTopic), that f joins when the user
+// has no slot of f's own attribute yet; else "".
+func (o *Overlay) namedAlike(ctx context.Context, user string, f facts.Fact, cands []store.Record) (string, error) {
+	found := ""
+	for _, c := range cands {
+		subj, attr, ok := strings.Cut(c.Slot, "/")
+		if !ok || strings.Contains(attr, "/") || subj != facts.Kebab(f.Subject) || !facts.SingleValued(attr) || !facts.SharesTopic(f.Attribute, attr) {
+			continue
+		}
+		if found != "" && found != attr {
+			return "", nil // two: which is meant is not said
+		}
+		found = attr
+	}
+	if found == "" {
+		return "", nil
+	}
+	page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Slot: f.Group(), Limit: 1})
+	if err != nil || len(page) > 0 {
+		return "", err // the user has this slot already
+	}
+	return found, nil
 }
 
 // joinValueGroups gives a fact of a multi-valued attribute the value of a candidate's
