@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/atma-dev/atma/internal/words"
 )
 
 // Fact is one thing a memory states about one subject: "I moved to Porto" is the fact
@@ -41,6 +43,9 @@ type Fact struct {
 	// genericEvent marks, likewise, a schedule fact whose event is only a generic word
 	// ("training", "lessons"): knownEvents may give it a known event's slot.
 	genericEvent bool
+	// aside marks, likewise, a fact said on the way to the memory's own ("my manager
+	// Dana" of "my manager Dana said …"): ordered after the others (orderFacts).
+	aside bool
 }
 
 // Certain reports whether the fact is sure enough for its memory to take a slot:
@@ -154,4 +159,11 @@ func fold(r rune) rune {
 		}
 	}
 	return r
+}
+
+// Names reports whether text names value by all its words, each of three letters or
+// more (a number of three digits or more counts): "been seeing someone called Tomás"
+// names Tomás; "vitamin D" is not named by its "D".
+func Names(text, value string) bool {
+	return mentions(" "+strings.Join(words.Split(text), " ")+" ", value)
 }

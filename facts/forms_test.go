@@ -925,7 +925,20 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"marcus only ever drinks a black americano", []string{"-user/drink=black americano", "-user/job=black americano"}},
 		// A "when" clause in the past tells when, not a condition.
 		{"jess went vegetarian too when we moved in together", []string{"jess/diet=vegetarian"}},
+		// Back to a job; a job given up is none.
+		{"the bakery closed down. back to being a barista at the harbour cafe", []string{"user/job=barista"}},
+		{"I quit being a lab technician; now I work as a plumber at Kestrel Labs.", []string{"user/job=plumber", "-user/job=lab technician"}},
+		// Who holds the speaker's role, said on the way.
+		{"my boyfriend tom loves climbing", []string{"user/partner=tom"}},
+		// A bare label with a capitalised value, or a number after "on".
+		{"hilton status is Gold now, finally", []string{"user/hilton-status=Gold"}},
+		{"thermostat's on 19 in our house", []string{"-thermostat/thermostat=19"}},
+		{"main credit card is the amex gold", []string{"user/credit-card=amex gold"}},
+		{"The weather is Nice today", []string{"-user/weather=Nice"}},
 	})
+	if res := extract(t, []Input{{Text: "my boyfriend tom loves climbing"}}); len(res[0].Facts) < 2 || res[0].Facts[0].Subject != "tom" {
+		t.Errorf("the memory's own fact first, who holds the role after: %v", factKeys(res[0].Facts))
+	}
 	if res := extract(t, []Input{{Text: "marcus only ever drinks a black americano"}}); !slices.ContainsFunc(res[0].Facts, func(f Fact) bool { return f.Subject == "marcus" }) {
 		t.Errorf("marcus's drink: facts %v, want marcus's", factKeys(res[0].Facts))
 	}

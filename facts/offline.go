@@ -131,6 +131,9 @@ type clause struct {
 	begun     bool
 	beganWith string // the preposition before the value: "of", "at", "in", "on"
 	role      string
+	// held is the speaker's role and its holder the clause names on the way to its
+	// subject ("my manager Dana said …"): people.held.
+	held [2]string
 	// label is the attribute a labelled statement names ("my job: translator at …"),
 	// and valueAt the index in toks where its value starts (labelAttr).
 	label   string
@@ -285,13 +288,17 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 					merged := slices.Concat(c, cs[ci+1])
 					ci++
 					cl = clause{toks: merged, text: join(merged), label: label, valueAt: len(c)}
+					ppl.held = [2]string{}
 					cl.subj, cl.rest, cl.role = ppl.subject(merged, p.self)
+					cl.held = ppl.held
 					if own {
 						cl.subj, cl.rest, cl.role = p.self, merged[len(c):], ""
 					}
 				} else {
 					cl = clause{toks: c, text: join(c)}
+					ppl.held = [2]string{}
 					cl.subj, cl.rest, cl.role = ppl.subject(c, p.self)
+					cl.held = ppl.held
 					if x, prep := beginning(cl.rest); len(x) > 0 && cl.role == "" {
 						// "first week of law done and …": the start of a state, whose value
 						// is what follows; its attribute is read from "I started law".
@@ -691,6 +698,13 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		for _, g := range gone {
 			g.Subject = owner
 			facts = append(facts, g)
+		}
+	}
+	for _, c := range p.clauses {
+		// "my manager Dana said we can wfh on fridays": who holds the speaker's role,
+		// after the clause's own facts.
+		if r, name := c.held[0], c.held[1]; r != "" && !slices.ContainsFunc(facts, func(f Fact) bool { return f.Subject == p.self && f.Attribute == r }) {
+			facts = append(facts, Fact{Subject: p.self, Attribute: r, Value: strings.ReplaceAll(name, "-", " "), EventTime: eventTime(c.text, in.Time), aside: true})
 		}
 	}
 	facts = oneDose(loneDose(p, ownersByAttribute(in, p, knownEvents(facts, known), known)), values)
@@ -1174,7 +1188,10 @@ var schoolYearRe = regexp.MustCompile(`\b(?:in|into|is|'s|going into|moving up t
 // multi-valued one the value given up first ("rehomed Clover, adopted Sprocket").
 func orderFacts(fs []Fact) []Fact {
 	rank := func(f Fact) int {
-		if SingleValued(f.Attribute) == f.Negated {
+		switch {
+		case f.aside:
+			return 2
+		case SingleValued(f.Attribute) == f.Negated:
 			return 1
 		}
 		return 0

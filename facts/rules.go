@@ -45,8 +45,8 @@ func jobTitle(ts []token) string {
 	// word is a job's).
 	headed := ""
 	for i := 0; i < len(ts); i++ {
-		if !beVerbs[ts[i].low] && !strings.HasSuffix(ts[i].low, "'s") {
-			continue
+		if !beVerbs[ts[i].low] && !strings.HasSuffix(ts[i].low, "'s") && (ts[i].low != "being" || i == 0 || ts[i-1].low != "to") {
+			continue // "back to being a barista" too; not "I quit being a nurse"
 		}
 		j := i + 1
 		for j < len(ts) && (ts[j].low == "now" || ts[j].low == "also" || ts[j].low == "still" || ts[j].low == "currently" || ts[j].low == "qualified") {

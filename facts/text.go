@@ -592,7 +592,14 @@ type people struct {
 	// cased: the text writes names with capitals, so a lower-case word after a relation
 	// is no name ("My GP surgery is Hillside").
 	cased bool
+	// held is the speaker's role and its holder the last clause named ("my manager Dana
+	// said …": manager, dana), for a role that one person holds (holderRoles).
+	held [2]string
 }
+
+// holderRoles are the speaker's roles one person holds at a time: naming "my manager
+// Dana" states who the manager is.
+var holderRoles = wordSet(`manager landlord partner supervisor cleaner babysitter`)
 
 // knowThings records the one-word values of slots whose attribute is not a person's
 // (Input.Values).
@@ -965,9 +972,12 @@ func (p *people) possessed(ts []token, self string) (string, []token, string) {
 			p.last = name
 			return self, ts[k+1:], role
 		}
-		// "my husband sam is taking over": sam's fact; "me and my girlfriend priya" is
-		// handled by the caller.
+		// "my husband sam is taking over": sam's fact, and who the speaker's partner is;
+		// "me and my girlfriend priya" is handled by the caller.
 		p.last = name
+		if r := roles[w]; holderRoles[r] && (ts[0].low == "my" || ts[0].low == "our") {
+			p.held = [2]string{r, name}
+		}
 		return name, ts[rest:], ""
 	}
 	if k > i && (ts[0].low == "my" || ts[0].low == "our") && (roles[w] == "" || roles[w] == "partner") && isWord(ts[i].low) && roleNamed(ts[k:]) {

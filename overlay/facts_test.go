@@ -325,6 +325,61 @@ func TestAdoptSlotByName(t *testing.T) {
 	}
 }
 
+// A memory that stated no fact is the state a later denial ends when the denial names
+// its value: the oldest such memory gets the fact and is superseded; a later memory that
+// only mentions the value, and one that names another's value, stay as they were — on
+// both stores, with the fact stored.
+func TestNamedVersions(t *testing.T) {
+	for name, open := range bothStores() {
+		t.Run(name, func(t *testing.T) {
+			gone := fact("user", "partner", "Tomás")
+			gone.Negated = true
+			quit := fact("niamh", "hobby", "pottery")
+			quit.Negated = true
+			x := &mapExtractor{facts: map[string][]facts.Fact{
+				"so me and Tomás broke up": {gone},
+				"niamh's quit pottery":     {quit},
+			}}
+			st, h := open(t)
+			o, err := New(Config{Store: st, Host: h, Embedder: overlaytest.BagEmbedder{}, Facts: x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			trs, err := o.Add(t.Context(), "dee", []Input{
+				{Content: "been seeing someone called Tomás for a couple of months", EventTime: at(1)},
+				{Content: "Tomás cooked me dinner tonight", EventTime: at(2)},
+				{Content: "started a pottery class on wednesdays", EventTime: at(3)},
+				{Content: "so me and Tomás broke up", EventTime: at(4)},
+				{Content: "niamh's quit pottery", EventTime: at(5)},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]store.Status{
+				"been seeing someone called Tomás for a couple of months": store.StatusSuperseded,
+				"Tomás cooked me dinner tonight":                          store.StatusActive,
+				"started a pottery class on wednesdays":                   store.StatusActive,
+			}
+			got := statuses(t, o, "dee", trs)
+			for text, w := range want {
+				if got[text] != w {
+					t.Errorf("%q is %s, want %s", text, got[text], w)
+				}
+			}
+			if v, err := store.Check(t.Context(), st, "dee"); err != nil || len(v) != 0 {
+				t.Errorf("invariants %v %v", v, err)
+			}
+			r, err := o.Store().Get(t.Context(), "dee", trs[0].RecordID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fs := RecordFacts(r); r.Slot != "user/partner" || len(fs) != 1 || fs[0].Value != "Tomás" || fs[0].Negated {
+				t.Errorf("the named memory has slot %q and facts %+v, want user/partner=Tomás", r.Slot, fs)
+			}
+		})
+	}
+}
+
 // Version groups by fact do not depend on arrival order or on deletions: for random
 // streams of moves, job changes, restatements, pets taken in and given away, reported in
 // any order with some memories deleted on the way, the final statuses are those of the

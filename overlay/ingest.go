@@ -64,7 +64,11 @@ type CandidateTrace struct {
 	Cue string `json:"cue,omitempty"`
 	// Skip says why a pair was not compared at all when version groups follow facts
 	// (a memory that states no fact, another subject).
-	Skip    string         `json:"skip,omitempty"`
+	Skip string `json:"skip,omitempty"`
+	// Named is the fact a candidate that stated none gets from the new memory, which
+	// names the value it held: "so me and Tomás broke up" of "been seeing someone
+	// called Tomás" (namedVersions). The commit stores it with the candidate.
+	Named   *facts.Fact    `json:"named,omitempty"`
 	Verdict *judge.Verdict `json:"verdict,omitempty"`
 	// Auditor is who gave the verdict ("rule" or the model); Fallback why the rule
 	// auditor answered instead of the model.
@@ -206,6 +210,18 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 			}
 		}
 		tr.Timings.Facts = e.factsTook + time.Since(t0)
+	}
+
+	if len(fs) > 0 {
+		for i, f := range namedVersions(fs, cands) {
+			c := &cands[i]
+			if c.Meta, err = withFacts(maps.Clone(c.Meta), []facts.Fact{f}); err != nil {
+				return nil, err
+			}
+			setValue(c.Meta, f)
+			c.Slot, c.SingleValued = f.Group(), true
+			tr.Candidates[i].Named = &f
+		}
 	}
 
 	t0 = time.Now()
@@ -511,6 +527,20 @@ func (o *Overlay) candidates(ctx context.Context, user, text string, vec []float
 // commit plans what the verdicts change (planCommit) and writes the plan in tx. It
 // returns the transition records it wrote, in the order of their commits.
 func (o *Overlay) commit(ctx context.Context, tx store.Tx, rec *store.Record, cands []store.Record, verdicts []*judge.Verdict, tr *IngestTrace) ([]store.Record, error) {
+	for i, ct := range tr.Candidates {
+		if ct.Named == nil || o.cfg.NoCommit {
+			continue
+		}
+		// A candidate named by the new memory stores the fact it got (namedVersions).
+		r, err := tx.Get(ctx, cands[i].ID)
+		if err != nil {
+			return nil, err
+		}
+		r.Meta, r.Slot, r.SingleValued = cands[i].Meta, cands[i].Slot, cands[i].SingleValued
+		if err := tx.Put(ctx, r); err != nil {
+			return nil, fmt.Errorf("store the fact %s named: %w", cands[i].ID, err)
+		}
+	}
 	groups, err := planGroups(ctx, tx, *rec, cands, verdicts)
 	if err != nil {
 		return nil, err
@@ -951,6 +981,37 @@ func (o *Overlay) namedAlike(ctx context.Context, user string, f facts.Fact, can
 		return "", err // the user has this slot already
 	}
 	return found, nil
+}
+
+// namedVersions returns, by candidate index, the facts that candidates stating no fact
+// get from the new memory's denials (fs) that name what they held: "so me and Tomás
+// broke up" denies the partner Tomás, and "been seeing someone called Tomás" — in no
+// version group, since the extractor read nothing from it — names him: it is the state
+// the denial ends. Of several such candidates only the oldest, which told the state
+// first, gets the fact; later ones that merely mention the value stay as they are.
+func namedVersions(fs []facts.Fact, cands []store.Record) map[int]facts.Fact {
+	out := map[int]facts.Fact{}
+	for _, f := range fs {
+		if !f.Negated || f.Scope != "" {
+			continue
+		}
+		oldest := -1
+		for i, c := range cands {
+			if _, taken := out[i]; taken || c.Slot != "" || c.Status != store.StatusActive || len(RecordFacts(c)) > 0 || !facts.Names(c.Content, f.Value) {
+				continue
+			}
+			if f.Subject != "user" && !facts.Names(c.Content, strings.ReplaceAll(f.Subject, "-", " ")) {
+				continue // another's state is told by naming them: "niamh's quit pottery" is not the speaker's class
+			}
+			if oldest < 0 || store.CompareVersions(c, cands[oldest]) < 0 {
+				oldest = i
+			}
+		}
+		if oldest >= 0 {
+			out[oldest] = facts.Fact{Subject: f.Subject, Attribute: f.Attribute, Value: f.Value, EventTime: cands[oldest].EventTime}
+		}
+	}
+	return out
 }
 
 // joinValueGroups gives a fact of a multi-valued attribute the value of a candidate's
