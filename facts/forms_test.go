@@ -962,6 +962,8 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"Okafor's off on sabbatical from april, Dr Lindqvist is taking me on", "user/supervisor", "Dr Okafor", "user/supervisor=Dr Lindqvist"},
 		{"dr shah is retiring so they've handed me over to a woman called Dr Bello", "user/doctor", "dr shah", "user/doctor=Dr Bello"},
 		{"abena's off on maternity leave from may", "user/manager", "Abena", "user/manager!=Abena"},
+		{"Steve's retired!! so it's Warmworks' new guy Paddy who'll look after the boiler now", "user/boiler-guy", "Steve", "user/boiler-guy=Paddy"},
+		{"reorg news: Marta's gone over to platform, and Ben Adeyemi is our lead now too", "user/manager", "Marta", "user/manager=Ben Adeyemi"},
 		{"the gp bumped my dose up to 100mg", "user/sertraline-dose", "50mg", "user/sertraline-dose=100mg"},
 		{"anika and rory are done. she says she's fine", "anika/partner", "Rory", "anika/partner!=Rory"},
 	} {

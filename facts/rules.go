@@ -2096,7 +2096,7 @@ var leaving = regexp.MustCompile(`(?i)^(?:(?:has|had|have|is|was|'s|’s|s|just|
 	`stopped coming|(?:won't|won’t|will not|isn't|isn’t|is not|not) (?:be )?coming(?: any ?more| back)?|broke up with (?:me|us)|dumped (?:me|us))\b` +
 	`|(?:left|leaves|leaving|quit|quits|quitting|gone)(?:$|,|\s+(?:us|me|(?:her|his|their) job|town|for good|the (?:company|firm|team|practice|surgery|school|business|agency|club|band)|(?:yesterday|today|tonight|last|this|on|in|after)\b))` +
 	`|(?:gone|going|went|off|away) on (?:(?:a|an|\d+|one|two|three|four|five|six|twelve)[- ](?:\w+[- ]){0,2})?(?:sabbatical|leave|secondment|maternity leave|paternity leave|mat leave|sick leave)` +
-	`|(?:retiring|off sick|signed off|moving on|moving away|moving abroad))`)
+	`|(?:retiring|off sick|signed off|moving on|moving away|moving abroad|(?:gone|went|moved) over to|(?:moved|switched|changed) teams))`)
 
 // leftValues reads the end of a slot's value told by the value's own name: "carol's
 // dropped out" of a study buddy Carol, "grace won't be coming anymore" of mum's carer
@@ -2107,8 +2107,10 @@ var leaving = regexp.MustCompile(`(?i)^(?:(?:has|had|have|is|was|'s|’s|s|just|
 // ("ben moved out :( new flatmate is chloe" denies ben beside chloe).
 func leftValues(subj, attr string, vals []string, p prepared, in Input, have []Fact) []Fact {
 	restated := func(v string) bool {
+		// Read by form: a value read by meaning ("Warmworks" of "Steve's retired!! so it's
+		// Warmworks' new guy Paddy") may be a guess.
 		return slices.ContainsFunc(have, func(f Fact) bool {
-			return f.Subject == subj && Kebab(f.Attribute) == attr && !f.Negated && !junk(f, p.cased) && (SingleValued(attr) || SameValue(f.Value, v))
+			return f.Subject == subj && Kebab(f.Attribute) == attr && !f.Negated && f.Confidence == 0 && !junk(f, p.cased) && (SingleValued(attr) || SameValue(f.Value, v))
 		})
 	}
 	var out []Fact
@@ -2163,13 +2165,18 @@ var (
 	coverRe = regexp.MustCompile(`(?:\b(?:called|named)\s+|\b)((?:(?i:dr|mr|mrs|ms|prof)\.?\s+)?[\p{L}][\p{L}'-]*)\s+(?:is\s+|'s\s+|has\s+|will\s+be\s+)?(?i:covering|standing in|stepping in|filling in|taking over|taken over|took over|takes over|taking me on|taken me on|took me on|taking us on|stepping up)\b`)
 	// handedRe is a person one is handed over to: "handed over to a woman called dawn",
 	// "they've moved me to Dr Shah".
+	// newOneRe is a new holder named after "new guy", "new woman": "it's Warmworks' new
+	// guy Paddy who'll look after the boiler".
+	newOneRe = regexp.MustCompile(`(?i)\bnew\s+(?:guy|woman|man|lady|lad|girl|bloke|chap|fella|one|person)\s+(?:called\s+|named\s+|is\s+)?((?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[\p{L}][\p{L}'-]*)`)
+	// roleNowRe is a holder named as the speaker's role: "Ben Adeyemi is our lead now".
+	roleNowRe = regexp.MustCompile(`((?:(?i:dr|mr|mrs|ms|prof)\.?\s+)?\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)?)\s+(?:is|'s)\s+(?i:(?:now\s+)?(?:our|my)\s+(?:new\s+)?(?:team\s+)?(?:lead|manager|boss|supervisor|landlord|landlady|cleaner|gp|doctor|tutor|teacher|coach|physio|dentist))\b`)
 	handedRe = regexp.MustCompile(`(?i)\b(?:handed|passed|moved|switched|transferred|put)\s+(?:me\s+|us\s+|him\s+|her\s+|them\s+)?(?:over\s+|across\s+)?to\s+(?:(?:a|an|this|another)\s+(?:new\s+)?(?:woman|man|guy|lady|bloke|girl|chap|fella|one)\s+(?:called|named)\s+)?((?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[\p{L}][\p{L}'-]*)`)
 )
 
 // coverName returns the person a text says takes someone's place over, if any: a name
 // (capitalised in text with capitals), not a pronoun or a common word.
 func coverName(text string, cased bool) string {
-	for _, re := range []*regexp.Regexp{coverRe, handedRe} {
+	for _, re := range []*regexp.Regexp{coverRe, handedRe, newOneRe, roleNowRe} {
 		for _, m := range re.FindAllStringSubmatch(text, -1) {
 			name := m[1]
 			ws := strings.Fields(name)
