@@ -2170,7 +2170,7 @@ var (
 	newOneRe = regexp.MustCompile(`(?i)\bnew\s+(?:guy|woman|man|lady|lad|girl|bloke|chap|fella|one|person)\s+(?:called\s+|named\s+|is\s+)?((?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[\p{L}][\p{L}'-]*)`)
 	// roleNowRe is a holder named as the speaker's role: "Ben Adeyemi is our lead now".
 	roleNowRe = regexp.MustCompile(`((?:(?i:dr|mr|mrs|ms|prof)\.?\s+)?\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)?)\s+(?:is|'s)\s+(?i:(?:now\s+)?(?:our|my)\s+(?:new\s+)?(?:team\s+)?(?:lead|manager|boss|supervisor|landlord|landlady|cleaner|gp|doctor|tutor|teacher|coach|physio|dentist))\b`)
-	handedRe = regexp.MustCompile(`(?i)\b(?:handed|passed|moved|switched|transferred|put)\s+(?:me\s+|us\s+|him\s+|her\s+|them\s+)?(?:over\s+|across\s+)?to\s+(?:(?:a|an|this|another)\s+(?:new\s+)?(?:woman|man|guy|lady|bloke|girl|chap|fella|one)\s+(?:called|named)\s+)?((?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[\p{L}][\p{L}'-]*)`)
+	handedRe  = regexp.MustCompile(`(?i)\b(?:handed|passed|moved|switched|transferred|put)\s+(?:me\s+|us\s+|him\s+|her\s+|them\s+)?(?:over\s+|across\s+)?to\s+(?:(?:a|an|this|another)\s+(?:new\s+)?(?:woman|man|guy|lady|bloke|girl|chap|fella|one)\s+(?:called|named)\s+)?((?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[\p{L}][\p{L}'-]*)`)
 )
 
 // coverName returns the person a text says takes someone's place over, if any: a name
