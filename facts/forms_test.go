@@ -936,6 +936,19 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"main credit card is the amex gold", []string{"user/credit-card=amex gold"}},
 		{"The weather is Nice today", []string{"-user/weather=Nice"}},
 	})
+	// A question asked without its question mark states nothing; "which means …" and
+	// "what a …" are no questions.
+	for text, asks := range map[string]bool{
+		"what's a good pudding to bring to a dinner party that isn't trifle": true,
+		"is it bad that i give the cats a tiny bit of butter sometimes":      true,
+		"how do i ask for a raise without sounding entitled":                 true,
+		"which means i had to change my flight to june 11":                   false,
+		"what a week, finally moved into the new flat in Leeds":              false,
+	} {
+		if got := askedPlainly(text); got != asks {
+			t.Errorf("askedPlainly(%q) = %v, want %v", text, got, asks)
+		}
+	}
 	if res := extract(t, []Input{{Text: "my boyfriend tom loves climbing"}}); len(res[0].Facts) < 2 || res[0].Facts[0].Subject != "tom" {
 		t.Errorf("the memory's own fact first, who holds the role after: %v", factKeys(res[0].Facts))
 	}

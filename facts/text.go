@@ -99,7 +99,7 @@ func sentences(text string) []sentence {
 		if s == "" {
 			return
 		}
-		out = append(out, sentence{text: s, question: strings.Contains(punct, "?") && isQuestion(s)})
+		out = append(out, sentence{text: s, question: strings.Contains(punct, "?") && isQuestion(s) || askedPlainly(s)})
 	}
 	for _, ix := range idx {
 		add(text[start:ix[0]], text[ix[0]:ix[1]])
@@ -115,6 +115,29 @@ var questionStarts = map[string]bool{
 	"is": true, "are": true, "do": true, "does": true, "did": true, "can": true, "could": true, "should": true, "would": true, "will": true,
 	"any": true, "anyone": true, "shall": true, "has": true, "have": true, "was": true, "whos": true, "who's": true, "wheres": true, "hows": true,
 	"isnt": true, "isn't": true, "am": true, "was it": true, "ideas": true, "tips": true, "recommendations": true, "thoughts": true,
+}
+
+// askedPlainly reports a question written without its question mark by how it opens:
+// "what's a good pudding to bring …", "how do i ask for a raise", "is it bad that i …",
+// "should we …" (not "what a day", "how cool is that").
+func askedPlainly(s string) bool {
+	ts := skipFillers(tokenize(s))
+	if len(ts) < 3 || ts[0].end {
+		return false
+	}
+	w, n := ts[0].low, ts[1].low
+	switch w {
+	case "what's", "whats":
+		return true
+	case "what", "which":
+		// Not "which means i had to …".
+		return n == "is" || n == "are" || n == "should" || n == "do" || n == "does" || n == "can" || n == "would" || n == "one"
+	case "how":
+		return n == "do" || n == "does" || n == "can" || n == "should" || n == "would" || n == "long" || n == "often" || n == "many"
+	case "should", "can", "could", "would", "do", "does", "is", "are":
+		return firstPerson[n] || n == "you" || n == "it" || n == "there" || n == "anyone" || n == "he" || n == "she" || n == "they"
+	}
+	return false
 }
 
 // isQuestion reports whether a sentence that ended with a question mark asks something
