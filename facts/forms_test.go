@@ -934,6 +934,8 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"hilton status is Gold now, finally", []string{"user/hilton-status=Gold"}},
 		{"thermostat's on 19 in our house", []string{"-thermostat/thermostat=19"}},
 		{"main credit card is the amex gold", []string{"user/credit-card=amex gold"}},
+		// Supplements are medicines with doses; a number the dose states is no rate.
+		{"gp says my vitamin d is low. I'm on 1000 IU a day now", []string{"user/vitamin-d-dose=1000 IU", "-user/rate=1000", "-user/dose=1000"}},
 		{"The weather is Nice today", []string{"-user/weather=Nice"}},
 	})
 	// A question asked without its question mark states nothing; "which means …" and
@@ -978,10 +980,13 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"Steve's retired!! so it's Warmworks' new guy Paddy who'll look after the boiler now", "user/boiler-guy", "Steve", "user/boiler-guy=Paddy"},
 		{"reorg news: Marta's gone over to platform, and Ben Adeyemi is our lead now too", "user/manager", "Marta", "user/manager=Ben Adeyemi"},
 		{"the gp bumped my dose up to 100mg", "user/sertraline-dose", "50mg", "user/sertraline-dose=100mg"},
+		{"sorry I said 1000 the other day - checked the box properly and it's 2000 IU", "user/vitamin-d-dose", "1000 IU", "user/vitamin-d-dose=2000 IU"},
+		{"mum is the one on 1000 IU, her tub lives at ours", "user/vitamin-d-dose", "2000 IU", "-user/vitamin-d-dose=1000 IU"},
 		{"anika and rory are done. she says she's fine", "anika/partner", "Rory", "anika/partner!=Rory"},
 	} {
 		res := extract(t, []Input{{Text: tt.text, Values: map[string][]string{tt.slot: {tt.old}}, Slots: []string{tt.slot}}})
-		if got := factKeys(res[0].Facts); !slices.Contains(got, tt.want) {
+		key, not := strings.CutPrefix(tt.want, "-")
+		if got := factKeys(res[0].Facts); slices.Contains(got, key) == not {
 			t.Errorf("%q after %s=%s: facts %v, want %s", tt.text, tt.slot, tt.old, got, tt.want)
 		}
 	}

@@ -707,7 +707,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			facts = append(facts, Fact{Subject: p.self, Attribute: r, Value: strings.ReplaceAll(name, "-", " "), EventTime: eventTime(c.text, in.Time), aside: true})
 		}
 	}
-	facts = oneDose(loneDose(p, ownersByAttribute(in, p, knownEvents(facts, known), known)), values)
+	facts = readByForm(oneDose(p, loneDose(p, ownersByAttribute(in, p, knownEvents(facts, known), known)), values))
 	for i := range facts {
 		facts[i].defaultOwner, facts[i].genericEvent = false, false
 	}
@@ -1211,4 +1211,20 @@ func fragment(ts []token) bool {
 		return false
 	}
 	return fragmentLeads[ts[0].low] || len(skipFillers(ts)) <= 3
+}
+
+// readByForm drops a fact read by meaning whose number a surer fact of the same subject
+// states under another attribute: "1000 IU a day" is the vitamin D dose, no rate of 1000.
+func readByForm(fs []Fact) []Fact {
+	sure := func(f Fact) float64 {
+		if f.Confidence == 0 {
+			return 1 // read by form
+		}
+		return f.Confidence
+	}
+	return slices.DeleteFunc(slices.Clone(fs), func(f Fact) bool {
+		return f.Confidence > 0 && strings.ContainsAny(f.Value, "0123456789") && slices.ContainsFunc(fs, func(g Fact) bool {
+			return sure(g) > sure(f) && g.Subject == f.Subject && g.Attribute != f.Attribute && strings.ContainsAny(g.Value, "0123456789") && SameValue(f.Value, g.Value)
+		})
+	})
 }

@@ -3087,7 +3087,8 @@ func readingBook(ts []token) (value string, negated bool) {
 // drugRe is a medicine by its generic name — the endings of the international
 // nonproprietary names' stems (amlodipine, ramipril, atorvastatin, omeprazole, sertraline,
 // citalopram, prednisolone, …) — or by one of the common names that have no such ending.
-var drugRe = regexp.MustCompile(`(?i)\b(?:[a-z]{3,}(?:dipine|apine|azepine|pril|sartan|statin|olol|azole|cillin|mycin|cycline|floxacin|tidine|formin|gliptin|gliflozin|oxetine|opram|traline|triptan|zepam|zolam|profen|fenac|olone|isone|lukast|tropium|xaban|gatran|parin|farin|semide|thiazide|setron|dronate|thyroxine|adone|tadine|glutide|zepatide)|paracetamol|aspirin|insulin|lantus|levemir|tresiba|novorapid|humalog|codeine|morphine|tramadol|naproxen|melatonin|warfarin|ventolin|salbutamol|amitriptyline|gabapentin|pregabalin|lithium|ritalin|methylphenidate|prozac|zoloft|wegovy|ozempic|mounjaro|finasteride|minoxidil|the pill)\b`)
+var drugRe = regexp.MustCompile(`(?i)\b(?:[a-z]{3,}(?:dipine|apine|azepine|pril|sartan|statin|olol|azole|cillin|mycin|cycline|floxacin|tidine|formin|gliptin|gliflozin|oxetine|opram|traline|triptan|zepam|zolam|profen|fenac|olone|isone|lukast|tropium|xaban|gatran|parin|farin|semide|thiazide|setron|dronate|thyroxine|adone|tadine|glutide|zepatide)|paracetamol|aspirin|insulin|lantus|levemir|tresiba|novorapid|humalog|codeine|morphine|tramadol|naproxen|melatonin|warfarin|ventolin|salbutamol|amitriptyline|gabapentin|pregabalin|lithium|ritalin|methylphenidate|prozac|zoloft|wegovy|ozempic|mounjaro|finasteride|minoxidil|the pill|` +
+	`vitamin (?:d3?|b12|c)|folic acid|omega[- ]3|magnesium|iron tablets|cetirizine|hydroxyzine|clenil|fostair|symbicort|seretide|qvar)\b`)
 
 // allergyRe before a medicine makes it an allergy.
 var allergyRe = regexp.MustCompile(`(?i)\b(?:allergic|allergy|allergies|reaction)\b`)
@@ -3129,27 +3130,42 @@ func loneDose(p prepared, fs []Fact) []Fact {
 	return append(fs, d)
 }
 
-// oneDose gives a dose told without its medicine ("the gp bumped me up to 100mg") to the
-// subject's one medicine with a dose slot (values' keys), when the subject has one.
-func oneDose(fs []Fact, values map[string][]string) []Fact {
-	for i, f := range fs {
-		if Kebab(f.Attribute) != "dose" {
-			continue
-		}
-		var only string
+// oneDose gives a dose told without its medicine ("the gp bumped me up to 100mg", "it's
+// 2000 IU") to the subject's one medicine with a dose slot (values' keys), when the
+// subject has one: a fact read as a bare dose, or the one dose the text states when the
+// memory names no medicine and no fact of that slot.
+func oneDose(p prepared, fs []Fact, values map[string][]string) []Fact {
+	only := func(subj string) string {
+		var attr string
 		for k := range values {
-			subj, attr, _ := strings.Cut(k, "/")
-			if subj != f.Subject || !strings.HasSuffix(attr, doseSuffix) || attr == "dose" {
+			s, a, _ := strings.Cut(k, "/")
+			if s != subj || !strings.HasSuffix(a, doseSuffix) || a == "dose" {
 				continue
 			}
-			if only != "" && only != attr {
-				only = ""
-				break
+			if attr != "" && attr != a {
+				return ""
 			}
-			only = attr
+			attr = a
 		}
-		if only != "" {
-			fs[i].Attribute = only
+		return attr
+	}
+	told := false
+	for i, f := range fs {
+		if a := only(f.Subject); Kebab(f.Attribute) == "dose" && a != "" {
+			fs[i].Attribute = a
+		}
+		told = told || strings.HasSuffix(fs[i].Attribute, doseSuffix) || fs[i].Attribute == "medication"
+	}
+	if text := p.text(); told || drugRe.MatchString(text) || len(doseUnits.FindAllString(text, 2)) != 1 {
+		return fs
+	}
+	for _, c := range p.clauses {
+		// The clause that states the dose says whose: "mum is the one on 1000 IU".
+		if d := doseUnits.FindString(c.text); d != "" {
+			if a := only(c.subj); a != "" {
+				fs = append(fs, Fact{Subject: c.subj, Attribute: a, Value: d})
+			}
+			break
 		}
 	}
 	return fs
