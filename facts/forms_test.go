@@ -982,6 +982,12 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"the gp bumped my dose up to 100mg", "user/sertraline-dose", "50mg", "user/sertraline-dose=100mg"},
 		{"sorry I said 1000 the other day - checked the box properly and it's 2000 IU", "user/vitamin-d-dose", "1000 IU", "user/vitamin-d-dose=2000 IU"},
 		{"mum is the one on 1000 IU, her tub lives at ours", "user/vitamin-d-dose", "2000 IU", "-user/vitamin-d-dose=1000 IU"},
+		// A switch ends the value it names, or the same kind of service; a return ends
+		// the newer one.
+		{"the cetirizine's been making me drowsy, pharmacist said try fexofenadine so ive switched", "user/medication", "cetirizine", "user/medication!=cetirizine"},
+		{"moved to Apple Music, got it free for 6 months with the new phone", "user/subscription", "Spotify", "user/subscription!=Spotify"},
+		{"got the mri back on the 20th: torn meniscus, left knee", "user/injury", "knee", "-user/injury!=knee"},
+		{"switched gyms, still doing yoga and pilates", "user/hobby", "pilates", "-user/hobby!=pilates"},
 		{"anika and rory are done. she says she's fine", "anika/partner", "Rory", "anika/partner!=Rory"},
 	} {
 		res := extract(t, []Input{{Text: tt.text, Values: map[string][]string{tt.slot: {tt.old}}, Slots: []string{tt.slot}}})

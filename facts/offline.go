@@ -722,6 +722,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		})
 		facts = append(facts, f)
 	}
+	facts = switchedAway(p, facts, values)
 	if len(facts) > 0 {
 		return orderFacts(facts), ""
 	}

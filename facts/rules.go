@@ -590,6 +590,58 @@ func amountLabel(label, amount string) (string, string) {
 // streamingRe names a streaming or media subscription by its brand.
 var streamingRe = regexp.MustCompile(`(?i)\b(?:netflix|spotify(?: premium)?|disney\+?|disney plus|crunchyroll|apple music|apple tv\+?|amazon prime|prime video|hbo(?: max)?|now tv|youtube premium|youtube music|audible|deezer|tidal|paramount\+?|paramount plus|britbox|mubi|dazn|peacock|hulu|kindle unlimited|xbox game pass|game pass|playstation plus|ps plus)\b`)
 
+// switchCueRe says one thing replaces another: "switched", "moved to", "going back to".
+var switchCueRe = regexp.MustCompile(`(?i)\b(?:switch(?:ed|ing)?|swap(?:ped|ping)?|moved (?:over )?to|changed to|converted to|instead)\b|` + backCue)
+
+// backCue says a value returns: "going back to spotify", "went back on the pill" (not
+// "got the mri back on the 20th").
+const backCue = `\b(?:going|went|gone|go|moved|switched|changed|i'm|im) back (?:to|on)\b`
+
+var backCueRe = regexp.MustCompile(`(?i)` + backCue)
+
+// musicServices are one kind of subscription: a new one replaces the other.
+var musicServices = regexp.MustCompile(`(?i)^(?:spotify(?: premium)?|apple music|youtube music|tidal|deezer|amazon music)$`)
+
+// switchedAway reads what a switch ends among several values of an attribute: "the
+// cetirizine's been making me drowsy, pharmacist said try fexofenadine so ive switched"
+// ends the cetirizine the memory names; "moved to Apple Music" ends the other music
+// service (the speaker's known values, values). The new value is one the attribute does
+// not hold yet, or, told as a return ("going back to spotify"), not its newest; what it
+// ends is named in the memory or is the same kind of service. A positive fact of an
+// ended value read beside the switch goes.
+func switchedAway(p prepared, fs []Fact, values map[string][]string) []Fact {
+	text := p.text()
+	if !switchCueRe.MatchString(text) {
+		return fs
+	}
+	words := p.words()
+	var ended []Fact
+	for _, f := range fs {
+		if f.Negated || SingleValued(f.Attribute) {
+			continue
+		}
+		vals := values[f.Subject+"/"+Kebab(f.Attribute)]
+		held := slices.IndexFunc(vals, func(v string) bool { return SameValue(v, f.Value) })
+		if held == 0 || held > 0 && !backCueRe.MatchString(text) {
+			continue
+		}
+		for _, v := range vals {
+			music := musicServices.MatchString(strings.TrimSpace(v)) && musicServices.MatchString(strings.TrimSpace(f.Value))
+			if SameValue(v, f.Value) || !music && !mentions(words, v) || slices.ContainsFunc(ended, func(e Fact) bool { return e.Group() == f.Subject+"/"+Kebab(f.Attribute)+"/"+Kebab(v) }) {
+				continue
+			}
+			ended = append(ended, Fact{Subject: f.Subject, Attribute: f.Attribute, Value: v, Negated: true, EventTime: f.EventTime})
+		}
+	}
+	if len(ended) == 0 {
+		return fs
+	}
+	fs = slices.DeleteFunc(fs, func(f Fact) bool {
+		return !f.Negated && slices.ContainsFunc(ended, func(e Fact) bool { return e.Group() == f.Group() })
+	})
+	return append(fs, ended...)
+}
+
 // streamingStop gives a subscription up: "cancelled netflix", "dropped spotify".
 var streamingStop = regexp.MustCompile(`(?i)\b(?:cancell?ed|cancel|cancelling|cut|cutting|dropped|drop|ditched|ditch|quit|stopped|unsubscribed(?: from)?|got rid of|no longer (?:have|pay for|use)|don'?t (?:have|pay for) .{0,12}any ?more)\s+(?:my\s+|the\s+|our\s+)?$`)
 
@@ -3088,7 +3140,7 @@ func readingBook(ts []token) (value string, negated bool) {
 // nonproprietary names' stems (amlodipine, ramipril, atorvastatin, omeprazole, sertraline,
 // citalopram, prednisolone, …) — or by one of the common names that have no such ending.
 var drugRe = regexp.MustCompile(`(?i)\b(?:[a-z]{3,}(?:dipine|apine|azepine|pril|sartan|statin|olol|azole|cillin|mycin|cycline|floxacin|tidine|formin|gliptin|gliflozin|oxetine|opram|traline|triptan|zepam|zolam|profen|fenac|olone|isone|lukast|tropium|xaban|gatran|parin|farin|semide|thiazide|setron|dronate|thyroxine|adone|tadine|glutide|zepatide)|paracetamol|aspirin|insulin|lantus|levemir|tresiba|novorapid|humalog|codeine|morphine|tramadol|naproxen|melatonin|warfarin|ventolin|salbutamol|amitriptyline|gabapentin|pregabalin|lithium|ritalin|methylphenidate|prozac|zoloft|wegovy|ozempic|mounjaro|finasteride|minoxidil|the pill|` +
-	`vitamin (?:d3?|b12|c)|folic acid|omega[- ]3|magnesium|iron tablets|cetirizine|hydroxyzine|clenil|fostair|symbicort|seretide|qvar)\b`)
+	`vitamin (?:d3?|b12|c)|folic acid|omega[- ]3|magnesium|iron tablets|cetirizine|hydroxyzine|fexofenadine|clenil|fostair|symbicort|seretide|qvar)\b`)
 
 // allergyRe before a medicine makes it an allergy.
 var allergyRe = regexp.MustCompile(`(?i)\b(?:allergic|allergy|allergies|reaction)\b`)

@@ -542,7 +542,7 @@ func isNameToken(ts []token, i int) bool {
 			j++ // "marcus only ever drinks …"
 		}
 		n := ts[j].low
-		return subjectVerbs[n] || (len(n) > 3 && (strings.HasSuffix(n, "ed") || strings.HasSuffix(n, "s") && !strings.HasSuffix(n, "ss")))
+		return subjectVerbs[n] || (len(n) > 3 && (strings.HasSuffix(n, "ed") || strings.HasSuffix(n, "s") && !strings.HasSuffix(n, "ss") && !strings.HasSuffix(n, "'s")))
 	}
 	return false
 }
