@@ -988,6 +988,8 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"moved to Apple Music, got it free for 6 months with the new phone", "user/subscription", "Spotify", "user/subscription!=Spotify"},
 		{"got the mri back on the 20th: torn meniscus, left knee", "user/injury", "knee", "-user/injury!=knee"},
 		{"switched gyms, still doing yoga and pilates", "user/hobby", "pilates", "-user/hobby!=pilates"},
+		{"since I'm lactose intolerant I'm trying out dairy-free options like coconut or almond milk instead", "user/intolerance", "lactose intolerant", "-user/intolerance!=lactose intolerant"},
+		{"I also enjoy aerial yoga, it's a great way to switch off and focus on my body", "user/exercise", "aerial yoga", "-user/exercise!=aerial yoga"},
 		{"anika and rory are done. she says she's fine", "anika/partner", "Rory", "anika/partner!=Rory"},
 	} {
 		res := extract(t, []Input{{Text: tt.text, Values: map[string][]string{tt.slot: {tt.old}}, Slots: []string{tt.slot}}})

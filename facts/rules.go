@@ -590,8 +590,9 @@ func amountLabel(label, amount string) (string, string) {
 // streamingRe names a streaming or media subscription by its brand.
 var streamingRe = regexp.MustCompile(`(?i)\b(?:netflix|spotify(?: premium)?|disney\+?|disney plus|crunchyroll|apple music|apple tv\+?|amazon prime|prime video|hbo(?: max)?|now tv|youtube premium|youtube music|audible|deezer|tidal|paramount\+?|paramount plus|britbox|mubi|dazn|peacock|hulu|kindle unlimited|xbox game pass|game pass|playstation plus|ps plus)\b`)
 
-// switchCueRe says one thing replaces another: "switched", "moved to", "going back to".
-var switchCueRe = regexp.MustCompile(`(?i)\b(?:switch(?:ed|ing)?|swap(?:ped|ping)?|moved (?:over )?to|changed to|converted to|instead)\b|` + backCue)
+// switchCueRe says one thing replaces another: "switched", "moved to", "going back to"
+// (not "switch off", "switch sides", nor "instead", which replaces many things).
+var switchCueRe = regexp.MustCompile(`(?i)\b(?:switched|swapped|(?:switching|swapping) (?:to|over)|moved (?:over )?to|changed to|converted to)\b|` + backCue)
 
 // backCue says a value returns: "going back to spotify", "went back on the pill" (not
 // "got the mri back on the 20th").
