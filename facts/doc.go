@@ -135,6 +135,20 @@
 //     ("My husband, David, works …"); chat's "w" and "w/", and a known name's possessive
 //     without its apostrophe ("alfies teacher"). A form reader whose value only names
 //     its attribute leaves the clause to the readers after it.
+//   - Who holds a role, and who takes it over (session 17): one who leaves a role and one
+//     who covers it ("abena's off on secondment, Marcus is covering as my manager",
+//     coverName); a role and its holder's name set off by a comma, for any subject
+//     ("anika has a new boyfriend, Rory", apposedNames); the holder of the speaker's
+//     one-holder role named on the way ("my boyfriend tom loves climbing"), after the
+//     memory's own facts. A clause without a subject of its own goes on with its
+//     sentence's ("she's on sertraline too, has been for years, 150mg", fragment); one
+//     who tells the speaker something tells of themselves ("mum told me she's on …"); a
+//     past "when" clause is a time, not a scope. A switch ends among several values the
+//     one the memory names, or the same kind of music service (switchedAway); a dose
+//     told without its medicine is the speaker's one dosed medicine's (oneDose), and a
+//     number a surer fact states is no second fact (readByForm). A bare label with a
+//     capitalised value ("hilton status is Gold") or a number after "on"; a question
+//     asked without its question mark states nothing (askedPlainly).
 //   - A plan's month is when the planned thing happens, not when the fact became true
 //     ("we're going to crete in july"): no event time for a trip, a flight, a stay or an
 //     event dated ahead.

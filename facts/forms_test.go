@@ -934,6 +934,8 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"hilton status is Gold now, finally", []string{"user/hilton-status=Gold"}},
 		{"thermostat's on 19 in our house", []string{"-thermostat/thermostat=19"}},
 		{"main credit card is the amex gold", []string{"user/credit-card=amex gold"}},
+		// A topic marker is no value.
+		{"ok so hobby-wise I mostly do bouldering these days", []string{"-user/hobby=hobby-wise"}},
 		// Supplements are medicines with doses; a number the dose states is no rate.
 		{"gp says my vitamin d is low. I'm on 1000 IU a day now", []string{"user/vitamin-d-dose=1000 IU", "-user/rate=1000", "-user/dose=1000"}},
 		{"The weather is Nice today", []string{"-user/weather=Nice"}},

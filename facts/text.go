@@ -227,8 +227,14 @@ var (
 	withRe      = regexp.MustCompile(`(?i)(^|\s)w(\s+\p{L})`)
 )
 
-// shorthand spells out chat abbreviations the readers look for as words.
+// topicWiseRe is chat's topic marker: "hobby-wise I mostly do bouldering", "piano wise
+// I'm working towards grade 3".
+var topicWiseRe = regexp.MustCompile(`(?i)(^|[\s:,.!])[\p{L}]+[- ]wise,?\s+`)
+
+// shorthand spells out chat abbreviations the readers look for as words, and leaves out
+// a topic marker, which is no value ("hobby-wise").
 func shorthand(text string) string {
+	text = topicWiseRe.ReplaceAllString(text, "${1}")
 	return withRe.ReplaceAllString(withSlashRe.ReplaceAllString(text, "${1}with "), "${1}with${2}")
 }
 

@@ -87,7 +87,16 @@
 //     and links the denial coexisting with the current version, which stays current
 //     (planner.pastDenial, TestDenialOfAnEarlierValue). A denial of the current value,
 //     or of one no version states ("I don't drink coffee anymore" after "flat white"),
-//     is left to the time line.
+//     is left to the time line;
+//   - a fact read from the form that names its attribute in other words than a
+//     single-valued slot of the same subject among the candidates ("insurance-provider"
+//     and "travel-insurance": one head word, facts.SharesTopic) joins that slot when the
+//     user has none of its own (adoptSlots; a fact read by meaning joins one by the
+//     Sentry topic projection instead);
+//   - a denial that names a value an earlier candidate stated while the extractor read
+//     no fact from it ("so me and Tomás broke up" after "been seeing someone called
+//     Tomás") gives the oldest such candidate that fact, stored with it in the commit,
+//     and so ends it (namedVersions; another subject's value needs that subject named).
 //
 // A bank written before facts (or with them off) is regrouped by Reindex: records
 // without facts get them, and those in no slot or a "slot:<id>" group join their fact's
