@@ -2,6 +2,7 @@ package facts
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -166,4 +167,10 @@ func fold(r rune) rune {
 // names Tomás; "vitamin D" is not named by its "D".
 func Names(text, value string) bool {
 	return mentions(" "+strings.Join(words.Split(text), " ")+" ", value)
+}
+
+// Asks reports whether text asks something (one of its sentences is a question): such a
+// memory states no fact.
+func Asks(text string) bool {
+	return slices.ContainsFunc(sentences(text), func(s sentence) bool { return s.question })
 }

@@ -327,17 +327,20 @@ func TestAdoptSlotByName(t *testing.T) {
 
 // A memory that stated no fact is the state a later denial ends when the denial names
 // its value: the oldest such memory gets the fact and is superseded; a later memory that
-// only mentions the value, and one that names another's value, stay as they were — on
+// only mentions the value, one that names another's value, and a question, stay as they were — on
 // both stores, with the fact stored.
 func TestNamedVersions(t *testing.T) {
 	for name, open := range bothStores() {
 		t.Run(name, func(t *testing.T) {
 			gone := fact("user", "partner", "Tomás")
 			gone.Negated = true
+			ended := fact("user", "subscription", "spotify")
+			ended.Negated = true
 			quit := fact("niamh", "hobby", "pottery")
 			quit.Negated = true
 			x := &mapExtractor{facts: map[string][]facts.Fact{
 				"so me and Tomás broke up": {gone},
+				"cancelled spotify":        {ended},
 				"niamh's quit pottery":     {quit},
 			}}
 			st, h := open(t)
@@ -346,11 +349,13 @@ func TestNamedVersions(t *testing.T) {
 				t.Fatal(err)
 			}
 			trs, err := o.Add(t.Context(), "dee", []Input{
+				{Content: "can you move spotify playlists over to apple music?", EventTime: at(1)},
 				{Content: "been seeing someone called Tomás for a couple of months", EventTime: at(1)},
 				{Content: "Tomás cooked me dinner tonight", EventTime: at(2)},
 				{Content: "started a pottery class on wednesdays", EventTime: at(3)},
 				{Content: "so me and Tomás broke up", EventTime: at(4)},
 				{Content: "niamh's quit pottery", EventTime: at(5)},
+				{Content: "cancelled spotify", EventTime: at(6)},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -359,6 +364,7 @@ func TestNamedVersions(t *testing.T) {
 				"been seeing someone called Tomás for a couple of months": store.StatusSuperseded,
 				"Tomás cooked me dinner tonight":                          store.StatusActive,
 				"started a pottery class on wednesdays":                   store.StatusActive,
+				"can you move spotify playlists over to apple music?":     store.StatusActive,
 			}
 			got := statuses(t, o, "dee", trs)
 			for text, w := range want {
@@ -369,7 +375,7 @@ func TestNamedVersions(t *testing.T) {
 			if v, err := store.Check(t.Context(), st, "dee"); err != nil || len(v) != 0 {
 				t.Errorf("invariants %v %v", v, err)
 			}
-			r, err := o.Store().Get(t.Context(), "dee", trs[0].RecordID)
+			r, err := o.Store().Get(t.Context(), "dee", trs[1].RecordID)
 			if err != nil {
 				t.Fatal(err)
 			}

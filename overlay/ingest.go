@@ -988,7 +988,8 @@ func (o *Overlay) namedAlike(ctx context.Context, user string, f facts.Fact, can
 // broke up" denies the partner Tomás, and "been seeing someone called Tomás" — in no
 // version group, since the extractor read nothing from it — names him: it is the state
 // the denial ends. Of several such candidates only the oldest, which told the state
-// first, gets the fact; later ones that merely mention the value stay as they are.
+// first, gets the fact; later ones that merely mention the value stay as they are, and
+// a question ("can you move spotify playlists over to apple music?") states nothing.
 func namedVersions(fs []facts.Fact, cands []store.Record) map[int]facts.Fact {
 	out := map[int]facts.Fact{}
 	for _, f := range fs {
@@ -997,7 +998,7 @@ func namedVersions(fs []facts.Fact, cands []store.Record) map[int]facts.Fact {
 		}
 		oldest := -1
 		for i, c := range cands {
-			if _, taken := out[i]; taken || c.Slot != "" || c.Status != store.StatusActive || len(RecordFacts(c)) > 0 || !facts.Names(c.Content, f.Value) {
+			if _, taken := out[i]; taken || c.Slot != "" || c.Status != store.StatusActive || len(RecordFacts(c)) > 0 || !facts.Names(c.Content, f.Value) || facts.Asks(c.Content) {
 				continue
 			}
 			if f.Subject != "user" && !facts.Names(c.Content, strings.ReplaceAll(f.Subject, "-", " ")) {
