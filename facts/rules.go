@@ -1417,8 +1417,8 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 			}
 			return attr, v
 		}
-		// Else a name, capitalised after the verb: "hilton status is Gold", "pension's
-		// with Nest".
+		// Else a name, capitalised after the verb ("hilton status is Gold"), maybe after
+		// "with" or "on" ("boiler cover is with Homeserve").
 		k := 0
 		if len(rest) > 1 && (rest[0].low == "with" || rest[0].low == "on") {
 			k = 1
