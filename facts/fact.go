@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-
-	"github.com/atma-dev/atma/internal/words"
 )
 
 // Fact is one thing a memory states about one subject: "I moved to Porto" is the fact
@@ -166,7 +164,7 @@ func fold(r rune) rune {
 // more (a number of three digits or more counts): "been seeing someone called Tomás"
 // names Tomás; "vitamin D" is not named by its "D".
 func Names(text, value string) bool {
-	return mentions(" "+strings.Join(words.Split(text), " ")+" ", value)
+	return mentions(spacedWords(text), value)
 }
 
 // Asks reports whether text asks something (one of its sentences is a question): such a

@@ -169,7 +169,12 @@ func (p prepared) words() string {
 	for _, c := range p.clauses {
 		b.WriteString(c.text + " ")
 	}
-	return " " + strings.Join(words.Split(b.String()), " ") + " "
+	return spacedWords(b.String())
+}
+
+// spacedWords is text's lower-case words, each between spaces, as mentions reads them.
+func spacedWords(text string) string {
+	return " " + strings.Join(words.Split(text), " ") + " "
 }
 
 type slotRef struct {
@@ -1208,7 +1213,7 @@ var fragmentLeads = wordSet(`has have been no plus also with mostly usually alwa
 // fragment reports a clause with no subject of its own: no first person, and short (at
 // most three words) or opened by a word that goes on (fragmentLeads).
 func fragment(ts []token) bool {
-	if len(ts) == 0 || slices.ContainsFunc(ts, func(t token) bool { return firstPerson[t.low] || t.low == "my" || t.low == "our" }) {
+	if len(ts) == 0 || speaksOfSelf(ts) {
 		return false
 	}
 	return fragmentLeads[ts[0].low] || len(skipFillers(ts)) <= 3

@@ -628,10 +628,11 @@ func switchedAway(p prepared, fs []Fact, values map[string][]string) []Fact {
 		}
 		for _, v := range vals {
 			music := musicServices.MatchString(strings.TrimSpace(v)) && musicServices.MatchString(strings.TrimSpace(f.Value))
-			if SameValue(v, f.Value) || !music && !mentions(words, v) || slices.ContainsFunc(ended, func(e Fact) bool { return e.Group() == f.Subject+"/"+Kebab(f.Attribute)+"/"+Kebab(v) }) {
+			e := Fact{Subject: f.Subject, Attribute: f.Attribute, Value: v, Negated: true, EventTime: f.EventTime}
+			if SameValue(v, f.Value) || !music && !mentions(words, v) || slices.ContainsFunc(ended, func(x Fact) bool { return x.Group() == e.Group() }) {
 				continue
 			}
-			ended = append(ended, Fact{Subject: f.Subject, Attribute: f.Attribute, Value: v, Negated: true, EventTime: f.EventTime})
+			ended = append(ended, e)
 		}
 	}
 	if len(ended) == 0 {
@@ -3237,8 +3238,9 @@ func unnamedDose(attr, text, words string) bool {
 // ends, the other starts), with its dose beside it as a fact of its own slot per
 // medicine ("amlodipine-dose"), so that one medicine's dose never replaces another's.
 // The speaker's when the clause puts "me" on it ("the gp's put me on …").
-// tellingVerbs tell the speaker something: "mum told me", "she texted me".
-var tellingVerbs = wordSet(`told tells tell texted messaged asked showed`)
+// tellingVerbs tell the speaker something: "mum told me", "she texted me" (a subject's
+// reported speech, people.subject; no act on the speaker's own, drugFacts).
+var tellingVerbs = wordSet(`told tells texted messaged`)
 
 func drugFacts(c clause, self string, base Fact) []Fact {
 	var out []Fact

@@ -99,7 +99,8 @@ func sentences(text string) []sentence {
 		if s == "" {
 			return
 		}
-		out = append(out, sentence{text: s, question: strings.Contains(punct, "?") && isQuestion(s) || askedPlainly(s)})
+		ts := skipFillers(tokenize(s)) // once, for both readings of a question
+		out = append(out, sentence{text: s, question: strings.Contains(punct, "?") && isQuestion(ts) || askedPlainly(ts)})
 	}
 	for _, ix := range idx {
 		add(text[start:ix[0]], text[ix[0]:ix[1]])
@@ -117,11 +118,10 @@ var questionStarts = map[string]bool{
 	"isnt": true, "isn't": true, "am": true, "was it": true, "ideas": true, "tips": true, "recommendations": true, "thoughts": true,
 }
 
-// askedPlainly reports a question written without its question mark by how it opens:
-// "what's a good pudding to bring …", "how do i ask for a raise", "is it bad that i …",
-// "should we …" (not "what a day", "how cool is that").
-func askedPlainly(s string) bool {
-	ts := skipFillers(tokenize(s))
+// askedPlainly reports a question written without its question mark by how its words
+// (ts, fillers skipped) open: "what's a good pudding to bring …", "how do i ask for a
+// raise", "is it bad that i …", "should we …" (not "what a day", "how cool is that").
+func askedPlainly(ts []token) bool {
 	if len(ts) < 3 || ts[0].end {
 		return false
 	}
@@ -141,10 +141,9 @@ func askedPlainly(s string) bool {
 }
 
 // isQuestion reports whether a sentence that ended with a question mark asks something
-// (rather than being a surprised statement: "allergic to kiwi too??").
-func isQuestion(s string) bool {
-	ts := tokenize(s)
-	ts = skipFillers(ts)
+// (rather than being a surprised statement: "allergic to kiwi too??"), by its words (ts,
+// fillers skipped).
+func isQuestion(ts []token) bool {
 	if len(ts) == 0 {
 		return false
 	}
@@ -427,6 +426,12 @@ func titledName(ts []token, i int) (string, int) {
 	return "", 0
 }
 
+// speaksOfSelf reports words in the first person or the speaker's possessive: "I", "we",
+// "my", "our".
+func speaksOfSelf(ts []token) bool {
+	return slices.ContainsFunc(ts, func(t token) bool { return firstPerson[t.low] || t.low == "my" || t.low == "our" })
+}
+
 // firstPerson words make the speaker the subject.
 var firstPerson = map[string]bool{"i": true, "i'm": true, "im": true, "i've": true, "ive": true, "i'd": true, "i'll": true, "me": true, "we": true, "we're": true, "we've": true, "we'll": true, "us": true, "myself": true, "were": false}
 
@@ -659,7 +664,7 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 	// Reported speech: "mum says he's cut out bread" states what follows "says".
 	for i := 1; i < min(len(ts), 4); i++ {
 		w, at, told := ts[i].low, i, false
-		if (w == "told" || w == "tells" || w == "texted" || w == "messaged") && i+2 < len(ts) && (ts[i+1].low == "me" || ts[i+1].low == "us") {
+		if tellingVerbs[w] && i+2 < len(ts) && (ts[i+1].low == "me" || ts[i+1].low == "us") {
 			w, told = "says", true // "mum told me she's on sertraline too"
 			i++
 		}
@@ -753,7 +758,7 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 	if nounOpening(ts) {
 		// "Mental health's a priority", "Dance classes are the best": a thing, no one's
 		// name, opens the clause; with no first person it states nobody's fact.
-		if slices.ContainsFunc(ts, func(t token) bool { return firstPerson[t.low] || t.low == "my" || t.low == "our" }) {
+		if speaksOfSelf(ts) {
 			return self, ts, ""
 		}
 		return "", ts, ""
@@ -783,7 +788,7 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 		p.last = name
 		return name, ts[j:], ""
 	}
-	if slices.ContainsFunc(ts, func(t token) bool { return firstPerson[t.low] || t.low == "my" || t.low == "our" }) {
+	if speaksOfSelf(ts) {
 		return self, ts, ""
 	}
 	// No first person and no subject up front: a possessive of a known person states

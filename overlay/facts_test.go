@@ -45,6 +45,16 @@ func fact(subject, attribute, value string) facts.Fact {
 	return facts.Fact{Subject: subject, Attribute: attribute, Value: value}
 }
 
+// wantStatuses reports each memory of want whose status in got (statuses) is another.
+func wantStatuses(t *testing.T, got, want map[string]store.Status) {
+	t.Helper()
+	for text, st := range want {
+		if got[text] != st {
+			t.Errorf("%q is %s, want %s", text, got[text], st)
+		}
+	}
+}
+
 // statuses returns each memory's record status, by content.
 func statuses(t *testing.T, o *Overlay, user string, trs []IngestTrace) map[string]store.Status {
 	t.Helper()
@@ -97,11 +107,7 @@ func TestVersionGroupsByFact(t *testing.T) {
 		"we had to rehome Miso":                       store.StatusActive,
 		"forgot to say: back in 2024 I lived in Faro": store.StatusSuperseded, // reported late: history
 	}
-	for text, st := range want {
-		if got[text] != st {
-			t.Errorf("%q: %s, want %s", text, got[text], st)
-		}
-	}
+	wantStatuses(t, got, want)
 	porto := trs[4]
 	if porto.Slot != "user/home" || len(porto.Commits) == 0 || porto.Commits[0].Action != judge.ActionTransition || porto.Commits[0].Slot != "user/home" {
 		t.Errorf("the move: slot %q commits %+v", porto.Slot, porto.Commits)
@@ -367,11 +373,7 @@ func TestNamedVersions(t *testing.T) {
 				"can you move spotify playlists over to apple music?":     store.StatusActive,
 			}
 			got := statuses(t, o, "dee", trs)
-			for text, w := range want {
-				if got[text] != w {
-					t.Errorf("%q is %s, want %s", text, got[text], w)
-				}
-			}
+			wantStatuses(t, got, want)
 			if v, err := store.Check(t.Context(), st, "dee"); err != nil || len(v) != 0 {
 				t.Errorf("invariants %v %v", v, err)
 			}
@@ -535,11 +537,7 @@ func TestUncertainFactsMakeNoGroup(t *testing.T) {
 		"the Porto flat has a big window": store.StatusActive,
 	}
 	got := statuses(t, o, "ana", trs)
-	for text, st := range want {
-		if got[text] != st {
-			t.Errorf("%q: %s, want %s", text, got[text], st)
-		}
-	}
+	wantStatuses(t, got, want)
 	for _, i := range []int{1, 3} {
 		tr := trs[i]
 		if tr.Slot != "" || len(tr.Facts) != 1 || !strings.Contains(tr.FactNote, "below confidence 0.50") {
@@ -809,11 +807,7 @@ func TestLaterReportOfAStateThatHolds(t *testing.T) {
 		"since march I'm at Quillpoint":             store.StatusActive,     // its start was said
 		"oh and I joined Harbour back in february!": store.StatusSuperseded, // before Quillpoint's stated start
 	}
-	for text, st := range want {
-		if got[text] != st {
-			t.Errorf("%q: %s, want %s", text, got[text], st)
-		}
-	}
+	wantStatuses(t, got, want)
 	if note := trs[1].FactNote; !strings.Contains(note, `"I live in Paris."`) {
 		t.Errorf("the trace does not say why Lyon was placed after Paris: %q", note)
 	}
@@ -860,11 +854,7 @@ func TestDenialOfAnEarlierValue(t *testing.T) {
 		"flat white every morning":       store.StatusSuperseded, // no version says coffee: the time line
 		"I don't drink coffee anymore":   store.StatusActive,
 	}
-	for text, st := range want {
-		if got[text] != st {
-			t.Errorf("%q: %s, want %s", text, got[text], st)
-		}
-	}
+	wantStatuses(t, got, want)
 	if !slices.ContainsFunc(trs[2].Commits, func(c CommitTrace) bool { return strings.Contains(c.Note, "earlier version's value") }) {
 		t.Errorf("the trace does not say why the macbook stays current: %+v", trs[2].Commits)
 	}

@@ -212,24 +212,24 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 		tr.Timings.Facts = e.factsTook + time.Since(t0)
 	}
 
+	// The candidates' facts, decoded once for the named versions, the gate and the Judge.
+	candFacts := make([][]facts.Fact, len(cands))
+	for i, c := range cands {
+		candFacts[i] = RecordFacts(c)
+	}
 	if len(fs) > 0 {
-		for i, f := range namedVersions(fs, cands) {
+		for i, f := range namedVersions(fs, cands, candFacts) {
 			c := &cands[i]
 			if c.Meta, err = withFacts(maps.Clone(c.Meta), []facts.Fact{f}); err != nil {
 				return nil, err
 			}
 			setValue(c.Meta, f)
 			c.Slot, c.SingleValued = f.Group(), true
-			tr.Candidates[i].Named = &f
+			candFacts[i], tr.Candidates[i].Named = []facts.Fact{f}, &f
 		}
 	}
 
 	t0 = time.Now()
-	// The candidates' facts, decoded once for the gate and the Judge.
-	candFacts := make([][]facts.Fact, len(cands))
-	for i, c := range cands {
-		candFacts[i] = RecordFacts(c)
-	}
 	_, rules := o.cfg.Auditor.(*rule.Auditor)
 	for i := range tr.Candidates {
 		ct := &tr.Candidates[i]
@@ -935,9 +935,11 @@ func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, 
 			}
 			continue
 		}
-		if page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Slot: f.Group(), Limit: 1}); err != nil {
+		has, err := o.hasSlot(ctx, user, f.Group())
+		if err != nil {
 			return nil, err
-		} else if len(page) > 0 {
+		}
+		if has {
 			continue // the user has this slot already
 		}
 		best, bestA := "", o.cfg.AdoptTop
@@ -976,21 +978,26 @@ func (o *Overlay) namedAlike(ctx context.Context, user string, f facts.Fact, can
 	if found == "" {
 		return "", nil
 	}
-	page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Slot: f.Group(), Limit: 1})
-	if err != nil || len(page) > 0 {
+	if has, err := o.hasSlot(ctx, user, f.Group()); err != nil || has {
 		return "", err // the user has this slot already
 	}
 	return found, nil
 }
 
+// hasSlot reports whether the user has a record in version group slot.
+func (o *Overlay) hasSlot(ctx context.Context, user, slot string) (bool, error) {
+	page, _, err := o.cfg.Store.List(ctx, user, store.Filter{Slot: slot, Limit: 1})
+	return len(page) > 0, err
+}
+
 // namedVersions returns, by candidate index, the facts that candidates stating no fact
-// get from the new memory's denials (fs) that name what they held: "so me and Tomás
+// (candFacts, decoded) get from the new memory's denials (fs) that name what they held: "so me and Tomás
 // broke up" denies the partner Tomás, and "been seeing someone called Tomás" — in no
 // version group, since the extractor read nothing from it — names him: it is the state
 // the denial ends. Of several such candidates only the oldest, which told the state
 // first, gets the fact; later ones that merely mention the value stay as they are, and
 // a question ("can you move spotify playlists over to apple music?") states nothing.
-func namedVersions(fs []facts.Fact, cands []store.Record) map[int]facts.Fact {
+func namedVersions(fs []facts.Fact, cands []store.Record, candFacts [][]facts.Fact) map[int]facts.Fact {
 	out := map[int]facts.Fact{}
 	for _, f := range fs {
 		if !f.Negated || f.Scope != "" {
@@ -998,7 +1005,7 @@ func namedVersions(fs []facts.Fact, cands []store.Record) map[int]facts.Fact {
 		}
 		oldest := -1
 		for i, c := range cands {
-			if _, taken := out[i]; taken || c.Slot != "" || c.Status != store.StatusActive || len(RecordFacts(c)) > 0 || !facts.Names(c.Content, f.Value) || facts.Asks(c.Content) {
+			if _, taken := out[i]; taken || c.Slot != "" || c.Status != store.StatusActive || len(candFacts[i]) > 0 || !facts.Names(c.Content, f.Value) || facts.Asks(c.Content) {
 				continue
 			}
 			if f.Subject != "user" && !facts.Names(c.Content, strings.ReplaceAll(f.Subject, "-", " ")) {
