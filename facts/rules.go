@@ -2,6 +2,7 @@ package facts
 
 import (
 	"cmp"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -2213,18 +2214,27 @@ func leftValues(subj, attr string, vals []string, p prepared, in Input, have []F
 	return out
 }
 
+// titlePat, personPat and namePat are a title before a name (honorifics), a person's
+// noun (personWords) and a name maybe titled, as patterns.
+var (
+	titlePat  = `(?:(?i:` + strings.Join(slices.Sorted(maps.Keys(honorifics)), "|") + `)\.?\s+)?`
+	personPat = `(?:` + strings.Join(strings.Fields(personWords), "|") + `|one)`
+	namePat   = titlePat + `[\p{L}][\p{L}'-]*`
+)
+
 var (
 	// coverRe is a person who takes another's place over: "Marcus is covering", "Dr
 	// Lindqvist is taking me on", "a woman called dawn is stepping in".
-	coverRe = regexp.MustCompile(`(?:\b(?:called|named)\s+|\b)((?:(?i:dr|mr|mrs|ms|prof)\.?\s+)?[\p{L}][\p{L}'-]*)\s+(?:is\s+|'s\s+|has\s+|will\s+be\s+)?(?i:covering|standing in|stepping in|filling in|taking over|taken over|took over|takes over|taking me on|taken me on|took me on|taking us on|stepping up)\b`)
+	coverRe = regexp.MustCompile(`(?:\b(?:called|named)\s+|\b)(` + namePat + `)\s+(?:is\s+|'s\s+|has\s+|will\s+be\s+)?(?i:covering|standing in|stepping in|filling in|taking over|taken over|took over|takes over|taking me on|taken me on|took me on|taking us on|stepping up)\b`)
 	// handedRe is a person one is handed over to: "handed over to a woman called dawn",
 	// "they've moved me to Dr Shah".
+	handedRe = regexp.MustCompile(`(?i)\b(?:handed|passed|moved|switched|transferred|put)\s+(?:me\s+|us\s+|him\s+|her\s+|them\s+)?(?:over\s+|across\s+)?to\s+(?:(?:a|an|this|another)\s+(?:new\s+)?` + personPat + `\s+(?:called|named)\s+)?(` + namePat + `)`)
 	// newOneRe is a new holder named after "new guy", "new woman": "it's Warmworks' new
 	// guy Paddy who'll look after the boiler".
-	newOneRe = regexp.MustCompile(`(?i)\bnew\s+(?:guy|woman|man|lady|lad|girl|bloke|chap|fella|one|person)\s+(?:called\s+|named\s+|is\s+)?((?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[\p{L}][\p{L}'-]*)`)
-	// roleNowRe is a holder named as the speaker's role: "Ben Adeyemi is our lead now".
-	roleNowRe = regexp.MustCompile(`((?:(?i:dr|mr|mrs|ms|prof)\.?\s+)?\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)?)\s+(?:is|'s)\s+(?i:(?:now\s+)?(?:our|my)\s+(?:new\s+)?(?:team\s+)?(?:lead|manager|boss|supervisor|landlord|landlady|cleaner|gp|doctor|tutor|teacher|coach|physio|dentist))\b`)
-	handedRe  = regexp.MustCompile(`(?i)\b(?:handed|passed|moved|switched|transferred|put)\s+(?:me\s+|us\s+|him\s+|her\s+|them\s+)?(?:over\s+|across\s+)?to\s+(?:(?:a|an|this|another)\s+(?:new\s+)?(?:woman|man|guy|lady|bloke|girl|chap|fella|one)\s+(?:called|named)\s+)?((?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[\p{L}][\p{L}'-]*)`)
+	newOneRe = regexp.MustCompile(`(?i)\bnew\s+` + personPat + `\s+(?:called\s+|named\s+|is\s+)?(` + namePat + `)`)
+	// roleNowRe is a holder named as the speaker's role (a word of roles, or "lead"):
+	// "Ben Adeyemi is our lead now".
+	roleNowRe = regexp.MustCompile(`(` + titlePat + `\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)?)\s+(?:is|'s)\s+(?i:(?:now\s+)?(?:our|my)\s+(?:new\s+)?(?:team\s+)?(?:lead|` + strings.Join(slices.Sorted(maps.Keys(roles)), "|") + `))\b`)
 )
 
 // coverName returns the person a text says takes someone's place over, if any: a name
@@ -3233,15 +3243,15 @@ func unnamedDose(attr, text, words string) bool {
 	return isDose && drugRe.MatchString(text) && !mentions(words, drug)
 }
 
+// tellingVerbs tell the speaker something: "mum told me", "she texted me" (a subject's
+// reported speech, people.subject; no act on the speaker's own, drugFacts).
+var tellingVerbs = wordSet(`told tells texted messaged`)
+
 // drugFacts reads the medicines a clause names: each a "medication" fact (several at
 // once), negated when given up ("came off the amlodipine onto ramipril 2.5mg": the one
 // ends, the other starts), with its dose beside it as a fact of its own slot per
 // medicine ("amlodipine-dose"), so that one medicine's dose never replaces another's.
 // The speaker's when the clause puts "me" on it ("the gp's put me on …").
-// tellingVerbs tell the speaker something: "mum told me", "she texted me" (a subject's
-// reported speech, people.subject; no act on the speaker's own, drugFacts).
-var tellingVerbs = wordSet(`told tells texted messaged`)
-
 func drugFacts(c clause, self string, base Fact) []Fact {
 	var out []Fact
 	text := c.text
