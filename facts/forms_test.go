@@ -939,6 +939,17 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		// Supplements are medicines with doses; a number the dose states is no rate.
 		{"gp says my vitamin d is low. I'm on 1000 IU a day now", []string{"user/vitamin-d-dose=1000 IU", "-user/rate=1000", "-user/dose=1000"}},
 		{"The weather is Nice today", []string{"-user/weather=Nice"}},
+		// A label of two plain nouns names its thing for any value after the colon; one
+		// the table has a word for, or the news's source, does not.
+		{"dissertation topic: cycle lane uptake in post-industrial towns. sexy stuff", []string{"user/dissertation-topic=cycle lane uptake"}},
+		{"hair colour: pink, fading fast", []string{"user/hair-colour=pink"}},
+		{"council letter: recycling moves to tuesdays from may", []string{"-user/council-letter=moves"}},
+		{"wifi provider: Plusnet", []string{"-user/wifi-provider=Plusnet"}},
+		// A service and its verb in one word, with its provider after "with".
+		{"pension's with Nest through work", []string{"user/pension=Nest"}},
+		{"energy's with Octopus I think", []string{"user/energy-supplier=Octopus"}},
+		{"we're mortgaged with Nationwide, fixed till march", []string{"user/mortgage=Nationwide"}},
+		{"he asks why the wifi's fast now", []string{"-user/broadband=fast"}},
 	})
 	// A question asked without its question mark states nothing; "which means …" and
 	// "what a …" are no questions.

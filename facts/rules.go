@@ -1569,18 +1569,27 @@ func labelAttr(ts []token) (attr string, own bool) {
 }
 
 // openLabelAttr is labelAttr for a label of one or two plain nouns that names no
-// attribute of the table ("savings goal:", "bedtime:"): a thing of the speaker's, read
-// only when an amount, a number or a clock time follows the colon (next, the clause
-// after it), so that "dinner: risotto" or "mood: tired" state nothing. Chat openers
-// ("update:", "fun fact:"), verbs, pronouns and judgements are no label.
+// attribute of the table ("savings goal:", "bedtime:"): a thing of the speaker's. A label
+// of one word is read only when an amount, a number or a clock time follows the colon
+// (next, the clause after it), so that "dinner: risotto" or "mood: tired" state nothing;
+// a label of two nouns names its thing plainly enough for any value ("dissertation
+// topic: cycle lane uptake", "window cleaner: Jamal"). Chat openers ("update:", "fun
+// fact:"), verbs, pronouns, judgements and people ("my sister:") are no label.
 func openLabelAttr(ts, next []token) (attr string, own bool) {
 	ts, own, ok := labelWords(ts)
-	if !ok || len(next) == 0 || !isDigitStart(strings.TrimLeft(next[0].low, "£$€~")) {
+	if !ok || len(next) == 0 {
+		return "", false
+	}
+	typed := isDigitStart(strings.TrimLeft(next[0].low, "£$€~"))
+	if !typed && len(ts) != 2 {
 		return "", false
 	}
 	for _, t := range ts {
 		w := t.low
-		if len(w) < 3 || !isWord(w) || stopValue[w] || chatLabels[w] || verbForm(w) || pronouns[w] || evaluations[w] || fillers[w] || isMonthOrDay(w) {
+		if len(w) < 3 || !isWord(w) || stopValue[w] || chatLabels[w] || verbForm(w) || pronouns[w] || evaluations[w] || fillers[w] || isMonthOrDay(w) ||
+			!typed && (relations[w] != "" || roles[w] != "" || attributeCue(w)) {
+			// A kind of thing the table has an attribute for ("wifi provider: …": the
+			// broadband) is read by meaning, into that attribute's group.
 			return "", false
 		}
 	}
@@ -1589,12 +1598,13 @@ func openLabelAttr(ts, next []token) (attr string, own bool) {
 }
 
 // chatLabels open a colon in chat without naming anything of the speaker's: "update:",
-// "fun fact:", "note to self:".
+// "fun fact:", "note to self:", and what brought news ("council letter:").
 var chatLabels = wordSet(`update updates news note notes psa fyi reminder question questions edit ps btw ok okay so lol
 	ugh anyway context story tldr rant confession warning verdict summary plan plans thing things problem issue moral tip
 	tips fact facts take spoiler today tonight yesterday tomorrow morning evening week weekend day night lesson result
 	results list reason reasons point rule rules step steps status mood vibe vibes highlight highlights part
-	agenda recap progress score total damage cost bill receipt`)
+	agenda recap progress score total damage cost bill receipt letter letters email emails text texts message messages notice
+	announcement memo headline headlines`)
 
 // labelWords returns the one or two words that name a label — at most six words ending
 // in a colon, past a possessor ("mum's"), labelLeads ("my current") and labelTails
@@ -2728,6 +2738,11 @@ var (
 func serviceProvider(ts []token) (attr, value string) {
 	for s, t := range ts {
 		a := serviceWords[t.low]
+		// "energy's with Octopus": the service and its verb in one word.
+		contracted := false
+		if stem, ok := strings.CutSuffix(t.low, "'s"); a == "" && ok && s+1 < len(ts) && (ts[s+1].low == "with" || ts[s+1].low == "through") {
+			a, contracted = serviceWords[stem], true // not "the wifi's fast now"
+		}
 		if a == "" {
 			continue
 		}
@@ -2743,17 +2758,17 @@ func serviceProvider(ts []token) (attr, value string) {
 		for j < len(ts) && (ts[j].low == "is" || ts[j].low == "'s" || ts[j].low == "are" || ts[j].low == "now" || ts[j].low == "over" || ts[j].low == "still") {
 			j++
 		}
-		if (t.low == "remortgaged" || t.low == "remortgage") && e < len(ts) && (ts[e].low == "with" || ts[e].low == "to") {
+		if (t.low == "remortgaged" || t.low == "remortgage" || t.low == "mortgaged") && e < len(ts) && (ts[e].low == "with" || ts[e].low == "to") {
 			if v := providerName(ts[e+1:]); v != "" {
 				return a, v // "remortgaged with Halifax"
 			}
 		}
 		switchedBefore := slices.ContainsFunc(ts[max(0, s-3):s], func(t token) bool { return movesTo(t.low) })
-		copula := j > e && ts[e].low != "over" && ts[e].low != "now"
+		copula := j > e && ts[e].low != "over" && ts[e].low != "now" || contracted
 		if j < len(ts) && (ts[j].low == "to" && switchedBefore || (ts[j].low == "with" || ts[j].low == "from" || ts[j].low == "through") && copula) {
 			j++
 		}
-		if (copula || switchedBefore) && j > e {
+		if (copula || switchedBefore) && (j > e || contracted) {
 			if v := providerName(ts[j:]); v != "" {
 				return a, v
 			}
@@ -2810,7 +2825,8 @@ var (
 	serviceWords = map[string]string{
 		"electricity": "energy-supplier", "electric": "energy-supplier", "energy": "energy-supplier", "gas": "energy-supplier",
 		"broadband": "broadband", "internet": "broadband", "wifi": "broadband", "fibre": "broadband", "fiber": "broadband",
-		"mortgage": "mortgage", "remortgaged": "mortgage", "remortgage": "mortgage", "insurance": "insurance-provider",
+		"mortgage": "mortgage", "remortgaged": "mortgage", "remortgage": "mortgage", "mortgaged": "mortgage", "insurance": "insurance-provider",
+		"pension": "pension",
 	}
 	// insuranceKinds name an insurance of its own: "car insurance" is car-insurance.
 	insuranceKinds = wordSet(`car home house contents pet travel health life van bike phone`)

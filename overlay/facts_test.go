@@ -785,6 +785,9 @@ func TestLaterReportOfAStateThatHolds(t *testing.T) {
 		"I work at Fennwick.":                       {fact("user", "employer", "Fennwick")},
 		"since march I'm at Quillpoint":             {{Subject: "user", Attribute: "employer", Value: "Quillpoint", EventTime: at(5)}},
 		"oh and I joined Harbour back in february!": {{Subject: "user", Attribute: "employer", Value: "Harbour", EventTime: at(3)}},
+		"my pension's with Nest":                    {fact("user", "pension", "Nest")},
+		// "was" tells no ended state here: it is not in the clause that names the value.
+		"I was wrong the other day, I moved it to PensionBee back in January": {{Subject: "user", Attribute: "pension", Value: "PensionBee", EventTime: at(1)}},
 	}}
 	o := newTestOverlay(t, func(c *Config) { c.Facts = x })
 	trs, err := o.Add(t.Context(), "ana", []Input{
@@ -794,6 +797,8 @@ func TestLaterReportOfAStateThatHolds(t *testing.T) {
 		{Content: "I work at Fennwick.", EventTime: at(2)},
 		{Content: "since march I'm at Quillpoint", EventTime: at(12)},
 		{Content: "oh and I joined Harbour back in february!", EventTime: at(13)},
+		{Content: "my pension's with Nest", EventTime: at(3)},
+		{Content: "I was wrong the other day, I moved it to PensionBee back in January", EventTime: at(4)},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -806,6 +811,8 @@ func TestLaterReportOfAStateThatHolds(t *testing.T) {
 		"I work at Fennwick.":                       store.StatusSuperseded,
 		"since march I'm at Quillpoint":             store.StatusActive,     // its start was said
 		"oh and I joined Harbour back in february!": store.StatusSuperseded, // before Quillpoint's stated start
+		"my pension's with Nest":                    store.StatusSuperseded,
+		"I was wrong the other day, I moved it to PensionBee back in January": store.StatusActive,
 	}
 	wantStatuses(t, got, want)
 	if note := trs[1].FactNote; !strings.Contains(note, `"I live in Paris."`) {

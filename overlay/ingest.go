@@ -1,6 +1,7 @@
 package overlay
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -202,7 +203,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 				return nil, err
 			}
 			if !f.EventTime.IsZero() {
-				if t, c, ok := saidSince(rec, said, cands); ok {
+				if t, c, ok := saidSince(rec, f.Value, said, cands); ok {
 					rec.EventTime = t
 					note := fmt.Sprintf("the stated time %s is before %.60q, said since without a time: this later report of a state that still holds is placed after it", f.EventTime.Format(time.DateOnly), c.Content)
 					tr.FactNote = strings.TrimPrefix(tr.FactNote+"; "+note, "; ")
@@ -388,16 +389,37 @@ func RouteByCue(d gate.Decision, top float64, before, after string) (bool, strin
 // "I used to work there"), not one that holds when it is said.
 var pastState = regexp.MustCompile(`(?i)\b(used to|lived|was living|were living|worked|was working|had|was|were|back then|at the time|until|till)\b`)
 
+// valueClause is the clause of content that names value, or content when none does
+// alone: "I was wrong the other day" tells no past state of "I moved my pension to
+// PensionBee back in January".
+func valueClause(content, value string) string {
+	low := strings.ToLower(value)
+	var found string
+	for _, s := range clauseSplit.Split(content, -1) {
+		if low != "" && strings.Contains(strings.ToLower(s), low) {
+			if found != "" {
+				return content
+			}
+			found = s
+		}
+	}
+	return cmp.Or(found, content)
+}
+
+// clauseSplit cuts text at sentence punctuation and commas.
+var clauseSplit = regexp.MustCompile(`[.!?;,]+\s+`)
+
 // saidSince places a memory that states when its state began (rec.EventTime, from its
 // fact) and was said at said. A version of its group that was said before it, after that
 // time, without a time of its own, held when it was said and is older information: "I
 // live in Paris." and a day later "we moved to Lyon last month" leave Lyon current,
-// though the move is dated before the first sentence. So, unless the memory tells its
-// state as ended (pastState: "back in 2024 I lived in Faro" is history), the record is
+// though the move is dated before the first sentence. So, unless the clause that names
+// its value tells its state as ended (pastState: "back in 2024 I lived in Faro" is
+// history; "I was wrong the other day" beside it is not), the record is
 // placed just after the latest such version; saidSince returns that time and version.
 // A version with a stated time of its own is ordered by it, as before.
-func saidSince(rec store.Record, said time.Time, cands []store.Record) (time.Time, store.Record, bool) {
-	if pastState.MatchString(rec.Content) {
+func saidSince(rec store.Record, value string, said time.Time, cands []store.Record) (time.Time, store.Record, bool) {
+	if pastState.MatchString(valueClause(rec.Content, value)) {
 		return time.Time{}, store.Record{}, false
 	}
 	var last store.Record
