@@ -945,6 +945,10 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"hair colour: pink, fading fast", []string{"user/hair-colour=pink"}},
 		{"council letter: recycling moves to tuesdays from may", []string{"-user/council-letter=moves"}},
 		{"wifi provider: Plusnet", []string{"-user/wifi-provider=Plusnet"}},
+		// A label and that its thing was settled; a day's date after a label.
+		{"EXAM DATE IS SET: june 4!! mum already has it on the fridge", []string{"user/exam-date=june 4"}},
+		{"essay topic locked in: tidal energy in estuaries", []string{"user/essay-topic=tidal energy"}},
+		{"dinner: march", []string{"-user/dinner=march"}},
 		// A service and its verb in one word, with its provider after "with".
 		{"pension's with Nest through work", []string{"user/pension=Nest"}},
 		{"energy's with Octopus I think", []string{"user/energy-supplier=Octopus"}},
@@ -954,11 +958,14 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 	// A question asked without its question mark states nothing; "which means …" and
 	// "what a …" are no questions.
 	for text, asks := range map[string]bool{
-		"what's a good pudding to bring to a dinner party that isn't trifle": true,
-		"is it bad that i give the cats a tiny bit of butter sometimes":      true,
-		"how do i ask for a raise without sounding entitled":                 true,
-		"which means i had to change my flight to june 11":                   false,
-		"what a week, finally moved into the new flat in Leeds":              false,
+		"what's a good pudding to bring to a dinner party that isn't trifle":   true,
+		"is it bad that i give the cats a tiny bit of butter sometimes":        true,
+		"how do i ask for a raise without sounding entitled":                   true,
+		"which means i had to change my flight to june 11":                     false,
+		"what a week, finally moved into the new flat in Leeds":                false,
+		"is mint mobile actually good or is it a scam, $15 a month seems fake": true,
+		"is the hulu disney bundle cheaper than just hulu by itself":           true,
+		"should be £128 a month from june":                                     false,
 	} {
 		if got := askedPlainly(skipFillers(tokenize(text))); got != asks {
 			t.Errorf("askedPlainly(%q) = %v, want %v", text, got, asks)

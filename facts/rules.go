@@ -1580,7 +1580,7 @@ func openLabelAttr(ts, next []token) (attr string, own bool) {
 	if !ok || len(next) == 0 {
 		return "", false
 	}
-	typed := isDigitStart(strings.TrimLeft(next[0].low, "£$€~"))
+	typed := isDigitStart(strings.TrimLeft(next[0].low, "£$€~")) || datedStart(next)
 	if !typed && len(ts) != 2 {
 		return "", false
 	}
@@ -1596,6 +1596,23 @@ func openLabelAttr(ts, next []token) (attr string, own bool) {
 	attr, _ = amountLabel(strings.Join(lows(ts), " "), "")
 	return attr, own
 }
+
+// datedStart reports words that open with a day's date ("oct 4", "the 12th", "4 june";
+// not a month alone).
+func datedStart(ts []token) bool { return datedPrefix(join(ts)) != "" }
+
+// datedPrefix is the date text opens with, or "".
+func datedPrefix(text string) string {
+	if loc := dateRe.FindStringIndex(text); loc != nil && loc[0] == 0 && strings.ContainsAny(text[:loc[1]], "0123456789") {
+		return text[:loc[1]]
+	}
+	return ""
+}
+
+// labelSettled say a label's thing was settled or changed: "venue booked:", "date set:",
+// "wedding date moved:".
+var labelSettled = wordSet(`booked set confirmed sorted decided chosen picked locked finalised finalized fixed official agreed
+	moved changed updated`)
 
 // chatLabels open a colon in chat without naming anything of the speaker's: "update:",
 // "fun fact:", "note to self:", and what brought news ("council letter:").
@@ -1627,6 +1644,17 @@ func labelWords(ts []token) (words []token, own, ok bool) {
 	}
 	for len(ts) > 1 && labelTails[ts[len(ts)-1].low] {
 		ts = ts[:len(ts)-1]
+	}
+	// "thesis topic locked in:", "WEDDING DATE IS SET:", "kyoto hotel booked:": the thing
+	// and that it was settled or changed.
+	if n := len(ts); n > 2 && ts[n-1].low == "in" && ts[n-2].low == "locked" {
+		ts = ts[:n-1]
+	}
+	if n := len(ts); n > 1 && labelSettled[ts[n-1].low] {
+		ts = ts[:n-1]
+		if n := len(ts); n > 1 && (ts[n-1].low == "is" || ts[n-1].low == "are" || ts[n-1].low == "now") {
+			ts = ts[:n-1]
+		}
 	}
 	return ts, own, len(ts) > 0 && len(ts) <= 2
 }
@@ -1689,7 +1717,9 @@ func labelValue(attr string, ts []token) string {
 	if !known {
 		if text := join(ts); isDigitStart(strings.TrimLeft(ts[0].low, "£$€~")) {
 			// An open label's typed value: "bedtime: 11pm", "savings goal: £6,000".
-			return cmp.Or(clockRe.FindString(text), moneyRe.FindString(text))
+			return cmp.Or(clockRe.FindString(text), moneyRe.FindString(text), datedPrefix(text))
+		} else if datedStart(ts) {
+			return datedPrefix(text) // "wedding date: oct 4"
 		}
 		return thingPhrase(ts)
 	}

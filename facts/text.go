@@ -120,7 +120,8 @@ var questionStarts = map[string]bool{
 
 // askedPlainly reports a question written without its question mark by how its words
 // (ts, fillers skipped) open: "what's a good pudding to bring …", "how do i ask for a
-// raise", "is it bad that i …", "should we …" (not "what a day", "how cool is that").
+// raise", "is it bad that i …", "should we …", "is monzo any good or …" (not "what a
+// day", "how cool is that").
 func askedPlainly(ts []token) bool {
 	if len(ts) < 3 || ts[0].end {
 		return false
@@ -135,7 +136,13 @@ func askedPlainly(ts []token) bool {
 	case "how":
 		return n == "do" || n == "does" || n == "can" || n == "should" || n == "would" || n == "long" || n == "often" || n == "many"
 	case "should", "can", "could", "would", "do", "does", "is", "are":
-		return firstPerson[n] || n == "you" || n == "it" || n == "there" || n == "anyone" || n == "he" || n == "she" || n == "they"
+		if firstPerson[n] || n == "you" || n == "it" || n == "there" || n == "anyone" || n == "he" || n == "she" || n == "they" {
+			return true
+		}
+		// "is mint mobile actually good or is it a scam", "is the bundle cheaper than
+		// hulu by itself": a choice or a comparison asked about a thing (not "should be
+		// £128 a month", "do miss the canteen").
+		return w != "do" && n != "not" && n != "be" && slices.ContainsFunc(ts[2:], func(t token) bool { return t.low == "or" || t.low == "than" || t.low == "worth" })
 	}
 	return false
 }
@@ -319,6 +326,8 @@ var fillers = map[string]bool{
 	// "Sadly our dog Rex died".
 	"sadly": true, "unfortunately": true, "fortunately": true, "luckily": true, "thankfully": true, "happily": true,
 	"hopefully": true, "surprisingly": true, "obviously": true, "clearly": true,
+	// Discourse links: "meanwhile my husband luis drives a tacoma".
+	"meanwhile": true, "otherwise": true, "besides": true, "anyhow": true,
 	// Greetings and exclamations: "Hi Audrey!" is said to Audrey, about nobody.
 	"hi": true, "hello": true, "hiya": true, "thanks": true, "congrats": true, "wow": true, "woohoo": true, "yay": true, "aww": true,
 }
