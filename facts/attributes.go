@@ -209,7 +209,8 @@ func SingleValued(attr string) bool {
 
 // genericWords name what kind of value an attribute holds, not what it is about:
 // "insurance-provider" is about insurance, "bin-day" about bins.
-var genericWords = wordSet(`day days time date provider company name number level status tier type plan app account favourite favorite fave current main new old usual`)
+var genericWords = wordSet(`day days time date provider company name number level status tier type plan app account favourite favorite fave current main new old usual
+	contribution amount percentage percent`)
 
 // SharesTopic reports whether two attributes name the same thing in other words: their
 // heads, the last word that is not generic, are one ("travel-insurance" and

@@ -790,7 +790,11 @@ func TestOfflineCouplesLabelsHousemates(t *testing.T) {
 	if got := possessives("jos is here and alfies teacher", map[string]bool{"alfie": true, "user": true}); got != "jos is here and alfie's teacher" {
 		t.Errorf("possessives: %q", got)
 	}
-	for in, want := range map[string]string{"living w ben": "living with ben", "a flat w/ my flatmate": "a flat with my flatmate", "w/out sugar": "w/out sugar", "grade w": "grade w"} {
+	for in, want := range map[string]string{"living w ben": "living with ben", "a flat w/ my flatmate": "a flat with my flatmate", "w/out sugar": "w/out sugar", "grade w": "grade w",
+		"sis still out in naperville": "sister still out in naperville", "r u ok": "are you ok", "nvm jen didnt switch": "never mind jen didnt switch",
+		"new # 773-555-0192": "new number 773-555-0192", "kara (wife) doing keto": "my wife kara doing keto", "boss (rick) is diamond": "my boss rick is diamond",
+		"lily (12) loves it": "lily (12) loves it", "the bus (again) was late": "the bus (again) was late", "coffee place = the dunkin": "coffee place: the dunkin",
+		"bros before": "bros before", "thru the door": "through the door"} {
 		if got := shorthand(in); got != want {
 			t.Errorf("shorthand(%q) = %q, want %q", in, got, want)
 		}
@@ -939,6 +943,26 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		// Supplements are medicines with doses; a number the dose states is no rate.
 		{"gp says my vitamin d is low. I'm on 1000 IU a day now", []string{"user/vitamin-d-dose=1000 IU", "-user/rate=1000", "-user/dose=1000"}},
 		{"The weather is Nice today", []string{"-user/weather=Nice"}},
+		// Texting's short forms and a relation in brackets beside a name.
+		{"mgr is denise, kinda micromanage-y", []string{"user/manager=denise"}},
+		{"dana (gf) is a nurse at the clinic, nights mostly", []string{"dana/job=nurse", "user/partner=dana", "-user/job=nurse"}},
+		{"bro (jake) got a new van yesterday", []string{"-user/car=new van"}},
+		{"bestie marcus works as a nurse now", []string{"marcus/job=nurse", "-friend/job=nurse"}},
+		{"cousin ruth moved to leeds last month", []string{"ruth/home=leeds"}},
+		// A note's label and its amount with no verb; not a name, an amount or an adverb.
+		{"401k contrib 6%, employer matches up to 4", []string{"user/401k-contribution=6%", "-user/employer-matches=4"}},
+		{"car loan $412/mo, 8 pmts left", []string{"user/car-loan=$412/mo"}},
+		{"BP 142/90 at the gp this morning", []string{"user/bp=142/90"}},
+		{"labs back, a1c 6.4", []string{"user/a1c=6.4"}},
+		{"raise came thru!! 92k -> 98.5k", []string{"-user/92k=98.5k"}},
+		{"My IELTS result came out, overall 6.5 but writing is 5.5", []string{"-user/overall=6.5"}},
+		{"Annoyingly the nursery fees went up again, another £140", []string{"-user/another=£140", "-annoyingly/another=£140"}},
+		// "=" after a label; a place's name before its street.
+		{"gym = planet fitness on ashland, $15/mo", []string{"user/gym=planet fitness"}},
+		// An amount moved in a note, without "my" or "the".
+		{"bumping 401k to 10% starting next check", []string{"user/401k=10%"}},
+		{"401k back to 6%, need the cash for the wedding", []string{"user/401k=6%"}},
+		{"rent up to $1900 from june, ugh", []string{"user/rent=$1900"}},
 		// A label of two plain nouns names its thing for any value after the colon; one
 		// the table has a word for, or the news's source, does not.
 		{"dissertation topic: cycle lane uptake in post-industrial towns. sexy stuff", []string{"user/dissertation-topic=cycle lane uptake"}},
@@ -1011,6 +1035,12 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"since I'm lactose intolerant I'm trying out dairy-free options like coconut or almond milk instead", "user/intolerance", "lactose intolerant", "-user/intolerance!=lactose intolerant"},
 		{"I also enjoy aerial yoga, it's a great way to switch off and focus on my body", "user/exercise", "aerial yoga", "-user/exercise!=aerial yoga"},
 		{"anika and rory are done. she says she's fine", "anika/partner", "Rory", "anika/partner!=Rory"},
+		// A correction denies the old value it names when the slot does not hold it (the
+		// memory that said it had no fact read); a slot's own value is corrected as before.
+		{"wait no, my manager is denise not karen", "user/manager", "Sue", "user/manager!=karen"},
+		{"sorry i meant 40, not 14. 14 would be going backwards lol", "user/running-distance", "14 km", "-user/running-distance!=14"},
+		{"the title kicks in on the 1st of august, not july", "user/start-date", "may", "-user/start-date!=july"},
+		{"my manager is denise, not sure for how long", "user/manager", "Sue", "-user/manager!=sure"},
 	} {
 		res := extract(t, []Input{{Text: tt.text, Values: map[string][]string{tt.slot: {tt.old}}, Slots: []string{tt.slot}}})
 		key, not := strings.CutPrefix(tt.want, "-")

@@ -401,6 +401,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			}
 			facts = kept
 		}
+		facts = append(facts, correctedAway(p, facts, in[i].Values)...)
 		out[i].Facts, out[i].Why = facts, why
 		for _, f := range facts {
 			seen = addSeen(seen, f, p)
@@ -1069,6 +1070,16 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 			return formReading{subject: self, attr: a, value: v}, true
 		}
 		return formReading{attr: a, value: v}, a != "" && c.subj == self
+	},
+	func(c clause, self string, _ bool) (formReading, bool) {
+		// "401k contrib 6%", "car loan $412/mo", "BP 142/90": a note's label and its
+		// amount, with no verb; the speaker's unless the clause names another.
+		a, v := labelledAmount(c.toks)
+		subj := c.subj
+		if subj == "" {
+			subj = self
+		}
+		return formReading{subject: subj, attr: a, value: v}, a != "" && subj != ""
 	},
 	func(c clause, _ string, cased bool) (formReading, bool) {
 		v := employerName(c.rest, cased)

@@ -526,14 +526,16 @@ func workDays(text string) string {
 // amountPutRe one put there by a verb (of changingVerbs): "bumping the savings goal up to
 // £8,000".
 var (
-	amountPutRe  = regexp.MustCompile(`(?i)\b([a-z]+)\s+(my|our|the|his|her)\s+` + amountLabelRe + `\s+(?:(?:up|down)\s+)?to\s+` + amountRe)
-	amountMoveRe = regexp.MustCompile(`(?i)(?:^|\b)(?:my|our|the)\s+` + amountLabelRe + `\s+(?:goes|went|is going|'s going|has gone|have gone|has been put|is being put|got put|gets put|will go|going|jumps|jumped|is|'s)\s+(?:up|down)\s+to\s+` + amountRe)
+	amountPutRe  = regexp.MustCompile(`(?i)\b([a-z]+)\s+(my|our|the|his|her|)\s*` + amountLabelRe + `\s+(?:(?:up|down)\s+)?to\s+` + amountRe)
+	amountMoveRe = regexp.MustCompile(`(?i)(?:^|\b)(?:my|our|the)\s+` + amountLabelRe + `\s+(?:goes|went|is going|'s going|has gone|have gone|has been put|is being put|got put|gets put|will go|going|jumps|jumped|is|'s)\s+(?:up|down)\s+to\s+` + amountRe +
+		// a note's "401k back to 6%", "rent up to $1900 from june"
+		`|^\s*(?:(?:my|our|the)\s+)?(\d*[a-z][a-z0-9-]*)\s+(?:is\s+|'s\s+|now\s+)?(?:back|up|down)\s+to\s+` + amountRe)
 )
 
 // amountLabelRe and amountRe are the label and the amount of amountMoveRe and amountPutRe.
 const (
-	amountLabelRe = `([a-z][a-z-]*(?:\s+[a-z][a-z-]*)??)` // one word unless two are needed: "the lantus up to 20"
-	amountRe      = `([£$€]?\s?\d[\d,.]*(?:k|\s?(?:mg|mcg|ml|units?|iu|%|hours?|hrs|minutes|mins|km|miles))?)\b`
+	amountLabelRe = `((?:\d+[a-z][a-z0-9-]*|[a-z][a-z0-9-]*)(?:\s+[a-z][a-z-]*)??)` // one word unless two are needed: "the lantus up to 20"; "401k"
+	amountRe      = `([£$€]?\s?\d[\d,.]*(?:%|(?:k|\s?(?:mg|mcg|ml|units?|iu|hours?|hrs|minutes|mins|km|miles))?\b))`
 )
 
 // amountMove returns the attribute and the new amount of amountMoveRe or amountPutRe,
@@ -545,6 +547,9 @@ func amountMove(text string) (attr, value string, put bool) {
 	// A clock time is no amount: "changed the start time to 8:30".
 	clock := func(end int) bool { return clockRe.MatchString(text[max(0, end-2):min(len(text), end+4)]) }
 	if m := amountMoveRe.FindStringSubmatchIndex(text); m != nil && !clock(m[1]) {
+		if m[2] < 0 {
+			m = m[4:] // the note's form: its label and amount are the third and fourth groups
+		}
 		attr, value = amountLabel(text[m[2]:m[3]], text[m[4]:m[5]])
 		return attr, value, false
 	}
@@ -692,8 +697,8 @@ var drinkRe = regexp.MustCompile(`(?i)\b(?:coffee|tea|latte|lattes|flat white|am
 // coupleEnd and coupleOn say that two people stopped or started being a couple:
 // "marco and i broke up", "me and Farah have been seeing each other".
 var (
-	coupleEnd = regexp.MustCompile(`(?i)\b(?:broke up|broken up|split up|split|separated|divorced|called it (?:off|quits)|calling it quits)\b`)
-	coupleOn  = regexp.MustCompile(`(?i)\b(?:seeing each other|dating|got engaged|engaged|got married|married|a couple|an item|back together|together now|got together|officially together)\b`)
+	coupleEnd = regexp.MustCompile(`(?i)\b(?:broke up|broken up|split up|split|separated|divorced|called it (?:off|quits|a day)|calling it (?:quits|a day)|finished|over)\b`)
+	coupleOn  = regexp.MustCompile(`(?i)\b(?:seeing each other|dating|got engaged|engaged|got married|married|a couple|an item|back together|together now|got together|officially together|(?:are|r|is|back) back on|back on again|on again)\b`)
 )
 
 // partnerWord reports a word a partner is introduced by ("me and my boyfriend marco"): a
@@ -1394,8 +1399,11 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		if _, known := attributeByName(Kebab(name)); known {
 			return "", ""
 		}
+		// "trash pickup is tues": a bare label whose value is a day names its own thing
+		// even with a word the table has an attribute for.
+		dayValue := dated && daysRe.MatchString(ts0(ts[next:])) && strings.HasPrefix(strings.ToLower(join(ts[next:])), strings.ToLower(daysRe.FindString(join(ts[next:]))))
 		for _, w := range label {
-			if openLabelStops[w] || abstractWords[w] || emptyWords[w] || isMonthOrDay(w) || attributeCue(w) {
+			if openLabelStops[w] || abstractWords[w] || emptyWords[w] || isMonthOrDay(w) || attributeCue(w) && !dayValue {
 				// A kind of thing the table has an attribute for ("my camera is …": a
 				// device) is read by meaning, into that attribute's group.
 				return "", ""
@@ -1418,6 +1426,12 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 				return "", "" // the day, date or time opens what follows "on" or "at"
 			}
 			return attr, v
+		}
+		if tail := join(rest); len(rest) > 0 {
+			// "trash pickup is tues", "bin day's thursday now": a day itself.
+			if v := daysRe.FindString(tail); v != "" && strings.HasPrefix(strings.ToLower(tail), strings.ToLower(v)) {
+				return attr, v
+			}
 		}
 		// Else a name, capitalised after the verb ("hilton status is Gold"), maybe after
 		// "with" or "on" ("boiler cover is with Homeserve").
@@ -1597,6 +1611,63 @@ func openLabelAttr(ts, next []token) (attr string, own bool) {
 	return attr, own
 }
 
+// labelledAmount reads a note's label and its amount said with no verb between them —
+// "401k contrib 6%", "car loan $412/mo, 8 pmts left", "BP 142/90 at the dr today", "a1c
+// 6.4" — as the label's attribute (amountLabel) and the amount. The label is one to three
+// plain nouns opening the clause (no verb, person, pronoun, day or number word); the
+// amount follows at once and is money, a percentage, a number with its unit or per-period,
+// or a reading like 142/90. "" when the clause has no such shape.
+func labelledAmount(ts []token) (attr, value string) {
+	ts = skipFillers(ts)
+	if len(ts) > 0 && (ts[0].low == "my" || ts[0].low == "our") {
+		ts = ts[1:]
+	}
+	n := 0
+	for n < len(ts) && n < 3 && !ts[n].end && !ts[n].colon && (amountLabelWord(ts[n].low) || n+1 < len(ts) && amountLabelWord(ts[n+1].low) && strings.ContainsFunc(ts[n].low, unicode.IsLetter) && isDigitStart(ts[n].low)) {
+		n++ // "401k contrib 6%": an amount's shape names the thing when a word follows
+	}
+	if n == 0 || n == len(ts) {
+		return "", ""
+	}
+	if n == 1 && nameLike(ts[0]) {
+		return "", "" // "jake 40 pics": a name, no label
+	}
+	v := noteAmountRe.FindString(join(ts[n:]))
+	if v == "" || !strings.HasPrefix(strings.ToLower(join(ts[n:])), strings.ToLower(v)) {
+		return "", ""
+	}
+	return amountLabel(join(ts[:n]), strings.TrimSpace(v))
+}
+
+// noteAmountRe is an amount as notes write it: money, a percentage, a number with its unit
+// or per-period ("$412/mo", "3x/wk", "15 km"), a reading ("142/90"), a decimal.
+var noteAmountRe = regexp.MustCompile(`(?i)^(?:[£$€]\s?\d[\d,]*(?:\.\d+)?k?(?:/\p{L}+)?|\d{2,3}/\d{2,3}\b|\d[\d,]*(?:\.\d+)?(?:\s?(?:%|k\b|x/\p{L}+|x\b|mg\b|mcg\b|ml\b|kg\b|lbs?\b|km\b|mi\b|miles\b|iu\b|bpm\b|hrs?\b|hours\b|mins?\b|/\p{L}+))|\d+\.\d+\b)`)
+
+// amountLabelWord reports a word that may stand in a note's label: a plain noun or a
+// word of letters and digits ("401k", "a1c"), never a verb, pronoun, person, day, month,
+// number word or a word of chat.
+func amountLabelWord(w string) bool {
+	if len(w) < 2 || strings.HasSuffix(w, "'s") || !strings.ContainsFunc(w, unicode.IsLetter) || noteAmountRe.MatchString(w) ||
+		len(w) > 4 && strings.HasSuffix(w, "ly") || amountLabelStops[w] {
+		return false // "92k -> 98.5k", "annoyingly another £140", "overall 6.5"
+	}
+	for _, r := range w {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' {
+			return false
+		}
+	}
+	return !(verbForm(w) || pronouns[w] || firstPerson[w] || stopValue[w] || fillers[w] || evaluations[w] || isMonthOrDay(w) ||
+		numberWords[w] || relations[w] != "" || chatLabels[w] || leadValue[w] || subjectVerbs[w] || w == "the" || w == "a" || w == "an")
+}
+
+// amountLabelStops go before an amount without naming what it measures.
+var amountLabelStops = wordSet(`another other each every per only overall total about around nearly almost roughly over under
+	up down from to at by for with of in on off like just than then now still also extra more less least most same`)
+
+// nameLike reports a token that reads as a person's name: capitalised, not an acronym
+// ("BP", "HYSA").
+func nameLike(t token) bool { return isCapitalised(t) && t.orig != strings.ToUpper(t.orig) }
+
 // datedStart reports words that open with a day's date ("oct 4", "the 12th", "4 june";
 // not a month alone).
 func datedStart(ts []token) bool { return datedPrefix(join(ts)) != "" }
@@ -1732,6 +1803,11 @@ func labelValue(attr string, ts []token) string {
 	case kindPerson, kindOrg:
 		if isCapitalised(ts[0]) {
 			return nameRun(ts)
+		}
+		if a.kind == kindOrg && !leadValue[ts[0].low] {
+			if v := thingPhrase(ts); v != "" && !common[strings.ToLower(v)] && !numberWords[strings.ToLower(v)] {
+				return v // "gym: planet fitness on ashland": the name, not its street
+			}
 		}
 		if v := value(a, ts, ts, ""); v != "" {
 			return v
@@ -2346,6 +2422,84 @@ func correction(subj, attr string, vals []string, p prepared, in Input) []Fact {
 	}
 	return nil
 }
+
+// correctedAway reads the old value of a correction that fs already read the new value
+// of, when the old one is no value of the slot the extractor was shown: "wait no its
+// thursdays not tuesdays" (schedule = thursdays) denies tuesdays, "her favourite is not
+// salmon, it is tamago" denies salmon — each a denied fact of the new value's slot, so
+// that the memory that said the old value, which no fact was read from, is the version
+// the correction ends (the overlay's namedVersions). Nothing when the memory has no
+// positive fact whose value the correction names, or when what follows "not" reads as
+// no value ("not sure", "not a fan").
+func correctedAway(p prepared, fs []Fact, values map[string][]string) []Fact {
+	var ts []token
+	var ends []int // ends[i]: where the clause of ts[i] ends
+	for _, c := range p.clauses {
+		ts = append(ts, c.toks...)
+		for range c.toks {
+			ends = append(ends, len(ts))
+		}
+	}
+	var out []Fact
+	for i := 0; i+1 < len(ts); i++ {
+		if ts[i].low != "not" {
+			continue
+		}
+		old := phrase(ts[i+1 : ends[i+1]])
+		if !valueLike(old) {
+			continue
+		}
+		// The new value: before "not" back to a verb of saying or being ("its thursdays
+		// not tuesdays"), or after it in the next clause ("not salmon, it is tamago").
+		k := i
+		for k > 0 && i-k < 4 && !correctionStops[ts[k-1].low] && !firstPerson[ts[k-1].low] && (k == i || !ts[k-1].end) {
+			k--
+		}
+		nv := phrase(ts[k:i])
+		if e := ends[i+1]; (nv == "" || k > 0 && ts[k-1].low == "is" && i-k == 0) && e+1 < len(ts) {
+			after := ts[e:]
+			for len(after) > 0 && (after[0].low == "it" || after[0].low == "it's" || after[0].low == "its" || after[0].low == "is" || after[0].low == "but") {
+				after = after[1:]
+			}
+			if len(after) < len(ts[e:]) {
+				nv = phrase(after)
+			}
+		}
+		if nv == "" || SameValue(nv, old) || isDigitStart(nv) != isDigitStart(old) {
+			continue // "kicks in on the 1st of august, not july": not one value for another
+		}
+		for _, f := range fs {
+			if f.Negated || f.Scope != "" || !SameValue(f.Value, nv) {
+				continue
+			}
+			if slices.ContainsFunc(values[f.Subject+"/"+Kebab(f.Attribute)], func(v string) bool {
+				n, _, _ := strings.Cut(v, " ")
+				return SameValue(v, old) || SameValue(n, old)
+			}) {
+				break // correction() read it: the old value was the slot's ("40, not 14" of 14 km)
+			}
+			out = append(out, Fact{Subject: f.Subject, Attribute: f.Attribute, Value: old, Negated: true, EventTime: f.EventTime, Confidence: f.Confidence})
+			break
+		}
+	}
+	return out
+}
+
+// valueLike reports a phrase after "not" that may be a value: not empty, not a word that
+// judges or hedges ("not sure", "not bad", "not really"), not a verb phrase ("not
+// going"), not an article alone.
+func valueLike(v string) bool {
+	ws := strings.Fields(strings.ToLower(v))
+	if len(ws) == 0 || emptyValue(v) {
+		return false
+	}
+	w := ws[0]
+	return !(evaluations[w] || fillers[w] || verbForm(w) || pronouns[w] || firstPerson[w] || hedges[w] || judging(w) || w == "a" || w == "an" || w == "the" || w == "that" || w == "too" || w == "so" || w == "as" || w == "much" || w == "many" || w == "even" || w == "yet" || w == "only" || w == "just" || w == "exactly" || w == "quite")
+}
+
+// hedges follow "not" in chat without naming a value: "not sure", "not really".
+var hedges = wordSet(`sure really anymore any entirely fully totally likely bothered fussed keen ready happy allowed able interested
+	convinced worried keen fan big huge great good bad well cheap ideal gonna going`)
 
 // isNumber reports whether s is a number such as 40, 1,450 or 8.99.
 func isNumber(s string) bool {

@@ -21,7 +21,7 @@ func tokenize(s string) []token {
 	var out []token
 	for _, f := range strings.Fields(s) {
 		o := strings.TrimFunc(f, func(r rune) bool {
-			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '£' && r != '$' && r != '€' && r != '@' && r != '&'
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '£' && r != '$' && r != '€' && r != '@' && r != '&' && r != '%'
 		})
 		if o == "" {
 			if f == "&" || f == "-" || f == "—" {
@@ -237,11 +237,85 @@ var (
 // I'm working towards grade 3".
 var topicWiseRe = regexp.MustCompile(`(?i)(^|[\s:,.!])[\p{L}]+[- ]wise,?\s+`)
 
-// shorthand spells out chat abbreviations the readers look for as words, and leaves out
-// a topic marker, which is no value ("hobby-wise").
+// chatWords are texting's short forms of the words the readers look for: "sis still out
+// in naperville", "mgr is denise", "nvm jen didnt switch", "new # 773-555-0192".
+var chatWords = map[string]string{
+	"sis": "sister", "bro": "brother", "mgr": "manager", "gf": "girlfriend", "bf": "boyfriend",
+	"hubby": "husband", "bestie": "friend", "bff": "friend", "roomie": "roommate",
+	"coworkers": "colleagues", "cowork": "colleague", "colleag": "colleague", "dept": "department",
+	"contrib": "contribution", "pmt": "payment", "pmts": "payments", "addr": "address",
+	"appt": "appointment", "bday": "birthday", "yr": "year", "yrs": "years", "hr": "hour",
+	"bc": "because", "b/c": "because", "cuz": "because", "thru": "through", "tho": "though",
+	"rn": "right now", "atm": "at the moment", "nvm": "never mind", "u": "you", "ur": "your",
+	"r": "are", "pls": "please", "plz": "please", "abt": "about", "w/o": "without", "#": "number",
+}
+
+// equalsLabelRe is a note's "=" after a label of words: "coffee place = the dunkin".
+var equalsLabelRe = regexp.MustCompile(`(\p{L})\s*=\s+`)
+
+// droppedApostropheRe is texting's "is" or "has" without its apostrophe after a thing's
+// noun, where a plural cannot stand: "instructors called bev", "standups at 9:15", "my
+// accounts still with lloyds", "rents gone up" (after "my", "the" or at a clause's start).
+var droppedApostropheRe = regexp.MustCompile(`(?i)(^|[,.!;:]\s*|\b(?:my|our|the|his|her|their)\s+)(\p{L}{3,}[^s\W'])s(\s+(?:gone|been|called|set|due|booked|still\s+(?:with|at|on|in)\b|(?:at|on)\s+\d))`)
+
+// chatWordRe finds a short form of chatWords standing as a word of its own.
+var chatWordRe = func() *regexp.Regexp {
+	var alts []string
+	for w := range chatWords {
+		alts = append(alts, regexp.QuoteMeta(w))
+	}
+	slices.SortFunc(alts, func(a, b string) int { return len(b) - len(a) })
+	return regexp.MustCompile(`(?i)(^|[\s(,.!;:])(` + strings.Join(alts, "|") + `)([\s),.!;:?]|$)`)
+}()
+
+// roleAsideRe is a name with the relation that names it in brackets, or the other way
+// round: "dana (gf) is a nurse", "boss (rick) is diamond" — said as "girlfriend dana",
+// "boss rick", the forms the subject reader knows.
+var roleAsideRe = func() *regexp.Regexp {
+	var alts []string
+	for w := range relations {
+		alts = append(alts, w)
+	}
+	slices.Sort(alts)
+	rel := strings.Join(alts, "|")
+	return regexp.MustCompile(`(?i)\b(?:(\p{L}+)\s*\(\s*(?:my\s+)?(` + rel + `)\s*\)|(` + rel + `)\s*\(\s*(\p{L}+)\s*\))`)
+}()
+
+// asideStops are words in brackets beside a relation that name nobody.
+var asideStops = wordSet(`my the a an her his their our your me him them it this that one two again too also lol`)
+
+// shorthand spells out chat abbreviations the readers look for as words (chatWords, a
+// role in brackets), and leaves out a topic marker, which is no value ("hobby-wise").
 func shorthand(text string) string {
 	text = topicWiseRe.ReplaceAllString(text, "${1}")
-	return withRe.ReplaceAllString(withSlashRe.ReplaceAllString(text, "${1}with "), "${1}with${2}")
+	text = withRe.ReplaceAllString(withSlashRe.ReplaceAllString(text, "${1}with "), "${1}with${2}")
+	text = equalsLabelRe.ReplaceAllString(text, "${1}: ") // "gym = planet fitness": a label
+	text = droppedApostropheRe.ReplaceAllStringFunc(text, func(m string) string {
+		sub := droppedApostropheRe.FindStringSubmatch(m)
+		if relations[strings.ToLower(sub[2]+"s")] != "" || relations[strings.ToLower(sub[2])] != "" && len(sub[1]) == 0 {
+			return m // "parents been great": a plural of people
+		}
+		return sub[1] + sub[2] + "'s" + sub[3]
+	})
+	for range 2 { // twice: matches that share a space ("r u") are found in turn
+		text = chatWordRe.ReplaceAllStringFunc(text, func(m string) string {
+			sub := chatWordRe.FindStringSubmatch(m)
+			return sub[1] + chatWords[strings.ToLower(sub[2])] + sub[3]
+		})
+	}
+	return roleAsideRe.ReplaceAllStringFunc(text, func(m string) string {
+		sub := roleAsideRe.FindStringSubmatch(m)
+		if sub[1] != "" {
+			if relations[strings.ToLower(sub[1])] != "" || asideStops[strings.ToLower(sub[1])] {
+				return m
+			}
+			return "my " + sub[2] + " " + sub[1]
+		}
+		if relations[strings.ToLower(sub[4])] != "" || asideStops[strings.ToLower(sub[4])] {
+			return m
+		}
+		return "my " + sub[3] + " " + sub[4]
+	})
 }
 
 // possessives restores the apostrophe chat leaves out after a name known as a subject
@@ -730,6 +804,10 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 		// "Our Derek has taken up bowls": a family member named the way families do.
 		p.last = Kebab(ts[1].low)
 		return p.last, ts[2:], ""
+	case w0 == "our" && len(ts) > 2 && !p.cased && ourName(ts[1].low):
+		// "our callum's only gone and got engaged": the same, in lower case, with "'s".
+		p.last = Kebab(strings.TrimSuffix(ts[1].low, "'s"))
+		return p.last, ts[2:], ""
 	case firstPerson[w0] || w0 == "our" && !p.isEntityPhrase(ts) && (len(ts) < 2 || relations[strings.TrimSuffix(ts[1].low, "'s")] == ""):
 		// "our neighbour Pat has a cat" is the neighbour's (possessed, below).
 		if w0 == "me" && len(ts) > 2 && ts[1].low == "and" {
@@ -752,7 +830,8 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 		return "", ts[1:], ""
 	}
 	if rel, ok := relations[strings.TrimSuffix(w0, "'s")]; ok && w0 != "team" {
-		if _, isRole := roles[strings.TrimSuffix(w0, "'s")]; isRole {
+		if _, isRole := roles[strings.TrimSuffix(w0, "'s")]; isRole || w0 == rel && len(ts) > 2 && isNameAfterRelation(ts, 1) && actsAt(ts, 2) {
+			// "roommate nate pays $800", "friend marcus got hired": the one named.
 			return p.possessed(ts, self)
 		}
 		if w0 == "mum" && len(ts) > 2 && ts[1].low == "and" && ts[2].low == "dad" {
@@ -928,6 +1007,23 @@ func isNameAfterRelation(ts []token, i int) bool {
 		return true // "my neighbour jan has a parrot": a name, not the month
 	}
 	return w != "" && isWord(w) && !notName(w)
+}
+
+// ourName reports "callum's" after "our" in lower-case chat: a name with "'s" (is or
+// has), not a thing of the household ("our flat's", "our boiler's") nor a relation.
+func ourName(w string) bool {
+	stem, ok := strings.CutSuffix(w, "'s")
+	return ok && len(stem) > 2 && isWord(stem) && !common[stem] && !notName(stem) && !nounShaped(stem) && attributeCue(stem) == false && relations[stem] == ""
+}
+
+// actsAt reports a verb at ts[i] that a named subject before it does: "friend marcus got
+// hired", "sister jo moved", "cousin tom's in town" ("sister let rosa go": no name).
+func actsAt(ts []token, i int) bool {
+	if i >= len(ts) {
+		return false
+	}
+	w := ts[i].low
+	return subjectVerbs[w] || thirdPersonVerb(ts, i) || len(w) > 4 && strings.HasSuffix(w, "ed") || strings.HasPrefix(w, "'")
 }
 
 // monthFirstNames are months that are also first names.

@@ -601,6 +601,7 @@ var emptyWords = func() map[string]bool {
 	real true big little best better worse worst same different whole other another own
 	out up off over away back down about around through into onto upon across along towards toward within without
 	positive negative successful lucky enough right wrong interesting incredible special huge crazy wild perfect
+	bits pieces tears stitches shock
 	myself yourself himself herself ourselves themselves`) {
 		m[w] = true
 	}
