@@ -957,6 +957,17 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"raise came thru!! 92k -> 98.5k", []string{"-user/92k=98.5k"}},
 		{"My IELTS result came out, overall 6.5 but writing is 5.5", []string{"-user/overall=6.5"}},
 		{"Annoyingly the nursery fees went up again, another £140", []string{"-user/another=£140", "-annoyingly/another=£140"}},
+		// A title and its employer in one clause; a role taken at a place; working for
+		// oneself; a relationship's status where no partner is named.
+		{"I've been a senior designer at Canva for three years now", []string{"user/job=senior designer", "user/employer=Canva"}},
+		{"my brother is a chef at the ivy", []string{"brother/job=chef", "brother/employer=ivy"}},
+		{"I'm a teacher at the local school", []string{"user/job=teacher"}},
+		{"he started an ops role at Virgin Australia this week", []string{"-user/employer=Virgin Australia"}},
+		{"Priya took a position with the NHS last month", []string{"priya/employer=NHS"}},
+		{"I went freelance in march", []string{"user/employer=freelance"}},
+		{"so we are engaged now, my hands were shaking", []string{"user/relationship-status=engaged"}},
+		{"me and tom got engaged", []string{"user/partner=tom", "-user/relationship-status=engaged"}},
+		{"is it weird to be single at 40", []string{"-user/relationship-status=single"}},
 		// "=" after a label; a place's name before its street.
 		{"gym = planet fitness on ashland, $15/mo", []string{"user/gym=planet fitness"}},
 		// An amount moved in a note, without "my" or "the".

@@ -950,6 +950,15 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 	if fs := streamingFacts(c, self, base); len(fs) > 0 {
 		return fs
 	}
+	if job, org := titleAt(c.toks, cased); job != "" && org != "" && !strings.EqualFold(org, c.subj) {
+		// "I've been a senior designer at Canva": the title and the employer, two facts.
+		j, e := base, base
+		j.Attribute, j.Value = "job", job
+		e.Attribute, e.Value = "employer", org
+		if !junk(j, cased) && !junk(e, cased) {
+			return []Fact{j, e}
+		}
+	}
 	for _, read := range formReaders {
 		if r, ok := read(c, self, cased); ok && !strings.EqualFold(r.value, cmp.Or(r.subject, c.subj)) {
 			f := base
@@ -1081,6 +1090,7 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 		}
 		return formReading{subject: subj, attr: a, value: v}, a != "" && subj != ""
 	},
+	readValue("employer", func(c clause) string { return group1(ownAccountRe, c.text) }),
 	func(c clause, _ string, cased bool) (formReading, bool) {
 		v := employerName(c.rest, cased)
 		return formReading{attr: "employer", value: v}, v != ""
@@ -1125,6 +1135,9 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 		v := partnerName(c.rest)
 		return formReading{attr: "partner", value: v, keepNegation: true}, v != ""
 	},
+	// "so we are engaged now", "we're married since saturday", "I'm single again": the
+	// status, where no partner is named (the readers before name one).
+	readValue("relationship-status", func(c clause) string { return group1(relationshipRe, c.text) }),
 }
 
 // readValue adapts a reader of one attribute's value ("" when none) to formReaders.

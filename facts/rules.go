@@ -46,7 +46,7 @@ func jobTitle(ts []token) string {
 	// word is a job's).
 	headed := ""
 	for i := 0; i < len(ts); i++ {
-		if !beVerbs[ts[i].low] && !strings.HasSuffix(ts[i].low, "'s") && (ts[i].low != "being" || i == 0 || ts[i-1].low != "to") {
+		if !beVerbs[ts[i].low] && !strings.HasSuffix(ts[i].low, "'s") && (ts[i].low != "being" || i == 0 || ts[i-1].low != "to") && !haveBeen(ts, i) {
 			continue // "back to being a barista" too; not "I quit being a nurse"
 		}
 		j := i + 1
@@ -69,6 +69,63 @@ func jobTitle(ts []token) string {
 		}
 	}
 	return headed
+}
+
+// relationshipRe is a relationship's status said of someone: "we are engaged now", "I'm
+// single again", "they got married in june".
+var relationshipRe = regexp.MustCompile(`(?i)\b(?:we are|we're|were|i'm|im|i am|we got|i got|got|is|are|she's|he's|they're|now|officially|finally|happily)\s+(?:now\s+|officially\s+|finally\s+|happily\s+|just\s+)?(engaged|married|single|divorced|separated|widowed)\b`)
+
+// ownAccountRe says someone works for themselves: "from today I'm freelance", "she's gone
+// self-employed", "went freelance in march" — no employer's name, the employer slot's
+// value all the same, so that it ends the one before and a later one ends it.
+var ownAccountRe = regexp.MustCompile(`(?i)\b(?:i'm|im|i am|i've gone|ive gone|gone|going|went|go|now|is|she's|he's|they're|am)\s+(?:now\s+|officially\s+|fully\s+|properly\s+)?(freelance|self[- ]employed)\b`)
+
+// roleNouns name a job's place in an organisation; takeVerbs take or start one.
+var (
+	roleNouns = wordSet(`role position post gig contract placement internship job`)
+	takeVerbs = wordSet(`started starting start took taking take got getting get accepted accepting landed landing new offered`)
+)
+
+// haveBeen reports "been" at ts[i] after "have" ("I've been a senior designer at Canva
+// for three years"): a state that still holds; not "had been".
+func haveBeen(ts []token, i int) bool {
+	if ts[i].low != "been" {
+		return false
+	}
+	if i == 0 {
+		return true // the clause's subject was read off: "[I've] been a nurse for years"
+	}
+	w := ts[i-1].low
+	return strings.HasSuffix(w, "'ve") || w == "ive" || w == "have" || w == "has" || strings.HasSuffix(w, "'s") || w == "hes" || w == "shes"
+}
+
+// titleAt returns a job title and the employer after it when a clause states both: "is
+// a bus driver at Brightline Transit", "I've been a senior designer at Canva", "she's a
+// nurse at St James's" (a capitalised name, or any name in lower-case chat after "at").
+func titleAt(ts []token, cased bool) (job, employer string) {
+	v := jobTitle(ts)
+	if v == "" {
+		return "", ""
+	}
+	n := len(strings.Fields(v))
+	for i := 0; i+n < len(ts); i++ {
+		if !strings.EqualFold(join(ts[i:i+n]), v) {
+			continue
+		}
+		k := i + n
+		if k+1 >= len(ts) || ts[k].low != "at" && ts[k].low != "for" {
+			return v, ""
+		}
+		k++
+		if ts[k].low == "the" && k+1 < len(ts) {
+			k++
+		}
+		if !isCapitalised(ts[k]) && (cased || notName(ts[k].low) || !isWord(ts[k].low)) {
+			return v, ""
+		}
+		return v, nameRun(ts[k:])
+	}
+	return v, ""
 }
 
 // jobHeads end a job title: "maths teacher", "taxi driver", "software developer".
@@ -386,6 +443,9 @@ func employerName(ts []token, cased bool) string {
 			}
 			k = j + 1
 		case t.low == "job" && i+1 < len(ts) && (ts[i+1].low == "at" || ts[i+1].low == "with"):
+			k = i + 2
+		case roleNouns[t.low] && i > 0 && i+2 < len(ts) && (ts[i+1].low == "at" || ts[i+1].low == "with") && slices.ContainsFunc(ts[max(0, i-4):i], func(w token) bool { return takeVerbs[w.low] }):
+			// "started an ops role at Virgin Australia", "took a position with the NHS".
 			k = i + 2
 		case (t.low == "started" || t.low == "starting" || t.low == "start") && i+1 < len(ts) && (ts[i+1].low == "at" || ts[i+1].low == "with"):
 			k, byName = i+2, true
