@@ -968,6 +968,10 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"so we are engaged now, my hands were shaking", []string{"user/relationship-status=engaged"}},
 		{"me and tom got engaged", []string{"user/partner=tom", "-user/relationship-status=engaged"}},
 		{"is it weird to be single at 40", []string{"-user/relationship-status=single"}},
+		// Time spent on a thing by the week; a dropped apostrophe before "with" of a
+		// thing the table knows, not of people.
+		{"doing about 12 hours of study a week, mostly in the evenings", []string{"user/study=12 hours"}},
+		{"broadbands with virgin, 500 meg, and its still rubbish upstairs", []string{"user/broadband=virgin"}},
 		// "=" after a label; a place's name before its street.
 		{"gym = planet fitness on ashland, $15/mo", []string{"user/gym=planet fitness"}},
 		// An amount moved in a note, without "my" or "the".
@@ -1052,6 +1056,17 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"sorry i meant 40, not 14. 14 would be going backwards lol", "user/running-distance", "14 km", "-user/running-distance!=14"},
 		{"the title kicks in on the 1st of august, not july", "user/start-date", "may", "-user/start-date!=july"},
 		{"my manager is denise, not sure for how long", "user/manager", "Sue", "-user/manager!=sure"},
+		// A cleft's value is the new one; a value denied is not also stated.
+		{"correction - it's youtube music that came w the phone, not apple music", "user/subscription", "apple music", "user/subscription!=apple music"},
+		{"correction - it's youtube music that came w the phone, not apple music", "user/subscription", "apple music", "-user/subscription=apple music"},
+		// "i told you X (for the Y), it's Z": the slot its label names, or the one that
+		// holds X.
+		{"oh i told you sky for the broadband, its actually bt, sky was the one we nearly went with", "user/broadband", "sky", "user/broadband=bt"},
+		{"oh i told you sky for the broadband, its actually bt", "user/broadband", "sky", "user/broadband!=sky"},
+		{"omg i told you the 25th, its the 26th, i misread the email", "user/flight-date", "25th", "user/flight-date=26th"},
+		{"i told you it was fine, it's not", "user/mood", "fine", "-user/mood!=fine"},
+		// Of two values of one slot, the one it holds is named on the way.
+		{"moved from leeds to york last week", "user/home", "leeds", "-user/home=leeds"},
 	} {
 		res := extract(t, []Input{{Text: tt.text, Values: map[string][]string{tt.slot: {tt.old}}, Slots: []string{tt.slot}}})
 		key, not := strings.CutPrefix(tt.want, "-")

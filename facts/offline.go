@@ -402,6 +402,16 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			facts = kept
 		}
 		facts = append(facts, correctedAway(p, facts, in[i].Values)...)
+		if fs := toldYou(p.text(), facts, in[i].Values); len(fs) > 0 {
+			facts = append(slices.DeleteFunc(facts, func(f Fact) bool { return f.Slot() == fs[0].Slot() }), fs...)
+			why = ""
+		}
+		facts = leaveHeldValue(facts, in[i].Values)
+		facts = slices.DeleteFunc(facts, func(f Fact) bool {
+			// "it's youtube music that came w the phone, not apple music": a value the
+			// memory denies is not also one it states.
+			return !f.Negated && slices.ContainsFunc(facts, func(g Fact) bool { return g.Negated && g.Slot() == f.Slot() && SameValue(g.Value, f.Value) })
+		})
 		out[i].Facts, out[i].Why = facts, why
 		for _, f := range facts {
 			seen = addSeen(seen, f, p)
@@ -1091,6 +1101,7 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 		return formReading{subject: subj, attr: a, value: v}, a != "" && subj != ""
 	},
 	readValue("employer", func(c clause) string { return group1(ownAccountRe, c.text) }),
+	readPair(func(c clause) (string, string) { return timeOn(c.text) }),
 	func(c clause, _ string, cased bool) (formReading, bool) {
 		v := employerName(c.rest, cased)
 		return formReading{attr: "employer", value: v}, v != ""

@@ -71,6 +71,20 @@ func jobTitle(ts []token) string {
 	return headed
 }
 
+// timeOnRe is time spent on a thing by the week or day: "doing about 12 hours of study a
+// week", "2 hrs of piano a day" — the thing's amount (study = 12 hours), as "upped my
+// study to 15 hours" says it.
+var timeOnRe = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?\s?(?:hours?|hrs?|minutes|mins))\s+(?:of\s+)?([a-z][a-z-]+)\s+(?:a|per|each|every)\s+(?:day|week|night|month|weekday)\b`)
+
+// timeOn returns the attribute and the amount of timeOnRe, or "".
+func timeOn(text string) (attr, value string) {
+	m := timeOnRe.FindStringSubmatch(text)
+	if m == nil || verbForm(strings.ToLower(m[2])) && !ingNouns[strings.ToLower(m[2])] || emptyWords[strings.ToLower(m[2])] {
+		return "", ""
+	}
+	return Kebab(m[2]), m[1]
+}
+
 // relationshipRe is a relationship's status said of someone: "we are engaged now", "I'm
 // single again", "they got married in june".
 var relationshipRe = regexp.MustCompile(`(?i)\b(?:we are|we're|were|i'm|im|i am|we got|i got|got|is|are|she's|he's|they're|now|officially|finally|happily)\s+(?:now\s+|officially\s+|finally\s+|happily\s+|just\s+)?(engaged|married|single|divorced|separated|widowed)\b`)
@@ -586,7 +600,7 @@ func workDays(text string) string {
 // amountPutRe one put there by a verb (of changingVerbs): "bumping the savings goal up to
 // £8,000".
 var (
-	amountPutRe  = regexp.MustCompile(`(?i)\b([a-z]+)\s+(my|our|the|his|her|)\s*` + amountLabelRe + `\s+(?:(?:up|down)\s+)?to\s+` + amountRe)
+	amountPutRe  = regexp.MustCompile(`(?i)\b([a-z]+)\s+(my|our|the|his|her|)\s*` + amountLabelRe + `\s+(?:(?:up|down|back)\s+)?to\s+` + amountRe)
 	amountMoveRe = regexp.MustCompile(`(?i)(?:^|\b)(?:my|our|the)\s+` + amountLabelRe + `\s+(?:goes|went|is going|'s going|has gone|have gone|has been put|is being put|got put|gets put|will go|going|jumps|jumped|is|'s)\s+(?:up|down)\s+to\s+` + amountRe +
 		// a note's "401k back to 6%", "rent up to $1900 from june"
 		`|^\s*(?:(?:my|our|the)\s+)?(\d*[a-z][a-z0-9-]*)\s+(?:is\s+|'s\s+|now\s+)?(?:back|up|down)\s+to\s+` + amountRe)
@@ -2467,6 +2481,9 @@ func correction(subj, attr string, vals []string, p prepared, in Input) []Fact {
 			k--
 		}
 		nv := phrase(ts[k:i])
+		if cl := cleftValue(ts[:i]); cl != "" {
+			nv = cl
+		}
 		if nv == "" || SameValue(nv, vals[j]) || emptyValue(nv) {
 			continue
 		}
@@ -2516,6 +2533,9 @@ func correctedAway(p prepared, fs []Fact, values map[string][]string) []Fact {
 			k--
 		}
 		nv := phrase(ts[k:i])
+		if cl := cleftValue(ts[:i]); cl != "" {
+			nv = cl // "it's youtube music that came w the phone, not apple music"
+		}
 		if e := ends[i+1]; (nv == "" || k > 0 && ts[k-1].low == "is" && i-k == 0) && e+1 < len(ts) {
 			after := ts[e:]
 			for len(after) > 0 && (after[0].low == "it" || after[0].low == "it's" || after[0].low == "its" || after[0].low == "is" || after[0].low == "but") {
@@ -2532,17 +2552,114 @@ func correctedAway(p prepared, fs []Fact, values map[string][]string) []Fact {
 			if f.Negated || f.Scope != "" || !SameValue(f.Value, nv) {
 				continue
 			}
-			if slices.ContainsFunc(values[f.Subject+"/"+Kebab(f.Attribute)], func(v string) bool {
-				n, _, _ := strings.Cut(v, " ")
-				return SameValue(v, old) || SameValue(n, old)
-			}) {
-				break // correction() read it: the old value was the slot's ("40, not 14" of 14 km)
+			if slices.ContainsFunc(fs, func(g Fact) bool { return g.Negated && g.Slot() == f.Slot() && SameValue(g.Value, old) }) ||
+				SingleValued(f.Attribute) && slices.ContainsFunc(values[f.Subject+"/"+Kebab(f.Attribute)], func(v string) bool {
+					n, _, _ := strings.Cut(v, " ")
+					return SameValue(v, old) || SameValue(n, old)
+				}) {
+				// Denied already, or the single-valued slot's own value, which the new one
+				// replaces ("40, not 14" of 14 km).
+				break
 			}
 			out = append(out, Fact{Subject: f.Subject, Attribute: f.Attribute, Value: old, Negated: true, EventTime: f.EventTime, Confidence: f.Confidence})
 			break
 		}
 	}
 	return out
+}
+
+// toldYouRe is a correction of what the speaker said before, old then new: "oh i told you
+// sky for the broadband, its actually bt", "i said 1150 for the rent, it's £1250", "i told
+// you thursday, it's friday".
+var toldYouRe = regexp.MustCompile(`(?i)\b(?:i told you|told you|i said|i put|i wrote)\s+(?:it was\s+|that\s+)?([\w£$€.:/'-]+(?:\s+[\w£$€.:/'-]+){0,2}?)(?:\s+(?:for|was)\s+(?:the|my|our)\s+([a-z]+(?:\s+[a-z]+)?))?\s*,?\s+(?:but\s+)?(?:it'?s|it is|its)\s+(?:actually\s+|really\s+)?([\w£$€.:/'-]+(?:\s+[\w£$€.:/'-]+){0,2}?)\s*(?:[,.!;]|$|\s+(?:not|and|but|sorry|my|lol))`)
+
+// toldYou reads toldYouRe for a slot: the one its "for the …" names (an attribute of the
+// table, of labelNames, or its own), else the slot among values that holds the old value;
+// the new value and the old one denied. Nil when fs already reads the new value's slot or
+// no slot is found.
+func toldYou(text string, fs []Fact, values map[string][]string) []Fact {
+	m := toldYouRe.FindStringSubmatch(text)
+	if m == nil {
+		return nil
+	}
+	bare := func(v string) string {
+		v = strings.TrimSpace(v)
+		for _, a := range []string{"the ", "a ", "an "} {
+			if len(v) > len(a) && strings.EqualFold(v[:len(a)], a) {
+				return v[len(a):]
+			}
+		}
+		return v
+	}
+	oldV, label, newV := bare(m[1]), strings.ToLower(m[2]), bare(m[3])
+	if !valueLike(oldV) || !valueLike(newV) || SameValue(oldV, newV) {
+		return nil
+	}
+	subj, attr := "user", ""
+	switch {
+	case labelNames[label] != "":
+		attr = labelNames[label]
+	case label != "":
+		if _, ok := attributeByName(Kebab(label)); ok {
+			attr = Kebab(label)
+		} else if a, _ := amountLabel(label, ""); a != "" {
+			attr = a
+		}
+	default:
+		for key, vs := range values {
+			if slices.ContainsFunc(vs, func(v string) bool { return SameValue(v, oldV) }) {
+				subj, attr, _ = strings.Cut(key, "/")
+				break
+			}
+		}
+	}
+	if attr == "" || slices.ContainsFunc(fs, func(f Fact) bool { return f.Subject == subj && Kebab(f.Attribute) == attr && SameValue(f.Value, newV) }) {
+		return nil
+	}
+	return []Fact{{Subject: subj, Attribute: attr, Value: newV}, {Subject: subj, Attribute: attr, Value: oldV, Negated: true}}
+}
+
+// leaveHeldValue drops, of two values a memory states for one single-valued slot, the
+// one the slot holds now (values: the slot's known values, newest first) when the other
+// is new to it: "omg i told you the 25th, its the 26th", "moved from leeds to york" —
+// the memory tells the new value, and names the old one on the way.
+func leaveHeldValue(fs []Fact, values map[string][]string) []Fact {
+	for i := 0; i < len(fs); i++ {
+		f := fs[i]
+		vals := values[f.Subject+"/"+Kebab(f.Attribute)]
+		if f.Negated || f.Scope != "" || !SingleValued(f.Attribute) || len(vals) == 0 || !SameValue(vals[0], f.Value) {
+			continue
+		}
+		other := slices.ContainsFunc(fs, func(g Fact) bool {
+			return !g.Negated && g.Scope == "" && g.Slot() == f.Slot() && !SameValue(g.Value, f.Value) &&
+				!slices.ContainsFunc(vals, func(v string) bool { return SameValue(v, g.Value) })
+		})
+		if other {
+			fs = slices.Delete(slices.Clone(fs), i, i+1)
+			i--
+		}
+	}
+	return fs
+}
+
+// cleftValue is the value a cleft sentence puts first in ts, the words before a "not":
+// "it's youtube music that came w the phone," → youtube music; "" when there is none.
+func cleftValue(ts []token) string {
+	for i := len(ts) - 2; i >= 0; i-- {
+		if w := ts[i].low; w != "it's" && w != "its" && (w != "is" || i == 0 || ts[i-1].low != "it") {
+			continue
+		}
+		for j := i + 2; j < len(ts) && j < i+6; j++ {
+			if ts[j].low == "that" || ts[j].low == "who" || ts[j].low == "which" {
+				if v := phrase(ts[i+1 : j]); v != "" && valueLike(v) {
+					return v
+				}
+				return ""
+			}
+		}
+		return ""
+	}
+	return ""
 }
 
 // valueLike reports a phrase after "not" that may be a value: not empty, not a word that

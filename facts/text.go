@@ -256,7 +256,7 @@ var equalsLabelRe = regexp.MustCompile(`(\p{L})\s*=\s+`)
 // droppedApostropheRe is texting's "is" or "has" without its apostrophe after a thing's
 // noun, where a plural cannot stand: "instructors called bev", "standups at 9:15", "my
 // accounts still with lloyds", "rents gone up" (after "my", "the" or at a clause's start).
-var droppedApostropheRe = regexp.MustCompile(`(?i)(^|[,.!;:]\s*|\b(?:my|our|the|his|her|their)\s+)(\p{L}{3,}[^s\W'])s(\s+(?:gone|been|called|set|due|booked|still\s+(?:with|at|on|in)\b|(?:at|on)\s+\d))`)
+var droppedApostropheRe = regexp.MustCompile(`(?i)(^|[,.!;:]\s*|\b(?:my|our|the|his|her|their)\s+)(\p{L}{3,}[^s\W'])s(\s+(?:gone|been|called|set|due|booked|still\s+(?:with|at|on|in)\b|(?:at|on)\s+\d|(?:with|through)\s))`)
 
 // chatWordRe finds a short form of chatWords standing as a word of its own.
 var chatWordRe = func() *regexp.Regexp {
@@ -294,6 +294,9 @@ func shorthand(text string) string {
 		sub := droppedApostropheRe.FindStringSubmatch(m)
 		if relations[strings.ToLower(sub[2]+"s")] != "" || relations[strings.ToLower(sub[2])] != "" && len(sub[1]) == 0 {
 			return m // "parents been great": a plural of people
+		}
+		if v := strings.ToLower(strings.TrimSpace(sub[3])); (strings.HasPrefix(v, "with") || strings.HasPrefix(v, "through")) && !attributeCue(strings.ToLower(sub[2])) {
+			return m // "my friends with kids"; "broadbands with virgin" is the broadband's
 		}
 		return sub[1] + sub[2] + "'s" + sub[3]
 	})
