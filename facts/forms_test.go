@@ -972,6 +972,15 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		// thing the table knows, not of people.
 		{"doing about 12 hours of study a week, mostly in the evenings", []string{"user/study=12 hours"}},
 		{"broadbands with virgin, 500 meg, and its still rubbish upstairs", []string{"user/broadband=virgin"}},
+		// Where a traveller is now; a plan called off by its name, and what it turned to.
+		{"Made it to Banff! The lakes are so blue they look photoshopped", []string{"user/location=Banff"}},
+		{"we rolled into Moab yesterday and it's 104 degrees", []string{"user/location=Moab"}},
+		{"made it to work on time for once", []string{"-user/location=work"}},
+		{"Right so, Bray is off. The bank came back with a number", []string{"user/plan!=Bray"}},
+		{"Glacier's off — there's a wildfire. So we're heading for Banff instead", []string{"user/plan!=Glacier", "user/plan=Banff"}},
+		{"charlotte move is OFF, team stays in philly", []string{"user/plan!=charlotte"}},
+		{"mike's southwest got cancelled so he's on UA 587 w me now", []string{"-user/plan!=southwest", "-user/partner!=mike's southwest"}},
+		{"the heating's off again, freezing", []string{"-user/plan!=heating"}},
 		// "=" after a label; a place's name before its street.
 		{"gym = planet fitness on ashland, $15/mo", []string{"user/gym=planet fitness"}},
 		// An amount moved in a note, without "my" or "the".

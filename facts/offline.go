@@ -406,6 +406,10 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			facts = append(slices.DeleteFunc(facts, func(f Fact) bool { return f.Slot() == fs[0].Slot() }), fs...)
 			why = ""
 		}
+		if fs := planOff(p.text(), facts, in[i].Values); len(fs) > 0 {
+			facts = append(facts, fs...)
+			why = ""
+		}
 		facts = leaveHeldValue(facts, in[i].Values)
 		facts = slices.DeleteFunc(facts, func(f Fact) bool {
 			// "it's youtube music that came w the phone, not apple music": a value the
@@ -1102,6 +1106,7 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	},
 	readValue("employer", func(c clause) string { return group1(ownAccountRe, c.text) }),
 	readPair(func(c clause) (string, string) { return timeOn(c.text) }),
+	readValue("location", func(c clause) string { return group1(arrivedRe, c.text) }),
 	func(c clause, _ string, cased bool) (formReading, bool) {
 		v := employerName(c.rest, cased)
 		return formReading{attr: "employer", value: v}, v != ""

@@ -85,6 +85,69 @@ func timeOn(text string) (attr, value string) {
 	return Kebab(m[2]), m[1]
 }
 
+// planOffRe is a plan called off by its name: "Bray is off", "Glacier's off — there's a
+// wildfire", "lisbon's off", "charlotte move is OFF", "the Leeds job has been cancelled".
+var planOffRe = regexp.MustCompile(`(?i)(?:^|[.!?;,:—–-]\s*|\b(?:so|right|ok|okay|well)\s+)(?:the\s+)?([\p{L}][\p{L}'-]*(?:\s+[\p{L}][\p{L}'-]*){0,2}?)(?:'s|’s|\s+is|\s+has been|\s+was|\s+got)\s+(?:now\s+|officially\s+|definitely\s+|completely\s+|all\s+)?(?:off|cancell?ed|called off|scrapped)\b(?:\s*(?:[,.!—–-]|$|\s+(?:then|now|for now|completely)\b))`)
+
+// insteadRe is what a plan turned to: "we've rebooked porto instead", "heading for Banff
+// instead".
+var insteadRe = regexp.MustCompile(`(?i)\b(?:rebooked|booked|heading (?:for|to)|headed (?:for|to)|going to|off to|doing|chose|picked|went for|going for)\s+((?:the\s+)?[\p{L}'-]+(?:\s+[\p{L}'-]+){0,2}?)\s+instead\b`)
+
+// planWords name a plan, not what it is of: "charlotte move", "lisbon trip".
+var planWords = wordSet(`move trip plan plans holiday booking offer deal idea thing visit relocation transfer job`)
+
+// planOff reads a plan called off (planOffRe) as a denial of its value: of the slot the
+// user has that holds it (values), else of the speaker's plan — whose memory, when no
+// fact was read from it, is the version the denial ends (the overlay's namedVersions).
+// What the plan turned to instead (insteadRe) is the plan's new value. Nil when no plan
+// is called off, or when what is off is a thing of the day ("the heating's off").
+func planOff(text string, fs []Fact, values map[string][]string) []Fact {
+	m := planOffRe.FindStringSubmatch(text)
+	if m == nil {
+		return nil
+	}
+	ws := strings.Fields(m[1])
+	for len(ws) > 1 && planWords[strings.ToLower(ws[len(ws)-1])] {
+		ws = ws[:len(ws)-1]
+	}
+	subj, attr := "user", "plan"
+	if owner, ok := strings.CutSuffix(strings.ToLower(ws[0]), "'s"); ok && len(ws) > 1 {
+		// "mike's southwest got cancelled": mike's plan.
+		if owner = Kebab(owner); relations[owner] != "" {
+			owner = relations[owner]
+		}
+		subj, ws = owner, ws[1:]
+	}
+	v := strings.Join(ws, " ")
+	if w := strings.ToLower(ws[0]); !valueLike(v) || pronouns[w] || firstPerson[w] || offThings[w] || common[w] && len(ws) == 1 || strings.Contains(v, "'") {
+		return nil
+	}
+	for key, vs := range values {
+		if s, _, _ := strings.Cut(key, "/"); s == subj && slices.ContainsFunc(vs, func(x string) bool { return SameValue(x, v) }) {
+			subj, attr, _ = strings.Cut(key, "/")
+			break
+		}
+	}
+	if slices.ContainsFunc(fs, func(f Fact) bool { return f.Negated && SameValue(f.Value, v) }) {
+		return nil
+	}
+	out := []Fact{{Subject: subj, Attribute: attr, Value: v, Negated: true}}
+	if n := insteadRe.FindStringSubmatch(text); n != nil && !SameValue(n[1], v) && valueLike(n[1]) {
+		out = append(out, Fact{Subject: subj, Attribute: attr, Value: strings.TrimPrefix(n[1], "the ")})
+	}
+	return out
+}
+
+// offThings are switched off, not called off: "the heating's off", "work's off today".
+var offThings = wordSet(`heating light lights power tv telly wifi internet water gas electric electricity oven alarm phone
+	music radio engine air aircon ac work school day today tomorrow weekend shift`)
+
+// arrivedRe is where a traveller is now, said on arriving or from the road: "made it to
+// Banff!", "we rolled into Moab yesterday", "checking in from Flagstaff", "parked up
+// outside Bozeman" — a place's capitalised name (in lower-case chat a place cannot be
+// told from other words).
+var arrivedRe = regexp.MustCompile(`\b(?i:made it to|arrived in|arrived at|rolled into|landed in|checking in from|greetings from|hello from|parked up (?:outside|in|near|at)|pulled into)\s+((?:the\s+)?\p{Lu}[\p{L}'-]+(?:\s+\p{Lu}[\p{L}'-]+){0,2})`)
+
 // relationshipRe is a relationship's status said of someone: "we are engaged now", "I'm
 // single again", "they got married in june".
 var relationshipRe = regexp.MustCompile(`(?i)\b(?:we are|we're|were|i'm|im|i am|we got|i got|got|is|are|she's|he's|they're|now|officially|finally|happily)\s+(?:now\s+|officially\s+|finally\s+|happily\s+|just\s+)?(engaged|married|single|divorced|separated|widowed)\b`)
