@@ -981,6 +981,12 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"charlotte move is OFF, team stays in philly", []string{"user/plan!=charlotte"}},
 		{"mike's southwest got cancelled so he's on UA 587 w me now", []string{"-user/plan!=southwest", "-user/partner!=mike's southwest"}},
 		{"the heating's off again, freezing", []string{"-user/plan!=heating"}},
+		// A title's full stop ends no sentence; a leader is a manager; a time before the
+		// subject; a thing's own name before its kind, and a date after "on".
+		{"My leader is Mr. Zhang, very strict but fair", []string{"user/manager=Mr Zhang"}},
+		{"from today I'm freelance", []string{"user/employer=freelance"}},
+		{"the ÖSD B1 exam is on 14 May, I am nervous already", []string{"user/exam=14 May"}},
+		{"Our neighbour Franco is with A2A and he complains", []string{"-franco/partner=A2A"}},
 		// "=" after a label; a place's name before its street.
 		{"gym = planet fitness on ashland, $15/mo", []string{"user/gym=planet fitness"}},
 		// An amount moved in a note, without "my" or "the".

@@ -929,7 +929,7 @@ func partnerName(ts []token) string {
 				return nameRun([]token{n})
 			}
 		case w == "with" && i > 0 && (beVerbs[ts[i-1].low] || ts[i-1].low == "together" || ts[i-1].low == "back"):
-			if isCapitalised(n) && !isMonthOrDay(n.low) && !notName(n.low) && (i+2 >= len(ts) || ts[i+2].low == "now" || ts[i+2].end || ts[i+1].end || stopValue[ts[i+2].low]) {
+			if isCapitalised(n) && isWord(n.low) && !isMonthOrDay(n.low) && !notName(n.low) && (i+2 >= len(ts) || ts[i+2].low == "now" || ts[i+2].end || ts[i+1].end || stopValue[ts[i+2].low]) {
 				return nameRun([]token{n})
 			}
 		}
@@ -1510,6 +1510,9 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 			next = k + 1
 			break
 		}
+		if dated && len(label) == 0 && k+1 < len(ts) && !ts[k].end && (isCapitalised(ts[k]) || !isWord(w)) && !pronouns[w] && !firstPerson[w] {
+			continue // "the ÖSD B1 exam is on 14 May": the thing's own name, then its kind
+		}
 		if tail || !isWord(w) || stopValue[w] || ts[k].end || len(label) == 3 || isCapitalised(ts[k]) || isPetWord(w) || w == "pup" {
 			// "My pup Toby is …", "my cat luna is …": a pet and its name, no label.
 			return "", ""
@@ -1554,7 +1557,7 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 			rest = rest[1:]
 		}
 		if len(rest) >= 2 && (rest[0].low == "on" || rest[0].low == "at") {
-			if isNumber(rest[1].low) {
+			if isNumber(rest[1].low) && datedPrefix(join(rest[1:])) == "" {
 				return attr, rest[1].orig // "thermostat is on 19"
 			}
 			tail := join(rest[1:])

@@ -258,6 +258,9 @@ var equalsLabelRe = regexp.MustCompile(`(\p{L})\s*=\s+`)
 // accounts still with lloyds", "rents gone up" (after "my", "the" or at a clause's start).
 var droppedApostropheRe = regexp.MustCompile(`(?i)(^|[,.!;:]\s*|\b(?:my|our|the|his|her|their)\s+)(\p{L}{3,}[^s\W'])s(\s+(?:gone|been|called|set|due|booked|still\s+(?:with|at|on|in)\b|(?:at|on)\s+\d|(?:with|through)\s))`)
 
+// honorificDotRe is a title's full stop: "Mr. Zhang", "Dr. Okafor", "St. James's".
+var honorificDotRe = regexp.MustCompile(`\b(Mr|Mrs|Ms|Mx|Dr|Prof|St|Mt|Jr|Sr|mr|mrs|ms|dr|prof)\.\s+`)
+
 // chatWordRe finds a short form of chatWords standing as a word of its own.
 var chatWordRe = func() *regexp.Regexp {
 	var alts []string
@@ -288,6 +291,7 @@ var asideStops = wordSet(`my the a an her his their our your me him them it this
 // role in brackets), and leaves out a topic marker, which is no value ("hobby-wise").
 func shorthand(text string) string {
 	text = topicWiseRe.ReplaceAllString(text, "${1}")
+	text = honorificDotRe.ReplaceAllString(text, "${1} ") // "Mr. Zhang" is one name, no sentence's end
 	text = withRe.ReplaceAllString(withSlashRe.ReplaceAllString(text, "${1}with "), "${1}with${2}")
 	text = equalsLabelRe.ReplaceAllString(text, "${1}: ") // "gym = planet fitness": a label
 	text = droppedApostropheRe.ReplaceAllStringFunc(text, func(m string) string {
@@ -529,7 +533,7 @@ var relations = map[string]string{
 	"grandpa": "grandad", "nephew": "nephew", "niece": "niece", "friend": "friend", "colleague": "colleague", "coworker": "colleague",
 	"neighbour": "neighbour", "neighbor": "neighbour", "husband": "partner", "wife": "partner", "girlfriend": "partner", "boyfriend": "partner",
 	"partner": "partner", "fiance": "partner", "fiancee": "partner", "housemate": "flatmate", "flatmate": "flatmate", "roommate": "flatmate",
-	"manager": "manager", "boss": "manager", "landlord": "landlord", "landlady": "landlord", "buddy": "friend", "mate": "friend",
+	"manager": "manager", "boss": "manager", "leader": "manager", "landlord": "landlord", "landlady": "landlord", "buddy": "friend", "mate": "friend",
 	"physio": "doctor", "doctor": "doctor", "gp": "doctor", "dentist": "doctor", "tutor": "teacher", "teacher": "teacher", "mentor": "teacher",
 	"baby": "baby", "team": "team", "therapist": "doctor", "coach": "coach", "carer": "carer", "stepdad": "stepdad", "stepmum": "stepmum",
 	"grandson": "grandson", "granddaughter": "granddaughter", "grandkids": "grandkids", "grandchildren": "grandkids", "stepson": "stepson",
@@ -540,7 +544,7 @@ var relations = map[string]string{
 // roles are relations that are also attributes of the user: "my manager is Dana" is the
 // user's fact user/manager = Dana.
 var roles = map[string]string{
-	"manager": "manager", "boss": "manager", "landlord": "landlord", "landlady": "landlord", "husband": "partner", "wife": "partner",
+	"manager": "manager", "boss": "manager", "leader": "manager", "landlord": "landlord", "landlady": "landlord", "husband": "partner", "wife": "partner",
 	"girlfriend": "partner", "boyfriend": "partner", "partner": "partner", "housemate": "flatmate", "flatmate": "flatmate", "roommate": "flatmate",
 	"flatmates": "flatmate", "housemates": "flatmate", "physio": "doctor", "doctor": "doctor", "gp": "doctor", "dentist": "doctor", "tutor": "teacher",
 	"teacher": "teacher", "mentor": "teacher", "carer": "carer", "therapist": "doctor", "coach": "teacher", "gastro": "doctor",
@@ -746,7 +750,7 @@ func (p *people) knowThings(values map[string][]string) {
 // after the subject phrase, and a role attribute when the clause names the user's
 // manager, partner, landlord, … ("my manager is Dana": "manager").
 func (p *people) subject(ts []token, self string) (subj string, rest []token, role string) {
-	ts = skipFillers(ts)
+	ts = skipTimeLead(skipFillers(ts))
 	// Reported speech: "mum says he's cut out bread" states what follows "says".
 	for i := 1; i < min(len(ts), 4); i++ {
 		w, at, told := ts[i].low, i, false
@@ -811,7 +815,9 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 		// "our callum's only gone and got engaged": the same, in lower case, with "'s".
 		p.last = Kebab(strings.TrimSuffix(ts[1].low, "'s"))
 		return p.last, ts[2:], ""
-	case firstPerson[w0] || w0 == "our" && !p.isEntityPhrase(ts) && (len(ts) < 2 || relations[strings.TrimSuffix(ts[1].low, "'s")] == ""):
+	case firstPerson[w0] || w0 == "our" && !p.isEntityPhrase(ts) && (len(ts) < 2 || relations[strings.TrimSuffix(ts[1].low, "'s")] == "") &&
+		!(len(ts) > 2 && labelLeads[ts[1].low] && roles[strings.TrimSuffix(ts[2].low, "'s")] != ""):
+		// "our new leader is Ms Liu" is the speaker's role (possessed, below).
 		// "our neighbour Pat has a cat" is the neighbour's (possessed, below).
 		if w0 == "me" && len(ts) > 2 && ts[1].low == "and" {
 			// "me and my girlfriend priya rent a house": the user's fact.
@@ -1010,6 +1016,29 @@ func isNameAfterRelation(ts []token, i int) bool {
 		return true // "my neighbour jan has a parrot": a name, not the month
 	}
 	return w != "" && isWord(w) && !notName(w)
+}
+
+// skipTimeLead skips a time that opens a clause before its subject: "from next Monday
+// our new leader is Ms Liu", "as of today I'm freelance", "starting june, my rent is …".
+func skipTimeLead(ts []token) []token {
+	if len(ts) < 4 || ts[0].low != "from" && ts[0].low != "starting" && ts[0].low != "since" && !(ts[0].low == "as" && ts[1].low == "of") {
+		return ts
+	}
+	i := 1
+	if ts[0].low == "as" {
+		i = 2
+	}
+	if w := ts[i].low; w == "next" || w == "this" || w == "last" || w == "the" {
+		i++
+	}
+	if i >= len(ts) || !(isMonthOrDay(ts[i].low) || timeNouns[ts[i].low] || whenNouns[ts[i].low] || ts[i].low == "today" || ts[i].low == "tomorrow" || ts[i].low == "now") {
+		return ts
+	}
+	i++
+	if i < len(ts) && (ts[i-1].end || firstPerson[ts[i].low] || ts[i].low == "my" || ts[i].low == "our" || pronouns[ts[i].low] || isCapitalised(ts[i])) {
+		return ts[i:]
+	}
+	return ts
 }
 
 // ourName reports "callum's" after "our" in lower-case chat: a name with "'s" (is or
