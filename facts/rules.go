@@ -1469,7 +1469,11 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 	// (dated): "stats exam is on june 12", "the party's on saturday".
 	// "main credit card is …", "current obsession: …": a lead that says the thing is the
 	// speaker's, as "my" does.
+	fav := ts[0].low == "fave" || ts[0].low == "favourite" || ts[0].low == "favorite"
 	bare := ts[0].low != "my" && ts[0].low != "our" && !ownLeads[ts[0].low]
+	if fav {
+		j = 0 // "fave takeaway is the indian": the favourite's kind names it
+	}
 	dated := false
 	if bare {
 		j = 0
@@ -1478,7 +1482,7 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		}
 		if !nounShaped(strings.TrimSuffix(ts[j].low, "'s")) {
 			dated = true
-			if common[ts[j].low] && attributeCue(ts[j].low) || pronouns[ts[j].low] || verbForm(ts[j].low) {
+			if common[ts[j].low] && attributeCue(ts[j].low) && !(j+1 < len(ts) && petServices[ts[j+1].low]) || pronouns[ts[j].low] || verbForm(ts[j].low) {
 				return "", ""
 			}
 		}
@@ -1513,6 +1517,10 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		if dated && len(label) == 0 && k+1 < len(ts) && !ts[k].end && (isCapitalised(ts[k]) || !isWord(w)) && !pronouns[w] && !firstPerson[w] {
 			continue // "the ÖSD B1 exam is on 14 May": the thing's own name, then its kind
 		}
+		if (isPetWord(w) || w == "pup") && len(label) == 0 && k+1 < len(ts) && petServices[ts[k+1].low] {
+			label = append(label, w) // "dog walker is ashley": a service of the pet's
+			continue
+		}
 		if tail || !isWord(w) || stopValue[w] || ts[k].end || len(label) == 3 || isCapitalised(ts[k]) || isPetWord(w) || w == "pup" {
 			// "My pup Toby is …", "my cat luna is …": a pet and its name, no label.
 			return "", ""
@@ -1543,7 +1551,7 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		// even with a word the table has an attribute for.
 		dayValue := dated && daysRe.MatchString(ts0(ts[next:])) && strings.HasPrefix(strings.ToLower(join(ts[next:])), strings.ToLower(daysRe.FindString(join(ts[next:]))))
 		for _, w := range label {
-			if openLabelStops[w] || abstractWords[w] || emptyWords[w] || isMonthOrDay(w) || attributeCue(w) && !dayValue {
+			if openLabelStops[w] || abstractWords[w] || emptyWords[w] || isMonthOrDay(w) || attributeCue(w) && !dayValue && !(len(label) == 2 && petServices[label[1]]) {
 				// A kind of thing the table has an attribute for ("my camera is …": a
 				// device) is read by meaning, into that attribute's group.
 				return "", ""
@@ -1552,6 +1560,7 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		attr = Kebab(name)
 	}
 	rest := ts[next:]
+	served := false // a person who serves, named in lower case (below)
 	if dated {
 		for len(rest) > 0 && ownedAdverbs[rest[0].low] {
 			rest = rest[1:]
@@ -1579,7 +1588,11 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		if len(rest) > 1 && (rest[0].low == "with" || rest[0].low == "on") {
 			k = 1
 		}
-		if len(rest) == 0 || !isCapitalised(rest[k]) || rest[k].low == "i" || pronouns[rest[k].low] || stopValue[rest[k].low] {
+		// In lower-case chat, a person who serves ("dog walker is ashley") is named
+		// without a capital: one word, no word of judgement.
+		served = !cased && len(label) > 0 && (petServices[label[len(label)-1]] || jobWords[label[len(label)-1]] || jobHead(label[len(label)-1])) &&
+			len(rest) > k && isWord(rest[k].low) && !evaluations[rest[k].low] && !common[rest[k].low] && !judging(rest[k].low) && (rest[k].end || k+1 == len(rest) || labelTails[rest[k+1].low] || stopValue[rest[k+1].low])
+		if len(rest) == 0 || !isCapitalised(rest[k]) && !served || rest[k].low == "i" || pronouns[rest[k].low] || stopValue[rest[k].low] {
 			return "", ""
 		}
 		rest = rest[k:]
@@ -1612,14 +1625,17 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 	if r, _ := utf8.DecodeRuneInString(value); cased && !article && unicode.IsLower(r) && !unicode.IsDigit(r) {
 		return "", "" // "My bank is useless": in text with capitals a name has them
 	}
-	if first, _ := utf8.DecodeRuneInString(value); bare && typedKind(value) == nil && !strings.ContainsAny(value, "0123456789") && !(dated && unicode.IsUpper(first)) {
+	if first, _ := utf8.DecodeRuneInString(value); bare && typedKind(value) == nil && !strings.ContainsAny(value, "0123456789") && !(dated && unicode.IsUpper(first)) && !served {
 		return "", ""
 	}
 	return attr, value
 }
 
 // ownLeads open a thing of the speaker's said without "my": "main credit card is …".
-var ownLeads = wordSet(`main current usual regular daily everyday present`)
+var ownLeads = wordSet(`main current usual regular daily everyday present fave favourite favorite`)
+
+// petServices are the people and things a pet has: "dog walker", "cat sitter", "dog food".
+var petServices = wordSet(`walker walkers sitter sitters groomer groomers vet trainer food insurance daycare kennel kennels minder`)
 
 // notValues open no value after "my … is": a degree ("very", "pretty"), a negation, a
 // verb ahead ("gonna", "going").
@@ -1730,12 +1746,15 @@ func labelAttr(ts []token) (attr string, own bool) {
 // topic: cycle lane uptake", "window cleaner: Jamal"). Chat openers ("update:", "fun
 // fact:"), verbs, pronouns, judgements and people ("my sister:") are no label.
 func openLabelAttr(ts, next []token) (attr string, own bool) {
+	// "main card: chase sapphire preferred", "current show: severance": a word that
+	// says the thing is the speaker's one names it plainly enough, as two nouns do.
+	led := slices.ContainsFunc(skipFillers(ts), func(t token) bool { return ownLeads[t.low] || t.low == "my" || t.low == "new" })
 	ts, own, ok := labelWords(ts)
 	if !ok || len(next) == 0 {
 		return "", false
 	}
 	typed := isDigitStart(strings.TrimLeft(next[0].low, "£$€~")) || datedStart(next)
-	if !typed && len(ts) != 2 {
+	if !typed && len(ts) != 2 && !(len(ts) == 1 && led) {
 		return "", false
 	}
 	for _, t := range ts {
