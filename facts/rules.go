@@ -2536,11 +2536,20 @@ func coverName(text string, cased bool) string {
 // not 12", "the email says tuesdays at 5:15, not thursdays".
 var correctionStops = wordSet(`is are was were be 's it's its it says said say means mean meant thought think`)
 
-// correction reads "<new> not <old>" where old is a value of the slot (vals): the slot's
-// value is new — for a multi-valued attribute also old, denied, since each value is its
-// own version group. It is a correction whoever the clause's grammatical subject is: the
-// value it names says which slot it corrects.
-func correction(subj, attr string, vals []string, p prepared, in Input) []Fact {
+// notPair is one "<new> not <old>" of a memory: at is the index of "not" in the
+// memory's words, k where the new value's words start, ends where each word's clause ends.
+type notPair struct {
+	old, nv string
+	at, k   int
+}
+
+// notPairs reads each "not" of a memory's clauses as a correction's two values: the old
+// one after it, up to its clause's end ("40, not 14. 14 would be …"); the new one before
+// it, back to a verb of saying or being, a person, or an earlier clause's boundary (the
+// comma just before "not" belongs to the new value: "5:15, not thursdays"), or a cleft's
+// value ("it's youtube music that came w the phone, not apple music"). It returns the
+// words and clause ends too.
+func notPairs(p prepared) ([]notPair, []token, []int) {
 	var ts []token
 	var ends []int // ends[i]: where the clause of ts[i] ends
 	for _, c := range p.clauses {
@@ -2549,18 +2558,11 @@ func correction(subj, attr string, vals []string, p prepared, in Input) []Fact {
 			ends = append(ends, len(ts))
 		}
 	}
-	for i := 1; i+1 < len(ts); i++ {
+	var out []notPair
+	for i := 0; i+1 < len(ts); i++ {
 		if ts[i].low != "not" {
 			continue
 		}
-		// The old value ends with its clause: "40, not 14. 14 would be …".
-		old := phrase(ts[i+1 : ends[i+1]])
-		j := slices.IndexFunc(vals, func(v string) bool { return old != "" && SameValue(v, old) })
-		if j < 0 {
-			continue
-		}
-		// Back to a verb of saying or being, a person, or the boundary of an earlier clause
-		// (the comma just before "not" belongs to the new value: "5:15, not thursdays").
 		k := i
 		for k > 0 && i-k < 4 && !correctionStops[ts[k-1].low] && !firstPerson[ts[k-1].low] && (k == i || !ts[k-1].end) {
 			k--
@@ -2568,6 +2570,23 @@ func correction(subj, attr string, vals []string, p prepared, in Input) []Fact {
 		nv := phrase(ts[k:i])
 		if cl := cleftValue(ts[:i]); cl != "" {
 			nv = cl
+		}
+		out = append(out, notPair{old: phrase(ts[i+1 : ends[i+1]]), nv: nv, at: i, k: k})
+	}
+	return out, ts, ends
+}
+
+// correction reads "<new> not <old>" where old is a value of the slot (vals): the slot's
+// value is new — for a multi-valued attribute also old, denied, since each value is its
+// own version group. It is a correction whoever the clause's grammatical subject is: the
+// value it names says which slot it corrects.
+func correction(subj, attr string, vals []string, p prepared, in Input) []Fact {
+	pairs, ts, _ := notPairs(p)
+	for _, np := range pairs {
+		old, nv := np.old, np.nv
+		j := slices.IndexFunc(vals, func(v string) bool { return old != "" && SameValue(v, old) })
+		if np.at == 0 || j < 0 {
+			continue
 		}
 		if nv == "" || SameValue(nv, vals[j]) || emptyValue(nv) {
 			continue
@@ -2594,33 +2613,15 @@ func correction(subj, attr string, vals []string, p prepared, in Input) []Fact {
 // positive fact whose value the correction names, or when what follows "not" reads as
 // no value ("not sure", "not a fan").
 func correctedAway(p prepared, fs []Fact, values map[string][]string) []Fact {
-	var ts []token
-	var ends []int // ends[i]: where the clause of ts[i] ends
-	for _, c := range p.clauses {
-		ts = append(ts, c.toks...)
-		for range c.toks {
-			ends = append(ends, len(ts))
-		}
-	}
+	pairs, ts, ends := notPairs(p)
 	var out []Fact
-	for i := 0; i+1 < len(ts); i++ {
-		if ts[i].low != "not" {
-			continue
-		}
-		old := phrase(ts[i+1 : ends[i+1]])
+	for _, np := range pairs {
+		old, nv, i, k := np.old, np.nv, np.at, np.k
 		if !valueLike(old) {
 			continue
 		}
-		// The new value: before "not" back to a verb of saying or being ("its thursdays
-		// not tuesdays"), or after it in the next clause ("not salmon, it is tamago").
-		k := i
-		for k > 0 && i-k < 4 && !correctionStops[ts[k-1].low] && !firstPerson[ts[k-1].low] && (k == i || !ts[k-1].end) {
-			k--
-		}
-		nv := phrase(ts[k:i])
-		if cl := cleftValue(ts[:i]); cl != "" {
-			nv = cl // "it's youtube music that came w the phone, not apple music"
-		}
+		// Without a new value before "not", the one after it in the next clause ("not
+		// salmon, it is tamago").
 		if e := ends[i+1]; (nv == "" || k > 0 && ts[k-1].low == "is" && i-k == 0) && e+1 < len(ts) {
 			after := ts[e:]
 			for len(after) > 0 && (after[0].low == "it" || after[0].low == "it's" || after[0].low == "its" || after[0].low == "is" || after[0].low == "but") {
