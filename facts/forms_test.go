@@ -1082,6 +1082,11 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"i told you it was fine, it's not", "user/mood", "fine", "-user/mood!=fine"},
 		// Of two values of one slot, the one it holds is named on the way.
 		{"moved from leeds to york last week", "user/home", "leeds", "-user/home=leeds"},
+		// An amount moved without its thing takes the one slot whose value has its unit.
+		{"bumped to 5x/wk for the half in may", "user/run", "3x/wk", "user/run=5x/wk"},
+		{"PT says back to 3x/wk for a month. ugh", "user/run", "5x/wk", "user/run=3x/wk"},
+		{"ally dropped to 3.9%. annoying", "user/savings-rate", "4.4%", "user/savings-rate=3.9%"},
+		{"cut to 4.0%, staying put tho", "user/run", "3x/wk", "-user/run=4.0%"},
 	} {
 		res := extract(t, []Input{{Text: tt.text, Values: map[string][]string{tt.slot: {tt.old}}, Slots: []string{tt.slot}}})
 		key, not := strings.CutPrefix(tt.want, "-")

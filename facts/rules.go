@@ -2200,7 +2200,53 @@ func valueOfKind(in Input, p prepared, have []Fact, keys []string, values map[st
 		f.EventTime = eventTime(text, in.Time)
 		return f, ok
 	}
+	if m := unitMoveRe.FindStringSubmatch(text); m != nil {
+		// "bumped to 5x/wk for the half" after "goal: run 3x/wk", "ally dropped to 3.9%":
+		// an amount moved, whose unit says whose slot it is.
+		f, ok := slotOfUnit(p, have, keys, values, strings.TrimSpace(m[1]))
+		f.EventTime = eventTime(text, in.Time)
+		return f, ok
+	}
 	return Fact{}, false
+}
+
+// unitMoveRe is an amount a value moves to, said without its thing: "bumped to 5x/wk",
+// "back to 3x/wk for a month", "cut to 4.0%", "dropped to 3.9%".
+var unitMoveRe = regexp.MustCompile(`(?i)\b(?:bumped|bump|bumping|upped|up|down|dropped|drop|dropping|cut|cuts|cutting|back|raised|lowered|increased|reduced|went|going|gone|moved)\s+(?:it\s+|up\s+|down\s+|back\s+)?to\s+([£$€]?\d[\d,.]*\s?(?:%|x/\p{L}+|/\p{L}+|k\b|mg\b|mcg\b|ml\b|iu\b|km\b|miles\b|hours?\b|hrs?\b|mins?\b|minutes\b)(?:/\p{L}+)?)`)
+
+// unitOf is the shape of an amount's unit — what is left without its digits, as the
+// amount is written: "3x/wk" → "x/wk", "$1,850/mo" → "$/mo", "4.2%" → "%", "10 mg" → "mg";
+// "" for a bare number, whose unit is not said.
+func unitOf(v string) string {
+	return strings.ToLower(strings.Map(func(r rune) rune {
+		if unicode.IsDigit(r) || r == '.' || r == ',' || unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, v))
+}
+
+// slotOfUnit returns amount v as a fact of the one speaker's slot whose newest value has
+// v's unit (unitOf), else nothing: two such slots, or a fact of that unit read by form in
+// the memory, leave it unread.
+func slotOfUnit(p prepared, have []Fact, keys []string, values map[string][]string, v string) (Fact, bool) {
+	u := unitOf(v)
+	if u == "" || slices.ContainsFunc(have, func(f Fact) bool { return f.Confidence == 0 && unitOf(f.Value) == u }) {
+		return Fact{}, false
+	}
+	var found Fact
+	for _, key := range keys {
+		subj, attr, _ := strings.Cut(key, "/")
+		vals := values[key]
+		if subj != p.self || len(vals) == 0 || unitOf(vals[0]) != u || SameValue(vals[0], v) {
+			continue
+		}
+		if found.Attribute != "" {
+			return Fact{}, false
+		}
+		found = Fact{Subject: subj, Attribute: attr, Value: v}
+	}
+	return found, found.Attribute != ""
 }
 
 // kindChangeRe says a state changes without naming it: "from now on", "changed the
