@@ -1851,7 +1851,7 @@ var chatLabels = wordSet(`update updates news note notes psa fyi reminder questi
 	tips fact facts take spoiler today tonight yesterday tomorrow morning evening week weekend day night lesson result
 	results list reason reasons point rule rules step steps status mood vibe vibes highlight highlights part
 	agenda recap progress score total damage cost bill receipt letter letters email emails text texts message messages notice
-	announcement memo headline headlines`)
+	announcement memo headline headlines plot twist shocker bombshell drama goss gossip brag vent`)
 
 // labelWords returns the one or two words that name a label — at most six words ending
 // in a colon, past a possessor ("mum's"), labelLeads ("my current") and labelTails
