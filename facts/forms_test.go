@@ -987,6 +987,10 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"from today I'm freelance", []string{"user/employer=freelance"}},
 		{"the ÖSD B1 exam is on 14 May, I am nervous already", []string{"user/exam=14 May"}},
 		{"Our neighbour Franco is with A2A and he complains", []string{"-franco/partner=A2A"}},
+		// A part of the day before the subject scopes the fact and leaves the subject to
+		// read; a diet done.
+		{"From this week I am doing low-carb. No more white rice in the night", []string{"user/diet=low-carb"}},
+		{"now I go swimming three mornings a week", []string{"user/exercise=swimming"}},
 		// "=" after a label; a place's name before its street.
 		{"gym = planet fitness on ashland, $15/mo", []string{"user/gym=planet fitness"}},
 		// An amount moved in a note, without "my" or "the".
@@ -1093,5 +1097,25 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		if got := factKeys(res[0].Facts); slices.Contains(got, key) == not {
 			t.Errorf("%q after %s=%s: facts %v, want %s", tt.text, tt.slot, tt.old, got, tt.want)
 		}
+	}
+}
+
+// TestScopeOfPartOfDay checks that a part of the day scopes a fact without taking the
+// rest of its clause.
+func TestScopeOfPartOfDay(t *testing.T) {
+	for in, want := range map[string]string{
+		"in the morning now he drinks cappuccino instead of chimarrão": "in the morning",
+		"at weekends we go to the allotment":                           "at weekends",
+		"he drinks cappuccino now":                                     "",
+	} {
+		if got := scope(in); got != want {
+			t.Errorf("scope(%q) = %q, want %q", in, got, want)
+		}
+	}
+	var ppl people
+	ts := tokenize("in the morning now he drinks cappuccino")
+	ppl.last = "thiago"
+	if subj, _, _ := ppl.subject(ts, "user"); subj != "thiago" {
+		t.Errorf("subject after a part of the day: %q, want thiago", subj)
 	}
 }

@@ -1021,6 +1021,15 @@ func isNameAfterRelation(ts []token, i int) bool {
 // skipTimeLead skips a time that opens a clause before its subject: "from next Monday
 // our new leader is Ms Liu", "as of today I'm freelance", "starting june, my rent is …".
 func skipTimeLead(ts []token) []token {
+	for range 3 {
+		// "in the morning now he drinks cappuccino", "these days she's vegan": when it
+		// holds (the clause's scope, read from its text), then the subject.
+		n := partOfDay(ts)
+		if n == 0 {
+			break
+		}
+		ts = ts[n:]
+	}
 	if len(ts) < 4 || ts[0].low != "from" && ts[0].low != "starting" && ts[0].low != "since" && !(ts[0].low == "as" && ts[1].low == "of") {
 		return ts
 	}
@@ -1040,6 +1049,34 @@ func skipTimeLead(ts []token) []token {
 	}
 	return ts
 }
+
+// partOfDay returns how many words at ts's start say when, before a subject: "in the
+// morning(s)", "at night", "on weekends", "these days", "nowadays", "now" — 0 when none,
+// or when no subject follows.
+func partOfDay(ts []token) int {
+	n := 0
+	switch {
+	case len(ts) > 3 && ts[0].low == "in" && ts[1].low == "the" && dayParts[ts[2].low]:
+		n = 3
+	case len(ts) > 2 && (ts[0].low == "at" || ts[0].low == "on") && (dayParts[ts[1].low] || isMonthOrDay(ts[1].low)):
+		n = 2
+	case len(ts) > 2 && ts[0].low == "these" && ts[1].low == "days":
+		n = 2
+	case len(ts) > 1 && (ts[0].low == "nowadays" || ts[0].low == "now" || ts[0].low == "lately" || ts[0].low == "recently"):
+		n = 1
+	}
+	if n == 0 || n >= len(ts) {
+		return 0
+	}
+	if w := ts[n].low; firstPerson[w] || pronouns[w] || w == "my" || w == "our" || w == "now" || isCapitalised(ts[n]) || relations[strings.TrimSuffix(w, "'s")] != "" {
+		return n
+	}
+	return 0
+}
+
+// dayParts are the parts of a day or week that scope a habit: "in the mornings".
+var dayParts = wordSet(`morning mornings afternoon afternoons evening evenings night nights weekend weekends week weekdays weekday
+	summer winter spring autumn fall holidays`)
 
 // ourName reports "callum's" after "our" in lower-case chat: a name with "'s" (is or
 // has), not a thing of the household ("our flat's", "our boiler's") nor a relation.
