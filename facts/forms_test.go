@@ -991,6 +991,9 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		// read; a diet done.
 		{"From this week I am doing low-carb. No more white rice in the night", []string{"user/diet=low-carb"}},
 		{"now I go swimming three mornings a week", []string{"user/exercise=swimming"}},
+		// A name with "'s" and a participle opens a clause of its own; a title given.
+		{"typical, i finally get to bath and dan's gone and moved to cardiff for a new job", []string{"dan/home=cardiff", "-user/home=cardiff"}},
+		{"lauren got made supervisor at primark!! so proud of her", []string{"lauren/job=supervisor"}},
 		// "=" after a label; a place's name before its street.
 		{"gym = planet fitness on ashland, $15/mo", []string{"user/gym=planet fitness"}},
 		// An amount moved in a note, without "my" or "the".
@@ -1084,6 +1087,7 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"oh i told you sky for the broadband, its actually bt", "user/broadband", "sky", "user/broadband!=sky"},
 		{"omg i told you the 25th, its the 26th, i misread the email", "user/flight-date", "25th", "user/flight-date=26th"},
 		{"i told you it was fine, it's not", "user/mood", "fine", "-user/mood!=fine"},
+		{"wait no i told you the rent was 1150, its £1250, forgot we pay extra", "user/rent", "£1150", "user/rent=£1250"},
 		// Of two values of one slot, the one it holds is named on the way.
 		{"moved from leeds to york last week", "user/home", "leeds", "-user/home=leeds"},
 		// An amount moved without its thing takes the one slot whose value has its unit.

@@ -41,6 +41,18 @@ func jobTitle(ts []token) string {
 			}
 		}
 	}
+	for i := 1; i+1 < len(ts); i++ {
+		// "lauren got made supervisor at primark", "she's been made head of year": a title
+		// given (not "made redundant").
+		if ts[i].low != "made" || ts[i-1].low != "got" && ts[i-1].low != "been" && ts[i-1].low != "was" && ts[i-1].low != "just" {
+			continue
+		}
+		if v := title(ts[i+1:]); v != "" {
+			if ws := strings.Fields(strings.ToLower(v)); jobHead(ws[len(ws)-1]) || jobWords[ws[len(ws)-1]] || ws[0] == "head" || ws[len(ws)-1] == "partner" || ws[len(ws)-1] == "lead" {
+				return v
+			}
+		}
+	}
 	// A predicate noun: "is a bus driver at Brightline Transit" (a title at a named place),
 	// else "I'm a secondary school maths teacher", "he's a taxi driver" (a title whose last
 	// word is a job's).
@@ -2705,11 +2717,17 @@ func correctedAway(p prepared, fs []Fact, values map[string][]string) []Fact {
 // you thursday, it's friday".
 var toldYouRe = regexp.MustCompile(`(?i)\b(?:i told you|told you|i said|i put|i wrote)\s+(?:it was\s+|that\s+)?([\w£$€.:/'-]+(?:\s+[\w£$€.:/'-]+){0,2}?)(?:\s+(?:for|was)\s+(?:the|my|our)\s+([a-z]+(?:\s+[a-z]+)?))?\s*,?\s+(?:but\s+)?(?:it'?s|it is|its)\s+(?:actually\s+|really\s+)?([\w£$€.:/'-]+(?:\s+[\w£$€.:/'-]+){0,2}?)\s*(?:[,.!;]|$|\s+(?:not|and|but|sorry|my|lol))`)
 
+// toldLabelFirstRe is toldYouRe's form with the label before the old value: "i told you
+// the rent was 1150".
+var toldLabelFirstRe = regexp.MustCompile(`(?i)\b((?:i )?told you|i said)\s+(?:the|my|our)\s+([a-z]+(?:\s+[a-z]+)?)\s+(?:was|is)\s+([\w£$€.:/'-]+)`)
+
 // toldYou reads toldYouRe for a slot: the one its "for the …" names (an attribute of the
 // table, of labelNames, or its own), else the slot among values that holds the old value;
 // the new value and the old one denied. Nil when fs already reads the new value's slot or
 // no slot is found.
 func toldYou(text string, fs []Fact, values map[string][]string) []Fact {
+	// "i told you the rent was 1150, its £1250": the label first, said as "1150 for the rent".
+	text = toldLabelFirstRe.ReplaceAllString(text, "${1} ${3} for the ${2}")
 	m := toldYouRe.FindStringSubmatch(text)
 	if m == nil {
 		return nil

@@ -392,8 +392,17 @@ func startsStatement(ts []token) bool {
 	case "i", "i'm", "im", "i've", "ive", "i'd", "i'll", "we", "we're", "we've", "he", "she", "he's", "she's", "they", "they're", "it's", "its", "my", "our", "his", "her", "their":
 		return true
 	}
+	// "… and dan's gone and moved to cardiff": a name with "'s" and a verb's participle
+	// opens a clause of that person's.
+	if name, ok := strings.CutSuffix(ts[0].low, "'s"); ok && len(ts) > 1 && isWord(name) && !notName(name) && participleNext[ts[1].low] {
+		return true
+	}
 	return false
 }
+
+// participleNext follow a name's "'s" (has, is) when it opens a clause: "dan's gone".
+var participleNext = wordSet(`gone got been moved started left quit taken finished changed switched just finally now still only
+	decided booked bought sold joined retired`)
 
 // fillers are words that start a clause without being its subject.
 var fillers = map[string]bool{
