@@ -994,6 +994,10 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		// A name with "'s" and a participle opens a clause of its own; a title given.
 		{"typical, i finally get to bath and dan's gone and moved to cardiff for a new job", []string{"dan/home=cardiff", "-user/home=cardiff"}},
 		{"lauren got made supervisor at primark!! so proud of her", []string{"lauren/job=supervisor"}},
+		// A flight by its number, in capitals as printed.
+		{"flight UA 1423 ORD-DEN 7:05am", []string{"user/flight=UA 1423"}},
+		{"united moved me to UA 587 at 9:40. fine i guess", []string{"user/flight=UA 587"}},
+		{"i'm on A2 level in german now", []string{"-user/flight=A2"}},
 		// "=" after a label; a place's name before its street.
 		{"gym = planet fitness on ashland, $15/mo", []string{"user/gym=planet fitness"}},
 		// An amount moved in a note, without "my" or "the".

@@ -1107,6 +1107,7 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	readValue("employer", func(c clause) string { return group1(ownAccountRe, c.text) }),
 	readPair(func(c clause) (string, string) { return timeOn(c.text) }),
 	readValue("location", func(c clause) string { return group1(arrivedRe, c.text) }),
+	readValue("flight", func(c clause) string { return group1(flightRe, c.text) }),
 	func(c clause, _ string, cased bool) (formReading, bool) {
 		v := employerName(c.rest, cased)
 		return formReading{attr: "employer", value: v}, v != ""

@@ -160,6 +160,11 @@ var offThings = wordSet(`heating light lights power tv telly wifi internet water
 // told from other words).
 var arrivedRe = regexp.MustCompile(`\b(?i:made it to|arrived in|arrived at|rolled into|landed in|checking in from|greetings from|hello from|parked up (?:outside|in|near|at)|pulled into)\s+((?:the\s+)?\p{Lu}[\p{L}'-]+(?:\s+\p{Lu}[\p{L}'-]+){0,2})`)
 
+// flightRe is a flight by its number, after "flight", or after "on" or "to" as one is
+// put on it: "flight UA 1423 ORD-DEN 7:05am", "united moved me to UA 587", "he's on UA
+// 587 w me now". The airline's code is in capitals, as it is printed.
+var flightRe = regexp.MustCompile(`\b(?i:flight(?:\s+(?:is|number|no|num))?|on|to|onto)\s+([A-Z][A-Z0-9]\s?\d{2,4})\b`)
+
 // relationshipRe is a relationship's status said of someone: "we are engaged now", "I'm
 // single again", "they got married in june".
 var relationshipRe = regexp.MustCompile(`(?i)\b(?:we are|we're|were|i'm|im|i am|we got|i got|got|is|are|she's|he's|they're|now|officially|finally|happily)\s+(?:now\s+|officially\s+|finally\s+|happily\s+|just\s+)?(engaged|married|single|divorced|separated|widowed)\b`)
