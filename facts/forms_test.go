@@ -998,6 +998,12 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"flight UA 1423 ORD-DEN 7:05am", []string{"user/flight=UA 1423"}},
 		{"united moved me to UA 587 at 9:40. fine i guess", []string{"user/flight=UA 587"}},
 		{"i'm on A2 level in german now", []string{"-user/flight=A2"}},
+		// A subjectless clause opening with a verb of the third person goes on with the
+		// one before; an everyday account's bank; one opened.
+		{"Tama traded the Hilux in for a Ranger, reckons the Ford is way comfier on long drives", []string{"-user/car=Ford", "-user/car=Ranger"}},
+		{"hey! my chequing account is with TD, have been since uni", []string{"user/bank=TD"}},
+		{"my main accounts still with lloyds, been with them since i was 16 lol", []string{"user/bank=lloyds"}},
+		{"so I opened a Tangerine account and moved my pay over", []string{"user/bank=Tangerine"}},
 		// "=" after a label; a place's name before its street.
 		{"gym = planet fitness on ashland, $15/mo", []string{"user/gym=planet fitness"}},
 		// An amount moved in a note, without "my" or "the".
@@ -1125,5 +1131,25 @@ func TestScopeOfPartOfDay(t *testing.T) {
 	ppl.last = "thiago"
 	if subj, _, _ := ppl.subject(ts, "user"); subj != "thiago" {
 		t.Errorf("subject after a part of the day: %q, want thiago", subj)
+	}
+}
+
+// TestKnownPersons checks that a person a slot holds, named after a clause's subject, is
+// whom a pronoun means next, and that the last session with them ends their service.
+func TestKnownPersons(t *testing.T) {
+	values := map[string][]string{"user/therapist": {"Dana Whitfield"}, "jess/job": {"nurse"}}
+	res := extract(t, []Input{{Text: "had my last session with Dana today, she's relocating to Portland", Values: values, Slots: []string{"user/therapist", "jess/job"}, Referent: "jess"}})
+	got := factKeys(res[0].Facts)
+	for _, want := range []string{"user/therapist!=Dana Whitfield", "dana/home=Portland"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("facts %v, want %s", got, want)
+		}
+	}
+	if slices.Contains(got, "jess/home=Portland") {
+		t.Errorf("facts %v: she is Dana, not jess", got)
+	}
+	res = extract(t, []Input{{Text: "had my last session with Priya today", Values: values, Slots: []string{"user/therapist"}}})
+	if got := factKeys(res[0].Facts); slices.ContainsFunc(got, func(k string) bool { return strings.Contains(k, "!=") }) {
+		t.Errorf("facts %v: nobody the slots hold is named", got)
 	}
 }

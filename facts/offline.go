@@ -151,6 +151,9 @@ type prepared struct {
 	referent string
 	// cased says the text read (speaker and asides left out) writes names with capitals.
 	cased bool
+	// ended is the service of a known person whose last session the text tells
+	// (lastSession).
+	ended []Fact
 }
 
 // text is the clauses' words, a clause after another.
@@ -232,6 +235,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		}
 		ppl.knowEntities(x.Slots)
 		ppl.knowThings(x.Values)
+		ppl.knowPersons(x.Values)
 		text, speaker := splitSpeaker(strings.TrimSpace(asides.ReplaceAllString(x.Text, " ")), strings.TrimSpace(x.Speaker))
 		for _, key := range x.Slots {
 			if subj, _, ok := strings.Cut(key, "/"); ok {
@@ -250,6 +254,9 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		if strings.TrimSpace(text) == "" {
 			p.why = "no text"
 			continue
+		}
+		if f, ok := lastSession(text, &ppl); ok {
+			p.ended = append(p.ended, f)
 		}
 		ss := sentences(text)
 		if slices.ContainsFunc(ss, func(s sentence) bool { return s.question }) {
@@ -310,7 +317,12 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 						cl.rest, cl.begun, cl.beganWith = x, true, prep
 					}
 				}
-				if cl.subj == p.self && prev != "" && prev != p.self && prev == ppl.last && fragment(cl.toks) {
+				if who := ppl.namedPerson(cl.rest); who != "" && who != cl.subj {
+					// "had my last session with Dana today, she's relocating": a person the
+					// slots hold, named after the subject, is whom "she" means next.
+					ppl.last = who
+				}
+				if cl.subj == p.self && prev != "" && prev != p.self && prev == ppl.last && (fragment(cl.toks) || thirdPersonOpening(cl.toks)) {
 					// "mum's on sertraline too, has been for years, 150mg": a clause
 					// without a subject of its own goes on with the one before.
 					cl.subj = prev
@@ -408,6 +420,15 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		}
 		if fs := planOff(p.text(), facts, in[i].Values); len(fs) > 0 {
 			facts = append(facts, fs...)
+			why = ""
+		}
+		for _, f := range p.ended {
+			// "had my last session with Dana today": Dana's service ends, and no other
+			// fact of the memory takes her name for a value.
+			name, _, _ := strings.Cut(strings.ToLower(f.Value), " ")
+			facts = append(slices.DeleteFunc(facts, func(g Fact) bool {
+				return !g.Negated && (SameValue(g.Value, f.Value) || strings.EqualFold(g.Value, name))
+			}), f)
 			why = ""
 		}
 		facts = leaveHeldValue(facts, in[i].Values)

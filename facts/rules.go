@@ -165,6 +165,25 @@ var arrivedRe = regexp.MustCompile(`\b(?i:made it to|arrived in|arrived at|rolle
 // 587 w me now". The airline's code is in capitals, as it is printed.
 var flightRe = regexp.MustCompile(`\b(?i:flight(?:\s+(?:is|number|no|num))?|on|to|onto)\s+([A-Z][A-Z0-9]\s?\d{2,4})\b`)
 
+// lastSessionRe is the end of a service told by its last session: "had my last session
+// with Dana today", "final appointment with Lindiwe on friday".
+var lastSessionRe = regexp.MustCompile(`(?i)\b(?:my|our|the)\s+(?:last|final)\s+(?:session|appointment|lesson|class|visit|treatment|meeting)s?\s+with\s+(?:dr\.?\s+|mr\.?\s+|mrs\.?\s+|ms\.?\s+)?([\p{L}'-]+)`)
+
+// lastSession returns the slot and value of a person the user's slots hold whose last
+// session the text tells (lastSessionRe), as a denial; ok false when none.
+func lastSession(text string, ppl *people) (Fact, bool) {
+	m := lastSessionRe.FindStringSubmatch(text)
+	if m == nil {
+		return Fact{}, false
+	}
+	ref, ok := ppl.persons[strings.ToLower(m[1])]
+	if !ok {
+		return Fact{}, false
+	}
+	subj, attr, _ := strings.Cut(ref.key, "/")
+	return Fact{Subject: subj, Attribute: attr, Value: ref.value, Negated: true}, true
+}
+
 // relationshipRe is a relationship's status said of someone: "we are engaged now", "I'm
 // single again", "they got married in june".
 var relationshipRe = regexp.MustCompile(`(?i)\b(?:we are|we're|were|i'm|im|i am|we got|i got|got|is|are|she's|he's|they're|now|officially|finally|happily)\s+(?:now\s+|officially\s+|finally\s+|happily\s+|just\s+)?(engaged|married|single|divorced|separated|widowed)\b`)
@@ -3537,6 +3556,13 @@ func toolUsed(rest []token) string {
 	return ""
 }
 
+// accountKinds are the kinds of an everyday bank account: "my chequing account is with
+// TD", "my main accounts still with lloyds".
+var accountKinds = wordSet(`current bank savings chequing checking main everyday day-to-day`)
+
+// account is the noun of a bank account.
+var account = wordSet(`account accounts`)
+
 // bankWith reads the subject's bank: "I bank with Barclays", "my current account is
 // with Nationwide", "moved my current account to Starling", "switched banks to Monzo",
 // "main bank is monzo", "moved my salary over to starling".
@@ -3548,9 +3574,12 @@ func bankWith(rest []token) string {
 			j = i + 2 // "bank with Barclays", "chris banks with starling"
 		case t.low == "bank" && i+1 < len(rest) && (rest[i+1].low == "is" || rest[i+1].low == "'s") && (i == 0 || rest[i-1].low == "main" || rest[i-1].low == "my"):
 			j = i + 2 // "main bank is monzo"
-		case (t.low == "account" && i > 0 && (rest[i-1].low == "current" || rest[i-1].low == "bank" || rest[i-1].low == "savings")) || t.low == "salary" && slices.ContainsFunc(rest[:i], func(u token) bool { return movesTo(u.low) }):
+		case (t.low == "account" || t.low == "accounts") && i > 2 && (rest[i-2].low == "a" || rest[i-2].low == "an") && (rest[i-3].low == "opened" || rest[i-3].low == "open" || rest[i-3].low == "opening") && isCapitalised(rest[i-1]):
+			// "opened a Tangerine account and moved my pay over"
+			return providerName(rest[i-1 : i])
+		case (account[strings.TrimSuffix(t.low, "'s")] && i > 0 && accountKinds[rest[i-1].low]) || t.low == "salary" && slices.ContainsFunc(rest[:i], func(u token) bool { return movesTo(u.low) }):
 			k := i + 1
-			for k < len(rest) && (rest[k].low == "is" || rest[k].low == "'s" || rest[k].low == "now" || rest[k].low == "over") {
+			for k < len(rest) && (rest[k].low == "is" || rest[k].low == "'s" || rest[k].low == "now" || rest[k].low == "over" || rest[k].low == "still") {
 				k++
 			}
 			if k < len(rest) && (rest[k].low == "with" || rest[k].low == "at" || rest[k].low == "to") {

@@ -728,6 +728,49 @@ type people struct {
 	// held is the speaker's role and its holder the last clause named ("my manager Dana
 	// said …": manager, dana), for a role that one person holds (holderRoles).
 	held [2]string
+	// persons are the first names of the people the user's slots hold (the values of
+	// person attributes and roles: "Dana Whitfield" of user/doctor): a clause that names
+	// one anywhere makes them a pronoun's referent ("had my last session with Dana today,
+	// she's relocating").
+	persons map[string]personRef
+}
+
+// personRef is a person a slot holds: the slot's key and the value that names them.
+type personRef struct{ key, value string }
+
+// knowPersons records the first names of values of person slots (Input.Values).
+func (p *people) knowPersons(values map[string][]string) {
+	for key, vs := range values {
+		_, attr, ok := strings.Cut(key, "/")
+		attr, _, _ = strings.Cut(attr, "/")
+		a, known := attributeByName(Kebab(attr))
+		if !ok || !(known && a.kind == kindPerson || roles[attr] != "" || holderRoles[attr]) {
+			continue
+		}
+		for _, v := range vs {
+			ws := strings.Fields(strings.ToLower(v))
+			for len(ws) > 1 && honorifics[strings.TrimSuffix(ws[0], ".")] {
+				ws = ws[1:]
+			}
+			if len(ws) == 0 || !isWord(ws[0]) || notName(ws[0]) || len(ws[0]) < 3 {
+				continue
+			}
+			if p.persons == nil {
+				p.persons = map[string]personRef{}
+			}
+			p.persons[ws[0]] = personRef{key: key, value: v}
+		}
+	}
+}
+
+// namedPerson returns a known person (persons) a clause names after its subject, or "".
+func (p *people) namedPerson(rest []token) string {
+	for _, t := range rest {
+		if _, ok := p.persons[strings.TrimSuffix(t.low, "'s")]; ok {
+			return Kebab(strings.TrimSuffix(t.low, "'s"))
+		}
+	}
+	return ""
 }
 
 // holderRoles are the speaker's roles one person holds at a time: naming "my manager
@@ -1086,6 +1129,23 @@ func partOfDay(ts []token) int {
 // dayParts are the parts of a day or week that scope a habit: "in the mornings".
 var dayParts = wordSet(`morning mornings afternoon afternoons evening evenings night nights weekend weekends week weekdays weekday
 	summer winter spring autumn fall holidays`)
+
+// thirdPersonOpening reports a clause without a subject that opens with a verb of the
+// third person singular — "Tama traded the Hilux in for a Ranger, reckons the Ford is
+// comfier": it goes on with the one before, never the speaker.
+func thirdPersonOpening(ts []token) bool {
+	ts = skipFillers(ts)
+	if len(ts) < 2 {
+		return false
+	}
+	w := ts[0].low
+	return thirdSingular[w] || len(w) > 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && verbWords[strings.TrimSuffix(w, "s")]
+}
+
+// thirdSingular are verbs of the third person singular a clause may open with when its
+// subject was said before.
+var thirdSingular = wordSet(`reckons says thinks loves hates wants needs has does goes works lives drinks eats plays reckon's
+	swears claims insists reckons prefers uses keeps`)
 
 // ourName reports "callum's" after "our" in lower-case chat: a name with "'s" (is or
 // has), not a thing of the household ("our flat's", "our boiler's") nor a relation.
