@@ -994,6 +994,10 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		// A name with "'s" and a participle opens a clause of its own; a title given.
 		{"typical, i finally get to bath and dan's gone and moved to cardiff for a new job", []string{"dan/home=cardiff", "-user/home=cardiff"}},
 		{"lauren got made supervisor at primark!! so proud of her", []string{"lauren/job=supervisor"}},
+		// A thing named after "is the" at a sentence's start ("Hotel" has its capital from
+		// the sentence).
+		{"Hotel is the Memmo Alfama, we splurged a bit", []string{"user/hotel=Memmo Alfama"}},
+		{"Hotel is the best part", []string{"-user/hotel=best part"}},
 		// A flight by its number, in capitals as printed.
 		{"flight UA 1423 ORD-DEN 7:05am", []string{"user/flight=UA 1423"}},
 		{"united moved me to UA 587 at 9:40. fine i guess", []string{"user/flight=UA 587"}},
@@ -1100,6 +1104,8 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"wait no i told you the rent was 1150, its £1250, forgot we pay extra", "user/rent", "£1150", "user/rent=£1250"},
 		// Of two values of one slot, the one it holds is named on the way.
 		{"moved from leeds to york last week", "user/home", "leeds", "-user/home=leeds"},
+		// One who goes on leave, named by the first name, and who covers from a team.
+		{"Rachel's going on maternity leave, Tom from platform is covering for her until she's back", "user/manager", "Rachel Kim", "user/manager=Tom"},
 		// An amount moved without its thing takes the one slot whose value has its unit.
 		{"bumped to 5x/wk for the half in may", "user/run", "3x/wk", "user/run=5x/wk"},
 		{"PT says back to 3x/wk for a month. ugh", "user/run", "5x/wk", "user/run=3x/wk"},
@@ -1125,6 +1131,13 @@ func TestScopeOfPartOfDay(t *testing.T) {
 		if got := scope(in); got != want {
 			t.Errorf("scope(%q) = %q, want %q", in, got, want)
 		}
+	}
+	// A day said before the event, with no day of its own, is the time's condition.
+	res := extract(t, []Input{{Text: "also on Mondays standup moves to 10:00 because of the all-hands", Values: map[string][]string{"user/standup-time": {"9:30"}}, Slots: []string{"user/standup-time"}}})
+	if !slices.ContainsFunc(res[0].Facts, func(f Fact) bool {
+		return f.Attribute == "standup-time" && f.Value == "10:00" && f.Scope == "on Mondays"
+	}) {
+		t.Errorf("facts %+v, want standup-time=10:00 on Mondays", res[0].Facts)
 	}
 	var ppl people
 	ts := tokenize("in the morning now he drinks cappuccino")

@@ -554,8 +554,10 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		}
 		if rf := ruleFacts(c, in, p.self, p.cased, knownPet); len(rf) > 0 {
 			for _, f := range rf {
-				if !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() && strings.EqualFold(g.Value, f.Value) }) {
+				if j := slices.IndexFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() && strings.EqualFold(g.Value, f.Value) }); j < 0 {
 					facts = append(facts, f)
+				} else if facts[j].Scope == "" {
+					facts[j].Scope = f.Scope // the clause's form says when it holds
 				}
 			}
 			continue

@@ -1518,7 +1518,7 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		}
 		if !nounShaped(strings.TrimSuffix(ts[j].low, "'s")) {
 			dated = true
-			if common[ts[j].low] && attributeCue(ts[j].low) && !(j+1 < len(ts) && petServices[ts[j+1].low]) || pronouns[ts[j].low] || verbForm(ts[j].low) {
+			if common[ts[j].low] && attributeCue(ts[j].low) && !(j+1 < len(ts) && petServices[ts[j+1].low]) && !namedAfterIs(ts[j+1:]) || pronouns[ts[j].low] || verbForm(ts[j].low) {
 				return "", ""
 			}
 		}
@@ -1550,14 +1550,16 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 			next = k + 1
 			break
 		}
-		if dated && len(label) == 0 && k+1 < len(ts) && !ts[k].end && (isCapitalised(ts[k]) || !isWord(w)) && !pronouns[w] && !firstPerson[w] {
+		// A sentence's first word has its capital from the sentence: "Hotel is the …".
+		sentenceCase := k == 0 && isCapitalised(ts[k]) && (common[w] || attributeCue(w) || nounShaped(w))
+		if dated && len(label) == 0 && k+1 < len(ts) && !ts[k].end && (isCapitalised(ts[k]) && !sentenceCase || !isWord(w)) && !pronouns[w] && !firstPerson[w] {
 			continue // "the ÖSD B1 exam is on 14 May": the thing's own name, then its kind
 		}
 		if (isPetWord(w) || w == "pup") && len(label) == 0 && k+1 < len(ts) && petServices[ts[k+1].low] {
 			label = append(label, w) // "dog walker is ashley": a service of the pet's
 			continue
 		}
-		if tail || !isWord(w) || stopValue[w] || ts[k].end || len(label) == 3 || isCapitalised(ts[k]) || isPetWord(w) || w == "pup" {
+		if tail || !isWord(w) || stopValue[w] || ts[k].end || len(label) == 3 || isCapitalised(ts[k]) && !sentenceCase || isPetWord(w) || w == "pup" {
 			// "My pup Toby is …", "my cat luna is …": a pet and its name, no label.
 			return "", ""
 		}
@@ -1587,7 +1589,7 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		// even with a word the table has an attribute for.
 		dayValue := dated && daysRe.MatchString(ts0(ts[next:])) && strings.HasPrefix(strings.ToLower(join(ts[next:])), strings.ToLower(daysRe.FindString(join(ts[next:]))))
 		for _, w := range label {
-			if openLabelStops[w] || abstractWords[w] || emptyWords[w] || isMonthOrDay(w) || attributeCue(w) && !dayValue && !(len(label) == 2 && petServices[label[1]]) {
+			if openLabelStops[w] || abstractWords[w] || emptyWords[w] || isMonthOrDay(w) || attributeCue(w) && !dayValue && !(len(label) == 2 && petServices[label[1]]) && !(bare && namedAfterIs(ts[next-1:])) {
 				// A kind of thing the table has an attribute for ("my camera is …": a
 				// device) is read by meaning, into that attribute's group.
 				return "", ""
@@ -1623,6 +1625,9 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		k := 0
 		if len(rest) > 1 && (rest[0].low == "with" || rest[0].low == "on") {
 			k = 1
+		}
+		if len(rest) > k+1 && rest[k].low == "the" && isCapitalised(rest[k+1]) {
+			k++ // "Hotel is the Memmo Alfama"
 		}
 		// In lower-case chat, a person who serves ("dog walker is ashley") is named
 		// without a capital: one word, no word of judgement.
@@ -1665,6 +1670,19 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		return "", ""
 	}
 	return attr, value
+}
+
+// namedAfterIs reports "is (the) <Name>" at ts's start: "Hotel is the Memmo Alfama" names
+// the hotel, which a word of the table's alone would leave to meaning.
+func namedAfterIs(ts []token) bool {
+	if len(ts) < 2 || ts[0].low != "is" && ts[0].low != "'s" {
+		return false
+	}
+	k := 1
+	if ts[k].low == "the" && len(ts) > 2 {
+		k++
+	}
+	return isCapitalised(ts[k]) && !pronouns[ts[k].low] && ts[k].low != "i"
 }
 
 // ownLeads open a thing of the speaker's said without "my": "main credit card is …".
@@ -2234,6 +2252,9 @@ func valueOfKind(in Input, p prepared, have []Fact, keys []string, values map[st
 		// is tuesday": a change told by a value of the slot's kind alone.
 		f, ok := slotOfKind(p, have, keys, values, text)
 		f.EventTime = eventTime(text, in.Time)
+		if sc := scopeOf(text, f.Value); strings.HasPrefix(strings.ToLower(sc), "on ") && !daysRe.MatchString(f.Value) {
+			f.Scope = sc // "on Mondays standup moves to 10:00": Mondays' time only
+		}
 		return f, ok
 	}
 	if m := unitMoveRe.FindStringSubmatch(text); m != nil {
@@ -2535,6 +2556,8 @@ func leftValues(subj, attr string, vals []string, p prepared, in Input, have []F
 			said := v // "okafor's off on sabbatical" of "Dr Okafor"
 			if t, name, ok := strings.Cut(v, " "); ok && honorifics[strings.ToLower(t)] && !strings.EqualFold(lead[0].low, t) {
 				said = name
+			} else if ok && strings.EqualFold(strings.TrimSuffix(lead[0].low, "'s"), t) && (len(lead) < 2 || !strings.EqualFold(lead[1].orig, name)) {
+				said = t // "Rachel's going on maternity leave" of "Rachel Kim": the first name
 			}
 			n := len(tokenize(said))
 			if n == 0 || n >= len(lead) {
@@ -2582,7 +2605,7 @@ var (
 var (
 	// coverRe is a person who takes another's place over: "Marcus is covering", "Dr
 	// Lindqvist is taking me on", "a woman called dawn is stepping in".
-	coverRe = regexp.MustCompile(`(?:\b(?:called|named)\s+|\b)(` + namePat + `)\s+(?:is\s+|'s\s+|has\s+|will\s+be\s+)?(?i:covering|standing in|stepping in|filling in|taking over|taken over|took over|takes over|taking me on|taken me on|took me on|taking us on|stepping up)\b`)
+	coverRe = regexp.MustCompile(`(?:\b(?:called|named)\s+|\b)(` + namePat + `)(?i:\s+from\s+(?:the\s+)?[\p{L}-]+(?:\s+team)?)?\s+(?:is\s+|'s\s+|has\s+|will\s+be\s+)?(?i:covering|standing in|stepping in|filling in|taking over|taken over|took over|takes over|taking me on|taken me on|took me on|taking us on|stepping up)\b`)
 	// handedRe is a person one is handed over to: "handed over to a woman called dawn",
 	// "they've moved me to Dr Shah".
 	handedRe = regexp.MustCompile(`(?i)\b(?:handed|passed|moved|switched|transferred|put)\s+(?:me\s+|us\s+|him\s+|her\s+|them\s+)?(?:over\s+|across\s+)?to\s+(?:(?:a|an|this|another)\s+(?:new\s+)?` + personPat + `\s+(?:called|named)\s+)?(` + namePat + `)`)

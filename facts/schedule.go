@@ -83,8 +83,11 @@ func scheduleFacts(c clause, self string, base Fact) []Fact {
 		owner, guessed = self, true
 	}
 	day, clock := scheduleValues(join(ts[at:]))
-	if base.Scope != "" && !strings.HasPrefix(strings.ToLower(base.Scope), "except") && !strings.HasPrefix(strings.ToLower(base.Scope), "only") {
-		base.Scope = "" // "on mondays at 6pm" is when, not a condition
+	if base.Scope != "" && !strings.HasPrefix(strings.ToLower(base.Scope), "except") && !strings.HasPrefix(strings.ToLower(base.Scope), "only") &&
+		!(day == "" && scopeBefore(c.text, base.Scope, event)) {
+		// "on mondays at 6pm" is when, not a condition; "on Mondays standup moves to
+		// 10:00", the day before the event and no day of its own, is the time's condition.
+		base.Scope = ""
 	}
 	var out []Fact
 	if day != "" {
@@ -98,6 +101,14 @@ func scheduleFacts(c clause, self string, base Fact) []Fact {
 		out = append(out, f)
 	}
 	return out
+}
+
+// scopeBefore reports a clause's scope said before its event: "on Mondays standup moves
+// to 10:00".
+func scopeBefore(text, scope, event string) bool {
+	low := strings.ToLower(text)
+	i, j := strings.Index(low, strings.ToLower(scope)), strings.Index(low, strings.ToLower(event))
+	return i >= 0 && j > i
 }
 
 // scheduleAttr reports an attribute of a schedule (scheduleFacts): an event's day or
