@@ -998,6 +998,8 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		// the sentence).
 		{"Hotel is the Memmo Alfama, we splurged a bit", []string{"user/hotel=Memmo Alfama"}},
 		{"Hotel is the best part", []string{"-user/hotel=best part"}},
+		// A generic head after a word with no cue of the table names its own thing.
+		{"Our security company is ADT, armed response is usually quick", []string{"user/security-company=ADT", "-user/employer=ADT"}},
 		// A flight by its number, in capitals as printed.
 		{"flight UA 1423 ORD-DEN 7:05am", []string{"user/flight=UA 1423"}},
 		{"united moved me to UA 587 at 9:40. fine i guess", []string{"user/flight=UA 587"}},

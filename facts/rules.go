@@ -1589,7 +1589,10 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		// even with a word the table has an attribute for.
 		dayValue := dated && daysRe.MatchString(ts0(ts[next:])) && strings.HasPrefix(strings.ToLower(join(ts[next:])), strings.ToLower(daysRe.FindString(join(ts[next:]))))
 		for _, w := range label {
-			if openLabelStops[w] || abstractWords[w] || emptyWords[w] || isMonthOrDay(w) || attributeCue(w) && !dayValue && !(len(label) == 2 && petServices[label[1]]) && !(bare && namedAfterIs(ts[next-1:])) {
+			// "our security company is ADT": a generic head after a word the table has no
+			// cue for names its own thing ("energy provider" is the energy supplier's).
+			ownKind := len(label) == 2 && w == label[1] && genericWords[w] && !attributeCue(label[0])
+			if openLabelStops[w] || abstractWords[w] || emptyWords[w] || isMonthOrDay(w) || attributeCue(w) && !dayValue && !(len(label) == 2 && petServices[label[1]]) && !(bare && namedAfterIs(ts[next-1:])) && !ownKind {
 				// A kind of thing the table has an attribute for ("my camera is …": a
 				// device) is read by meaning, into that attribute's group.
 				return "", ""
