@@ -1000,6 +1000,12 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"Hotel is the best part", []string{"-user/hotel=best part"}},
 		// A generic head after a word with no cue of the table names its own thing.
 		{"Our security company is ADT, armed response is usually quick", []string{"user/security-company=ADT", "-user/employer=ADT"}},
+		// A bank or a school by a name that says it is one; diets by name; an -ing clause
+		// goes on with the one before unless the speaker speaks of themselves.
+		{"sister switched to EQ Bank, she says Simplii's rates tanked", []string{"sister/bank=EQ Bank"}},
+		{"Leo starts at Lincoln Elementary tomorrow, he's so nervous", []string{"leo/school=Lincoln Elementary"}},
+		{"I've been banting since January, 6kg down", []string{"user/diet=banting"}},
+		{"kara quit keto, doing weight watchers now", []string{"-user/diet=weight-watchers"}},
 		// A flight by its number, in capitals as printed.
 		{"flight UA 1423 ORD-DEN 7:05am", []string{"user/flight=UA 1423"}},
 		{"united moved me to UA 587 at 9:40. fine i guess", []string{"user/flight=UA 587"}},
@@ -1104,6 +1110,7 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"omg i told you the 25th, its the 26th, i misread the email", "user/flight-date", "25th", "user/flight-date=26th"},
 		{"i told you it was fine, it's not", "user/mood", "fine", "-user/mood!=fine"},
 		{"wait no i told you the rent was 1150, its £1250, forgot we pay extra", "user/rent", "£1150", "user/rent=£1250"},
+		{"oops I told you One NZ before but I actually went with Skinny", "user/phone", "One NZ", "user/phone=Skinny"},
 		// Of two values of one slot, the one it holds is named on the way.
 		{"moved from leeds to york last week", "user/home", "leeds", "-user/home=leeds"},
 		// One who goes on leave, named by the first name, and who covers from a team.

@@ -1070,7 +1070,8 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 		return formReading{subject: self, attr: "age", value: m[1]}, true
 	},
 	readValue("car", func(c clause) string { return carOwned(c.rest) }),
-	readValue("bank", func(c clause) string { return bankWith(c.rest) }),
+	readValue("bank", func(c clause) string { return cmp.Or(bankWith(c.rest), group1(namedBankRe, c.text)) }),
+	readValue("school", func(c clause) string { return group1(namedSchoolRe, c.text) }),
 	func(c clause, _ string, _ bool) (formReading, bool) {
 		v := toolUsed(c.rest)
 		return formReading{attr: "tool", value: v, keepNegation: true}, v != ""

@@ -2384,7 +2384,7 @@ var (
 // dietWordRe is a diet named after a verb of being or becoming: "been vegetarian since
 // january", "is fully vegan", "pescatarian now i guess", "gone keto", "trying vegan for
 // a month"; not a dish ("vegan cheese", "a vegetarian restaurant").
-var dietWordRe = regexp.MustCompile(`(?i)\b(?:been|am|'m|im|is|'s|are|'re|went|gone|going|go|now|become|became|turned|stay|staying|still|trying|try|doing|do|does|started|starting)\s+(?:not\s+|no\s+longer\s+)?(?:fully\s+|strictly\s+|mostly\s+|a\s+|full\s+|the\s+)?(vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|plant[- ]based|gluten[- ]free|dairy[- ]free|flexitarian|low[- ]carb|low[- ]fat|low[- ]sugar|carnivore|whole30|intermittent fasting|5:2)(?:$|\s*[,.!?;:)]|\s+(?:now|since|for|again|and|but|these|at|too|nowadays|lol|i|from|anymore|any more)\b)`)
+var dietWordRe = regexp.MustCompile(`(?i)\b(?:been|am|'m|im|is|'s|are|'re|went|gone|going|go|now|become|became|turned|stay|staying|still|trying|try|doing|do|does|started|starting)\s+(?:not\s+|no\s+longer\s+)?(?:fully\s+|strictly\s+|mostly\s+|a\s+|full\s+|the\s+)?(vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|plant[- ]based|gluten[- ]free|dairy[- ]free|flexitarian|low[- ]carb|low[- ]fat|low[- ]sugar|carnivore|whole30|intermittent fasting|5:2|banting|portion control|calorie counting|slimming world|weight watchers|dukan)(?:$|\s*[,.!?;:)]|\s+(?:now|since|for|again|and|but|these|at|too|nowadays|lol|i|from|anymore|any more)\b)`)
 
 // thingPronouns stand for things (or, "they", for the things just named): a diet said of
 // one is no one's.
@@ -2765,7 +2765,7 @@ func correctedAway(p prepared, fs []Fact, values map[string][]string) []Fact {
 // toldYouRe is a correction of what the speaker said before, old then new: "oh i told you
 // sky for the broadband, its actually bt", "i said 1150 for the rent, it's £1250", "i told
 // you thursday, it's friday".
-var toldYouRe = regexp.MustCompile(`(?i)\b(?:i told you|told you|i said|i put|i wrote)\s+(?:it was\s+|that\s+)?([\w£$€.:/'-]+(?:\s+[\w£$€.:/'-]+){0,2}?)(?:\s+(?:for|was)\s+(?:the|my|our)\s+([a-z]+(?:\s+[a-z]+)?))?\s*,?\s+(?:but\s+)?(?:it'?s|it is|its)\s+(?:actually\s+|really\s+)?([\w£$€.:/'-]+(?:\s+[\w£$€.:/'-]+){0,2}?)\s*(?:[,.!;]|$|\s+(?:not|and|but|sorry|my|lol))`)
+var toldYouRe = regexp.MustCompile(`(?i)\b(?:i told you|told you|i said|i put|i wrote)\s+(?:it was\s+|that\s+)?([\w£$€.:/'-]+(?:\s+[\w£$€.:/'-]+){0,2}?)(?:\s+(?:for|was)\s+(?:the|my|our)\s+([a-z]+(?:\s+[a-z]+)?))?(?:\s+before)?\s*,?\s+(?:but\s+)?(?:it'?s|it is|its|(?:i\s+)?(?:actually\s+|really\s+)?(?:went with|chose|picked|got|signed up with|am on|'m on|am with|'m with))\s+(?:actually\s+|really\s+)?([\w£$€.:/'-]+(?:\s+[\w£$€.:/'-]+){0,2}?)\s*(?:[,.!;]|$|\s+(?:not|and|but|sorry|my|lol))`)
 
 // toldLabelFirstRe is toldYouRe's form with the label before the old value: "i told you
 // the rent was 1150".
@@ -3581,6 +3581,14 @@ func toolUsed(rest []token) string {
 	}
 	return ""
 }
+
+// namedBankRe is a bank by a name that says it is one, after a verb of joining or moving
+// to it: "sister switched to EQ Bank", "banks with Metro Bank now".
+var namedBankRe = regexp.MustCompile(`\b(?i:to|with|at|joined|into)\s+((?:the\s+)?\p{Lu}[\p{L}&]*(?:\s+\p{Lu}[\p{L}&]*)?\s+(?:Bank|Building Society|Credit Union))\b`)
+
+// namedSchoolRe is a school by a name that says it is one, after a verb of starting or
+// moving to it: "Leo starts at Lincoln Elementary tomorrow", "moving to Oakfield Primary".
+var namedSchoolRe = regexp.MustCompile(`\b(?i:starts at|started at|starting at|start at|moving to|moved to|goes to|go to|going to|switching to|switched to|got into|got a place at|a place at)\s+((?:the\s+)?\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)?\s+(?:Elementary|Primary|High|Middle|Academy|Secondary|Grammar|Nursery|Preschool|Montessori|Junior|Infants|School))\b`)
 
 // accountKinds are the kinds of an everyday bank account: "my chequing account is with
 // TD", "my main accounts still with lloyds".

@@ -543,7 +543,7 @@ var relations = map[string]string{
 	"neighbour": "neighbour", "neighbor": "neighbour", "husband": "partner", "wife": "partner", "girlfriend": "partner", "boyfriend": "partner",
 	"partner": "partner", "fiance": "partner", "fiancee": "partner", "housemate": "flatmate", "flatmate": "flatmate", "roommate": "flatmate",
 	"manager": "manager", "boss": "manager", "leader": "manager", "landlord": "landlord", "landlady": "landlord", "buddy": "friend", "mate": "friend",
-	"physio": "doctor", "doctor": "doctor", "gp": "doctor", "dentist": "doctor", "tutor": "teacher", "teacher": "teacher", "mentor": "teacher",
+	"physio": "doctor", "doctor": "doctor", "gp": "doctor", "dentist": "doctor", "vet": "vet", "tutor": "teacher", "teacher": "teacher", "mentor": "teacher",
 	"baby": "baby", "team": "team", "therapist": "doctor", "coach": "coach", "carer": "carer", "stepdad": "stepdad", "stepmum": "stepmum",
 	"grandson": "grandson", "granddaughter": "granddaughter", "grandkids": "grandkids", "grandchildren": "grandkids", "stepson": "stepson",
 	"stepdaughter": "stepdaughter", "eldest": "eldest", "youngest": "youngest", "supervisor": "supervisor", "babysitter": "babysitter",
@@ -555,7 +555,7 @@ var relations = map[string]string{
 var roles = map[string]string{
 	"manager": "manager", "boss": "manager", "leader": "manager", "landlord": "landlord", "landlady": "landlord", "husband": "partner", "wife": "partner",
 	"girlfriend": "partner", "boyfriend": "partner", "partner": "partner", "housemate": "flatmate", "flatmate": "flatmate", "roommate": "flatmate",
-	"flatmates": "flatmate", "housemates": "flatmate", "physio": "doctor", "doctor": "doctor", "gp": "doctor", "dentist": "doctor", "tutor": "teacher",
+	"flatmates": "flatmate", "housemates": "flatmate", "physio": "doctor", "doctor": "doctor", "gp": "doctor", "dentist": "doctor", "vet": "vet", "tutor": "teacher",
 	"teacher": "teacher", "mentor": "teacher", "carer": "carer", "therapist": "doctor", "coach": "teacher", "gastro": "doctor",
 	"supervisor": "supervisor", "babysitter": "babysitter", "nanny": "babysitter", "sitter": "babysitter", "childminder": "babysitter", "cleaner": "cleaner",
 }
@@ -1135,11 +1135,13 @@ var dayParts = wordSet(`morning mornings afternoon afternoons evening evenings n
 // comfier": it goes on with the one before, never the speaker.
 func thirdPersonOpening(ts []token) bool {
 	ts = skipFillers(ts)
-	if len(ts) < 2 {
-		return false
+	if len(ts) < 2 || speaksOfSelf(ts) {
+		return false // "thinking I might go back to Spark": the speaker's
 	}
 	w := ts[0].low
-	return thirdSingular[w] || len(w) > 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && verbWords[strings.TrimSuffix(w, "s")]
+	// "kara quit keto, doing weight watchers now": an -ing verb goes on the same way.
+	return thirdSingular[w] || len(w) > 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && verbWords[strings.TrimSuffix(w, "s")] ||
+		len(w) >= 5 && strings.HasSuffix(w, "ing") && verbForm(w)
 }
 
 // thirdSingular are verbs of the third person singular a clause may open with when its
