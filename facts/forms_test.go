@@ -1170,6 +1170,17 @@ func TestKnownPersons(t *testing.T) {
 	if slices.Contains(got, "jess/home=Portland") {
 		t.Errorf("facts %v: she is Dana, not jess", got)
 	}
+	// A person named in the subject with another is no referent of "she": the subject is.
+	res = extract(t, []Input{{Text: "My mom and Ignacio split up; she is with Leopold now.", Values: map[string][]string{"mum/partner": {"Ignacio"}}, Slots: []string{"mum/partner"}}})
+	if got := factKeys(res[0].Facts); slices.Contains(got, "ignacio/partner=Leopold") {
+		t.Errorf("facts %v: she is mum", got)
+	}
+	// Only a person's first name stands for them: "So much has gone on" ends no "much fun
+	// swimming".
+	res = extract(t, []Input{{Text: "So much has gone on, both good and bad.", Values: map[string][]string{"max/exercise/much-fun-swimming": {"much fun swimming"}}, Slots: []string{"max/exercise/much-fun-swimming"}}})
+	if got := factKeys(res[0].Facts); len(got) > 0 {
+		t.Errorf("facts %v, want none", got)
+	}
 	res = extract(t, []Input{{Text: "had my last session with Priya today", Values: values, Slots: []string{"user/therapist"}}})
 	if got := factKeys(res[0].Facts); slices.ContainsFunc(got, func(k string) bool { return strings.Contains(k, "!=") }) {
 		t.Errorf("facts %v: nobody the slots hold is named", got)

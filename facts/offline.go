@@ -317,7 +317,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 						cl.rest, cl.begun, cl.beganWith = x, true, prep
 					}
 				}
-				if who := ppl.namedPerson(cl.rest); who != "" && who != cl.subj {
+				if who := ppl.namedPerson(cl.rest); who != "" && who != cl.subj && cl.subj == p.self {
 					// "had my last session with Dana today, she's relocating": a person the
 					// slots hold, named after the subject, is whom "she" means next.
 					ppl.last = who

@@ -2559,7 +2559,7 @@ func leftValues(subj, attr string, vals []string, p prepared, in Input, have []F
 			said := v // "okafor's off on sabbatical" of "Dr Okafor"
 			if t, name, ok := strings.Cut(v, " "); ok && honorifics[strings.ToLower(t)] && !strings.EqualFold(lead[0].low, t) {
 				said = name
-			} else if ok && strings.EqualFold(strings.TrimSuffix(lead[0].low, "'s"), t) && (len(lead) < 2 || !strings.EqualFold(lead[1].orig, name)) {
+			} else if ok && personSlot(attr) && unicode.IsUpper([]rune(t)[0]) && strings.EqualFold(strings.TrimSuffix(lead[0].low, "'s"), t) && (len(lead) < 2 || !strings.EqualFold(lead[1].orig, name)) {
 				said = t // "Rachel's going on maternity leave" of "Rachel Kim": the first name
 			}
 			n := len(tokenize(said))
@@ -2595,6 +2595,13 @@ func leftValues(subj, attr string, vals []string, p prepared, in Input, have []F
 		}
 	}
 	return out
+}
+
+// personSlot reports an attribute whose values are people: a person attribute of the
+// table, or a role ("manager", "therapist" read as doctor).
+func personSlot(attr string) bool {
+	a, known := attributeByName(Kebab(attr))
+	return known && a.kind == kindPerson || roles[attr] != "" || holderRoles[attr]
 }
 
 // titlePat, personPat and namePat are a title before a name (honorifics), a person's

@@ -743,8 +743,7 @@ func (p *people) knowPersons(values map[string][]string) {
 	for key, vs := range values {
 		_, attr, ok := strings.Cut(key, "/")
 		attr, _, _ = strings.Cut(attr, "/")
-		a, known := attributeByName(Kebab(attr))
-		if !ok || !(known && a.kind == kindPerson || roles[attr] != "" || holderRoles[attr]) {
+		if !ok || !personSlot(attr) {
 			continue
 		}
 		for _, v := range vs {
