@@ -1006,6 +1006,9 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"Leo starts at Lincoln Elementary tomorrow, he's so nervous", []string{"leo/school=Lincoln Elementary"}},
 		{"I've been banting since January, 6kg down", []string{"user/diet=banting"}},
 		{"kara quit keto, doing weight watchers now", []string{"-user/diet=weight-watchers"}},
+		// An email read by meaning has an address; a password is one word with a digit or
+		// a sign.
+		{"ugh i misread the email, the deadline is march 16", []string{"-user/email=misread the email", "-user/password=misread the email"}},
 		// A flight by its number, in capitals as printed.
 		{"flight UA 1423 ORD-DEN 7:05am", []string{"user/flight=UA 1423"}},
 		{"united moved me to UA 587 at 9:40. fine i guess", []string{"user/flight=UA 587"}},
@@ -1184,5 +1187,23 @@ func TestKnownPersons(t *testing.T) {
 	res = extract(t, []Input{{Text: "had my last session with Priya today", Values: values, Slots: []string{"user/therapist"}}})
 	if got := factKeys(res[0].Facts); slices.ContainsFunc(got, func(k string) bool { return strings.Contains(k, "!=") }) {
 		t.Errorf("facts %v: nobody the slots hold is named", got)
+	}
+}
+
+// TestShapelessAddresses checks the shapes of an email and a password read by meaning.
+func TestShapelessAddresses(t *testing.T) {
+	for _, tt := range []struct {
+		attr, value string
+		junk        bool
+	}{
+		{"email", "misread the email", true},
+		{"email", "sam@example.com", false},
+		{"password", "lloyds", true},
+		{"password", "conf 88213", true},
+		{"password", "BlueFox99", false},
+	} {
+		if got := shapeless(Fact{Subject: "user", Attribute: tt.attr, Value: tt.value, Confidence: 0.6}, false); got != tt.junk {
+			t.Errorf("shapeless(%s=%q) = %v, want %v", tt.attr, tt.value, got, tt.junk)
+		}
 	}
 }

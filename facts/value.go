@@ -825,6 +825,14 @@ func shapeless(f Fact, cased bool) bool {
 		if abstractValue(f.Value) || mentionsAttribute(f) || evaluations[strings.ToLower(strings.TrimSpace(f.Value))] {
 			return true
 		}
+		switch Kebab(f.Attribute) {
+		case "email":
+			return !strings.Contains(f.Value, "@") // "i misread the email": no address
+		case "password":
+			// "the wifi password is BlueFox99": one word with a digit or a sign, not
+			// "lloyds" or "misread the email".
+			return strings.ContainsAny(f.Value, " ") || !strings.ContainsFunc(f.Value, func(r rune) bool { return !unicode.IsLetter(r) })
+		}
 	default:
 		return false
 	}
