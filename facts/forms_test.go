@@ -1009,6 +1009,8 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		// An email read by meaning has an address; a password is one word with a digit or
 		// a sign.
 		{"ugh i misread the email, the deadline is march 16", []string{"-user/email=misread the email", "-user/password=misread the email"}},
+		// A trip by a place's name and when.
+		{"Our daughter Katie is going to Japan in April with her college roommate.", []string{"katie/trip-destination=Japan", "-katie/university=Japan"}},
 		// A flight by its number, in capitals as printed.
 		{"flight UA 1423 ORD-DEN 7:05am", []string{"user/flight=UA 1423"}},
 		{"united moved me to UA 587 at 9:40. fine i guess", []string{"user/flight=UA 587"}},
@@ -1118,6 +1120,7 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		{"moved from leeds to york last week", "user/home", "leeds", "-user/home=leeds"},
 		// One who goes on leave, named by the first name, and who covers from a team.
 		{"Rachel's going on maternity leave, Tom from platform is covering for her until she's back", "user/manager", "Rachel Kim", "user/manager=Tom"},
+		{"Mrs. Okafor is on medical leave, Mr. Brandt is subbing for the rest of the semester", "leo/teacher", "Mrs Okafor", "leo/teacher=Mr. Brandt"},
 		// An amount moved without its thing takes the one slot whose value has its unit.
 		{"bumped to 5x/wk for the half in may", "user/run", "3x/wk", "user/run=5x/wk"},
 		{"PT says back to 3x/wk for a month. ugh", "user/run", "5x/wk", "user/run=3x/wk"},

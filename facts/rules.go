@@ -184,6 +184,13 @@ func lastSession(text string, ppl *people) (Fact, bool) {
 	return Fact{Subject: subj, Attribute: attr, Value: ref.value, Negated: true}, true
 }
 
+// tripToRe is a trip somewhere by a place's capitalised name and when: "Katie is going to
+// Japan in April", "we're flying to Lisbon next week", "off to Crete for a fortnight".
+var tripToRe = regexp.MustCompile(`\b(?i:going|off|flying|heading|travelling|traveling|jetting off|headed)\s+(?i:to)\s+(\p{Lu}[\p{L}'-]+(?:\s+\p{Lu}[\p{L}'-]+)?)\s+(?i:in|on|for|next|this|over|at the end of)\b`)
+
+// movingForRe follows a place one goes to for a stay, not a trip: "for uni", "for work".
+var movingForRe = regexp.MustCompile(`(?i)^\s*for\s+(?:uni|university|college|school|work|a job|the job|good|a year|my masters|my phd)\b`)
+
 // relationshipRe is a relationship's status said of someone: "we are engaged now", "I'm
 // single again", "they got married in june".
 var relationshipRe = regexp.MustCompile(`(?i)\b(?:we are|we're|were|i'm|im|i am|we got|i got|got|is|are|she's|he's|they're|now|officially|finally|happily)\s+(?:now\s+|officially\s+|finally\s+|happily\s+|just\s+)?(engaged|married|single|divorced|separated|widowed)\b`)
@@ -2531,7 +2538,7 @@ var leaving = regexp.MustCompile(`(?i)^(?:(?:has|had|have|is|was|'s|’s|s|just|
 	`(?:gone|went|goes|moved|has moved) (?:off )?to live (?:with|on|at|in)|(?:got|was|been) (?:stolen|nicked|rehomed|adopted)|(?:went|gone|is|has gone) missing|ran away|` +
 	`stopped coming|(?:won't|won’t|will not|isn't|isn’t|is not|not) (?:be )?coming(?: any ?more| back)?|broke up with (?:me|us)|dumped (?:me|us))\b` +
 	`|(?:left|leaves|leaving|quit|quits|quitting|gone)(?:$|,|\s+(?:us|me|(?:her|his|their) job|town|for good|the (?:company|firm|team|practice|surgery|school|business|agency|club|band)|(?:yesterday|today|tonight|last|this|on|in|after)\b))` +
-	`|(?:gone|going|went|off|away) on (?:(?:a|an|\d+|one|two|three|four|five|six|twelve)[- ](?:\w+[- ]){0,2})?(?:sabbatical|leave|secondment|maternity leave|paternity leave|mat leave|sick leave)` +
+	`|(?:gone|going|went|off|away|is|'s|now) on (?:(?:a|an|\d+|one|two|three|four|five|six|twelve)[- ](?:\w+[- ]){0,2})?(?:sabbatical|leave|secondment|maternity leave|paternity leave|mat leave|sick leave|medical leave|parental leave|compassionate leave)` +
 	`|(?:retiring|off sick|signed off|moving on|moving away|moving abroad|(?:gone|went|moved) over to|(?:moved|switched|changed) teams))`)
 
 // leftValues reads the end of a slot's value told by the value's own name: "carol's
@@ -2615,7 +2622,7 @@ var (
 var (
 	// coverRe is a person who takes another's place over: "Marcus is covering", "Dr
 	// Lindqvist is taking me on", "a woman called dawn is stepping in".
-	coverRe = regexp.MustCompile(`(?:\b(?:called|named)\s+|\b)(` + namePat + `)(?i:\s+from\s+(?:the\s+)?[\p{L}-]+(?:\s+team)?)?\s+(?:is\s+|'s\s+|has\s+|will\s+be\s+)?(?i:covering|standing in|stepping in|filling in|taking over|taken over|took over|takes over|taking me on|taken me on|took me on|taking us on|stepping up)\b`)
+	coverRe = regexp.MustCompile(`(?:\b(?:called|named)\s+|\b)(` + namePat + `)(?i:\s+from\s+(?:the\s+)?[\p{L}-]+(?:\s+team)?)?\s+(?:is\s+|'s\s+|has\s+|will\s+be\s+)?(?i:covering|standing in|stepping in|filling in|subbing|substituting|taking over|taken over|took over|takes over|taking me on|taken me on|took me on|taking us on|stepping up)\b`)
 	// handedRe is a person one is handed over to: "handed over to a woman called dawn",
 	// "they've moved me to Dr Shah".
 	handedRe = regexp.MustCompile(`(?i)\b(?:handed|passed|moved|switched|transferred|put)\s+(?:me\s+|us\s+|him\s+|her\s+|them\s+)?(?:over\s+|across\s+)?to\s+(?:(?:a|an|this|another)\s+(?:new\s+)?` + personPat + `\s+(?:called|named)\s+)?(` + namePat + `)`)
