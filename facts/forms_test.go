@@ -1121,6 +1121,7 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		// One who goes on leave, named by the first name, and who covers from a team.
 		{"Rachel's going on maternity leave, Tom from platform is covering for her until she's back", "user/manager", "Rachel Kim", "user/manager=Tom"},
 		{"Mrs. Okafor is on medical leave, Mr. Brandt is subbing for the rest of the semester", "leo/teacher", "Mrs Okafor", "leo/teacher=Mr. Brandt"},
+		{"Priya's handed in her notice. Until they hire someone, Gareth from the platform team is covering as my manager", "user/manager", "Priya", "user/manager=Gareth"},
 		// An amount moved without its thing takes the one slot whose value has its unit.
 		{"bumped to 5x/wk for the half in may", "user/run", "3x/wk", "user/run=5x/wk"},
 		{"PT says back to 3x/wk for a month. ugh", "user/run", "5x/wk", "user/run=3x/wk"},

@@ -2536,7 +2536,8 @@ func addressed(text, name string) bool {
 var leaving = regexp.MustCompile(`(?i)^(?:(?:has|had|have|is|was|'s|’s|s|just|finally|now|already)\s+)*(?:(?:` +
 	`(?:dropped|drops|dropping) out|(?:moved|moves|moving) out|resigned|retired|stepped down|passed away|died|` +
 	`(?:gone|went|goes|moved|has moved) (?:off )?to live (?:with|on|at|in)|(?:got|was|been) (?:stolen|nicked|rehomed|adopted)|(?:went|gone|is|has gone) missing|ran away|` +
-	`stopped coming|(?:won't|won’t|will not|isn't|isn’t|is not|not) (?:be )?coming(?: any ?more| back)?|broke up with (?:me|us)|dumped (?:me|us))\b` +
+	`stopped coming|(?:won't|won’t|will not|isn't|isn’t|is not|not) (?:be )?coming(?: any ?more| back)?|broke up with (?:me|us)|dumped (?:me|us)|` +
+	`(?:handed|handing|hands) in (?:her|his|their) notice)\b` +
 	`|(?:left|leaves|leaving|quit|quits|quitting|gone)(?:$|,|\s+(?:us|me|(?:her|his|their) job|town|for good|the (?:company|firm|team|practice|surgery|school|business|agency|club|band)|(?:yesterday|today|tonight|last|this|on|in|after)\b))` +
 	`|(?:gone|going|went|off|away|is|'s|now) on (?:(?:a|an|\d+|one|two|three|four|five|six|twelve)[- ](?:\w+[- ]){0,2})?(?:sabbatical|leave|secondment|maternity leave|paternity leave|mat leave|sick leave|medical leave|parental leave|compassionate leave)` +
 	`|(?:retiring|off sick|signed off|moving on|moving away|moving abroad|(?:gone|went|moved) over to|(?:moved|switched|changed) teams))`)
