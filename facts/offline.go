@@ -1131,12 +1131,6 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	readValue("employer", func(c clause) string { return group1(ownAccountRe, c.text) }),
 	readPair(func(c clause) (string, string) { return timeOn(c.text) }),
 	readValue("location", func(c clause) string { return group1(arrivedRe, c.text) }),
-	readValue("trip-destination", func(c clause) string {
-		if m := tripToRe.FindStringSubmatchIndex(c.text); m != nil && !movingForRe.MatchString(c.text[m[1]:]) {
-			return c.text[m[2]:m[3]] // not "going to Leeds for uni in september"
-		}
-		return ""
-	}),
 	readValue("flight", func(c clause) string { return group1(flightRe, c.text) }),
 	func(c clause, _ string, cased bool) (formReading, bool) {
 		v := employerName(c.rest, cased)

@@ -184,13 +184,6 @@ func lastSession(text string, ppl *people) (Fact, bool) {
 	return Fact{Subject: subj, Attribute: attr, Value: ref.value, Negated: true}, true
 }
 
-// tripToRe is a trip somewhere by a place's capitalised name and when: "Katie is going to
-// Japan in April", "we're flying to Lisbon next week", "off to Crete for a fortnight".
-var tripToRe = regexp.MustCompile(`\b(?i:going|off|flying|heading|travelling|traveling|jetting off|headed)\s+(?i:to)\s+(\p{Lu}[\p{L}'-]+(?:\s+\p{Lu}[\p{L}'-]+)?)\s+(?i:in|on|for|next|this|over|at the end of)\b`)
-
-// movingForRe follows a place one goes to for a stay, not a trip: "for uni", "for work".
-var movingForRe = regexp.MustCompile(`(?i)^\s*for\s+(?:uni|university|college|school|work|a job|the job|good|a year|my masters|my phd)\b`)
-
 // relationshipRe is a relationship's status said of someone: "we are engaged now", "I'm
 // single again", "they got married in june".
 var relationshipRe = regexp.MustCompile(`(?i)\b(?:we are|we're|were|i'm|im|i am|we got|i got|got|is|are|she's|he's|they're|now|officially|finally|happily)\s+(?:now\s+|officially\s+|finally\s+|happily\s+|just\s+)?(engaged|married|single|divorced|separated|widowed)\b`)
