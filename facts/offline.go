@@ -154,6 +154,8 @@ type prepared struct {
 	// ended is the service of a known person whose last session the text tells
 	// (lastSession).
 	ended []Fact
+	// nots are the clauses' "<new> not <old>" pairs, read once for both corrections.
+	nots nots
 }
 
 // text is the clauses' words, a clause after another.
@@ -235,7 +237,6 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		}
 		ppl.knowEntities(x.Slots)
 		ppl.knowThings(x.Values)
-		ppl.knowPersons(x.Values)
 		text, speaker := splitSpeaker(strings.TrimSpace(asides.ReplaceAllString(x.Text, " ")), strings.TrimSpace(x.Speaker))
 		for _, key := range x.Slots {
 			if subj, _, ok := strings.Cut(key, "/"); ok {
@@ -336,6 +337,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 				p.clauses = append(p.clauses, cl)
 			}
 		}
+		p.nots = notPairs(p.clauses)
 		p.referent = ppl.last
 		if ppl.last != "" {
 			named[ppl.last] = true
@@ -414,11 +416,12 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			facts = kept
 		}
 		facts = append(facts, correctedAway(p, facts, in[i].Values)...)
-		if fs := toldYou(p.text(), facts, in[i].Values); len(fs) > 0 {
+		said := p.text()
+		if fs := toldYou(said, facts, in[i].Values); len(fs) > 0 {
 			facts = append(slices.DeleteFunc(facts, func(f Fact) bool { return f.Slot() == fs[0].Slot() }), fs...)
 			why = ""
 		}
-		if fs := planOff(p.text(), facts, in[i].Values); len(fs) > 0 {
+		if fs := planOff(said, facts, in[i].Values); len(fs) > 0 {
 			facts = append(facts, fs...)
 			why = ""
 		}
@@ -554,10 +557,8 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		}
 		if rf := ruleFacts(c, in, p.self, p.cased, knownPet); len(rf) > 0 {
 			for _, f := range rf {
-				if j := slices.IndexFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() && strings.EqualFold(g.Value, f.Value) }); j < 0 {
+				if !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() && strings.EqualFold(g.Value, f.Value) }) {
 					facts = append(facts, f)
-				} else if facts[j].Scope == "" {
-					facts[j].Scope = f.Scope // the clause's form says when it holds
 				}
 			}
 			continue

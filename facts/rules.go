@@ -134,11 +134,8 @@ func planOff(text string, fs []Fact, values map[string][]string) []Fact {
 	if w := strings.ToLower(ws[0]); !valueLike(v) || pronouns[w] || firstPerson[w] || offThings[w] || common[w] && len(ws) == 1 || strings.Contains(v, "'") {
 		return nil
 	}
-	for key, vs := range values {
-		if s, _, _ := strings.Cut(key, "/"); s == subj && slices.ContainsFunc(vs, func(x string) bool { return SameValue(x, v) }) {
-			subj, attr, _ = strings.Cut(key, "/")
-			break
-		}
+	if key := slotHolding(values, subj, v); key != "" {
+		subj, attr, _ = strings.Cut(key, "/")
 	}
 	if slices.ContainsFunc(fs, func(f Fact) bool { return f.Negated && SameValue(f.Value, v) }) {
 		return nil
@@ -1857,7 +1854,12 @@ func labelledAmount(ts []token) (attr, value string) {
 
 // noteAmountRe is an amount as notes write it: money, a percentage, a number with its unit
 // or per-period ("$412/mo", "3x/wk", "15 km"), a reading ("142/90"), a decimal.
-var noteAmountRe = regexp.MustCompile(`(?i)^(?:[£$€]\s?\d[\d,]*(?:\.\d+)?k?(?:/\p{L}+)?|\d{2,3}/\d{2,3}\b|\d[\d,]*(?:\.\d+)?(?:\s?(?:%|k\b|x/\p{L}+|x\b|mg\b|mcg\b|ml\b|kg\b|lbs?\b|km\b|mi\b|miles\b|iu\b|bpm\b|hrs?\b|hours\b|mins?\b|/\p{L}+))|\d+\.\d+\b)`)
+var noteAmountRe = regexp.MustCompile(`(?i)^(?:[£$€]\s?\d[\d,]*(?:\.\d+)?k?(?:/\p{L}+)?|\d{2,3}/\d{2,3}\b|\d[\d,]*(?:\.\d+)?(?:\s?` + noteUnit + `)|\d+\.\d+\b)`)
+
+// noteUnit is the unit of an amount as notes write it (noteAmountRe, unitMoveRe): a
+// percentage, thousands, times or an amount per a period ("3x/wk", "/mo"), a dose, a
+// weight, a distance, a rate, a time.
+const noteUnit = `(?:%|k\b|x/\p{L}+|x\b|/\p{L}+|mg\b|mcg\b|ml\b|kg\b|lbs?\b|km\b|mi\b|miles\b|iu\b|bpm\b|hours?\b|hrs?\b|minutes\b|mins?\b)`
 
 // amountLabelWord reports a word that may stand in a note's label: a plain noun or a
 // word of letters and digits ("401k", "a1c"), never a verb, pronoun, person, day, month,
@@ -2255,9 +2257,6 @@ func valueOfKind(in Input, p prepared, have []Fact, keys []string, values map[st
 		// is tuesday": a change told by a value of the slot's kind alone.
 		f, ok := slotOfKind(p, have, keys, values, text)
 		f.EventTime = eventTime(text, in.Time)
-		if sc := scopeOf(text, f.Value); strings.HasPrefix(strings.ToLower(sc), "on ") && !daysRe.MatchString(f.Value) {
-			f.Scope = sc // "on Mondays standup moves to 10:00": Mondays' time only
-		}
 		return f, ok
 	}
 	if m := unitMoveRe.FindStringSubmatch(text); m != nil {
@@ -2272,7 +2271,7 @@ func valueOfKind(in Input, p prepared, have []Fact, keys []string, values map[st
 
 // unitMoveRe is an amount a value moves to, said without its thing: "bumped to 5x/wk",
 // "back to 3x/wk for a month", "cut to 4.0%", "dropped to 3.9%".
-var unitMoveRe = regexp.MustCompile(`(?i)\b(?:bumped|bump|bumping|upped|up|down|dropped|drop|dropping|cut|cuts|cutting|back|raised|lowered|increased|reduced|went|going|gone|moved)\s+(?:it\s+|up\s+|down\s+|back\s+)?to\s+([£$€]?\d[\d,.]*\s?(?:%|x/\p{L}+|/\p{L}+|k\b|mg\b|mcg\b|ml\b|iu\b|km\b|miles\b|hours?\b|hrs?\b|mins?\b|minutes\b)(?:/\p{L}+)?)`)
+var unitMoveRe = regexp.MustCompile(`(?i)\b(?:bumped|bump|bumping|upped|up|down|dropped|drop|dropping|cut|cuts|cutting|back|raised|lowered|increased|reduced|went|going|gone|moved)\s+(?:it\s+|up\s+|down\s+|back\s+)?to\s+([£$€]?\d[\d,.]*\s?` + noteUnit + `(?:/\p{L}+)?)`)
 
 // unitOf is the shape of an amount's unit — what is left without its digits, as the
 // amount is written: "3x/wk" → "x/wk", "$1,850/mo" → "$/mo", "4.2%" → "%", "10 mg" → "mg";
@@ -2602,7 +2601,7 @@ func leftValues(subj, attr string, vals []string, p prepared, in Input, have []F
 // table, or a role ("manager", "therapist" read as doctor).
 func personSlot(attr string) bool {
 	a, known := attributeByName(Kebab(attr))
-	return known && a.kind == kindPerson || roles[attr] != "" || holderRoles[attr]
+	return known && a.kind == kindPerson || roles[attr] != "" // holderRoles are roles too
 }
 
 // titlePat, personPat and namePat are a title before a name (honorifics), a person's
@@ -2659,22 +2658,28 @@ type notPair struct {
 	at, k   int
 }
 
+// nots are a memory's "<new> not <old>" pairs (notPairs) with the memory's words and
+// where each word's clause ends, read once when the memory is prepared.
+type nots struct {
+	pairs []notPair
+	words []token
+	ends  []int // ends[i]: where the clause of words[i] ends
+}
+
 // notPairs reads each "not" of a memory's clauses as a correction's two values: the old
 // one after it, up to its clause's end ("40, not 14. 14 would be …"); the new one before
 // it, back to a verb of saying or being, a person, or an earlier clause's boundary (the
 // comma just before "not" belongs to the new value: "5:15, not thursdays"), or a cleft's
-// value ("it's youtube music that came w the phone, not apple music"). It returns the
-// words and clause ends too.
-func notPairs(p prepared) ([]notPair, []token, []int) {
-	var ts []token
-	var ends []int // ends[i]: where the clause of ts[i] ends
-	for _, c := range p.clauses {
-		ts = append(ts, c.toks...)
+// value ("it's youtube music that came w the phone, not apple music").
+func notPairs(clauses []clause) nots {
+	var n nots
+	for _, c := range clauses {
+		n.words = append(n.words, c.toks...)
 		for range c.toks {
-			ends = append(ends, len(ts))
+			n.ends = append(n.ends, len(n.words))
 		}
 	}
-	var out []notPair
+	ts := n.words
 	for i := 0; i+1 < len(ts); i++ {
 		if ts[i].low != "not" {
 			continue
@@ -2687,9 +2692,9 @@ func notPairs(p prepared) ([]notPair, []token, []int) {
 		if cl := cleftValue(ts[:i]); cl != "" {
 			nv = cl
 		}
-		out = append(out, notPair{old: phrase(ts[i+1 : ends[i+1]]), nv: nv, at: i, k: k})
+		n.pairs = append(n.pairs, notPair{old: phrase(ts[i+1 : n.ends[i+1]]), nv: nv, at: i, k: k})
 	}
-	return out, ts, ends
+	return n
 }
 
 // correction reads "<new> not <old>" where old is a value of the slot (vals): the slot's
@@ -2697,8 +2702,8 @@ func notPairs(p prepared) ([]notPair, []token, []int) {
 // own version group. It is a correction whoever the clause's grammatical subject is: the
 // value it names says which slot it corrects.
 func correction(subj, attr string, vals []string, p prepared, in Input) []Fact {
-	pairs, ts, _ := notPairs(p)
-	for _, np := range pairs {
+	ts := p.nots.words
+	for _, np := range p.nots.pairs {
 		old, nv := np.old, np.nv
 		j := slices.IndexFunc(vals, func(v string) bool { return old != "" && SameValue(v, old) })
 		if np.at == 0 || j < 0 {
@@ -2729,9 +2734,9 @@ func correction(subj, attr string, vals []string, p prepared, in Input) []Fact {
 // positive fact whose value the correction names, or when what follows "not" reads as
 // no value ("not sure", "not a fan").
 func correctedAway(p prepared, fs []Fact, values map[string][]string) []Fact {
-	pairs, ts, ends := notPairs(p)
+	ts, ends := p.nots.words, p.nots.ends
 	var out []Fact
-	for _, np := range pairs {
+	for _, np := range p.nots.pairs {
 		old, nv, i, k := np.old, np.nv, np.at, np.k
 		if !valueLike(old) {
 			continue
@@ -2814,11 +2819,8 @@ func toldYou(text string, fs []Fact, values map[string][]string) []Fact {
 			attr = a
 		}
 	default:
-		for key, vs := range values {
-			if slices.ContainsFunc(vs, func(v string) bool { return SameValue(v, oldV) }) {
-				subj, attr, _ = strings.Cut(key, "/")
-				break
-			}
+		if key := slotHolding(values, "", oldV); key != "" {
+			subj, attr, _ = strings.Cut(key, "/")
 		}
 	}
 	if attr == "" || slices.ContainsFunc(fs, func(f Fact) bool { return f.Subject == subj && Kebab(f.Attribute) == attr && SameValue(f.Value, newV) }) {
@@ -2827,27 +2829,32 @@ func toldYou(text string, fs []Fact, values map[string][]string) []Fact {
 	return []Fact{{Subject: subj, Attribute: attr, Value: newV}, {Subject: subj, Attribute: attr, Value: oldV, Negated: true}}
 }
 
+// slotHolding returns the key of the first slot, in key order, among values whose values
+// include v, of subj's slots ("" for anyone's); "" when none does.
+func slotHolding(values map[string][]string, subj, v string) string {
+	for _, key := range slices.Sorted(maps.Keys(values)) {
+		if s, _, _ := strings.Cut(key, "/"); (subj == "" || s == subj) && slices.ContainsFunc(values[key], func(x string) bool { return SameValue(x, v) }) {
+			return key
+		}
+	}
+	return ""
+}
+
 // leaveHeldValue drops, of two values a memory states for one single-valued slot, the
 // one the slot holds now (values: the slot's known values, newest first) when the other
 // is new to it: "omg i told you the 25th, its the 26th", "moved from leeds to york" —
 // the memory tells the new value, and names the old one on the way.
 func leaveHeldValue(fs []Fact, values map[string][]string) []Fact {
-	for i := 0; i < len(fs); i++ {
-		f := fs[i]
+	return slices.DeleteFunc(slices.Clone(fs), func(f Fact) bool {
 		vals := values[f.Subject+"/"+Kebab(f.Attribute)]
 		if f.Negated || f.Scope != "" || !SingleValued(f.Attribute) || len(vals) == 0 || !SameValue(vals[0], f.Value) {
-			continue
+			return false
 		}
-		other := slices.ContainsFunc(fs, func(g Fact) bool {
+		return slices.ContainsFunc(fs, func(g Fact) bool {
 			return !g.Negated && g.Scope == "" && g.Slot() == f.Slot() && !SameValue(g.Value, f.Value) &&
 				!slices.ContainsFunc(vals, func(v string) bool { return SameValue(v, g.Value) })
 		})
-		if other {
-			fs = slices.Delete(slices.Clone(fs), i, i+1)
-			i--
-		}
-	}
-	return fs
+	})
 }
 
 // cleftValue is the value a cleft sentence puts first in ts, the words before a "not":
@@ -2879,12 +2886,14 @@ func valueLike(v string) bool {
 		return false
 	}
 	w := ws[0]
-	return !(evaluations[w] || fillers[w] || verbForm(w) || pronouns[w] || firstPerson[w] || hedges[w] || judging(w) || w == "a" || w == "an" || w == "the" || w == "that" || w == "too" || w == "so" || w == "as" || w == "much" || w == "many" || w == "even" || w == "yet" || w == "only" || w == "just" || w == "exactly" || w == "quite")
+	return !(evaluations[w] || fillers[w] || verbForm(w) || pronouns[w] || firstPerson[w] || hedges[w] || judging(w))
 }
 
-// hedges follow "not" in chat without naming a value: "not sure", "not really".
+// hedges follow "not" in chat without naming a value ("not sure", "not really", "not a
+// fan", "not that bad", "not exactly"), with the words that open a degree or an article.
 var hedges = wordSet(`sure really anymore any entirely fully totally likely bothered fussed keen ready happy allowed able interested
-	convinced worried keen fan big huge great good bad well cheap ideal gonna going`)
+	convinced worried fan big huge great good bad well cheap ideal gonna going
+	a an the that too so as much many even yet only just exactly quite`)
 
 // isNumber reports whether s is a number such as 40, 1,450 or 8.99.
 func isNumber(s string) bool {
@@ -3602,9 +3611,6 @@ var namedSchoolRe = regexp.MustCompile(`\b(?i:starts at|started at|starting at|s
 // TD", "my main accounts still with lloyds".
 var accountKinds = wordSet(`current bank savings chequing checking main everyday day-to-day`)
 
-// account is the noun of a bank account.
-var account = wordSet(`account accounts`)
-
 // bankWith reads the subject's bank: "I bank with Barclays", "my current account is
 // with Nationwide", "moved my current account to Starling", "switched banks to Monzo",
 // "main bank is monzo", "moved my salary over to starling".
@@ -3619,7 +3625,7 @@ func bankWith(rest []token) string {
 		case (t.low == "account" || t.low == "accounts") && i > 2 && (rest[i-2].low == "a" || rest[i-2].low == "an") && (rest[i-3].low == "opened" || rest[i-3].low == "open" || rest[i-3].low == "opening") && isCapitalised(rest[i-1]):
 			// "opened a Tangerine account and moved my pay over"
 			return providerName(rest[i-1 : i])
-		case (account[strings.TrimSuffix(t.low, "'s")] && i > 0 && accountKinds[rest[i-1].low]) || t.low == "salary" && slices.ContainsFunc(rest[:i], func(u token) bool { return movesTo(u.low) }):
+		case (strings.TrimSuffix(strings.TrimSuffix(t.low, "'s"), "s") == "account" && i > 0 && accountKinds[rest[i-1].low]) || t.low == "salary" && slices.ContainsFunc(rest[:i], func(u token) bool { return movesTo(u.low) }):
 			k := i + 1
 			for k < len(rest) && (rest[k].low == "is" || rest[k].low == "'s" || rest[k].low == "now" || rest[k].low == "over" || rest[k].low == "still") {
 				k++

@@ -2,6 +2,7 @@ package facts
 
 import (
 	"cmp"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -242,7 +243,7 @@ var topicWiseRe = regexp.MustCompile(`(?i)(^|[\s:,.!])[\p{L}]+[- ]wise,?\s+`)
 var chatWords = map[string]string{
 	"sis": "sister", "bro": "brother", "mgr": "manager", "gf": "girlfriend", "bf": "boyfriend",
 	"hubby": "husband", "bestie": "friend", "bff": "friend", "roomie": "roommate",
-	"coworkers": "colleagues", "cowork": "colleague", "colleag": "colleague", "dept": "department",
+	"coworkers": "colleagues", "dept": "department",
 	"contrib": "contribution", "pmt": "payment", "pmts": "payments", "addr": "address",
 	"appt": "appointment", "bday": "birthday", "yr": "year", "yrs": "years", "hr": "hour",
 	"bc": "because", "b/c": "because", "cuz": "because", "thru": "through", "tho": "though",
@@ -294,35 +295,54 @@ func shorthand(text string) string {
 	text = honorificDotRe.ReplaceAllString(text, "${1} ") // "Mr. Zhang" is one name, no sentence's end
 	text = withRe.ReplaceAllString(withSlashRe.ReplaceAllString(text, "${1}with "), "${1}with${2}")
 	text = equalsLabelRe.ReplaceAllString(text, "${1}: ") // "gym = planet fitness": a label
-	text = droppedApostropheRe.ReplaceAllStringFunc(text, func(m string) string {
-		sub := droppedApostropheRe.FindStringSubmatch(m)
+	text = replaceSubmatches(droppedApostropheRe, text, func(sub []string) string {
 		if relations[strings.ToLower(sub[2]+"s")] != "" || relations[strings.ToLower(sub[2])] != "" && len(sub[1]) == 0 {
-			return m // "parents been great": a plural of people
+			return sub[0] // "parents been great": a plural of people
 		}
 		if v := strings.ToLower(strings.TrimSpace(sub[3])); (strings.HasPrefix(v, "with") || strings.HasPrefix(v, "through")) && !attributeCue(strings.ToLower(sub[2])) {
-			return m // "my friends with kids"; "broadbands with virgin" is the broadband's
+			return sub[0] // "my friends with kids"; "broadbands with virgin" is the broadband's
 		}
 		return sub[1] + sub[2] + "'s" + sub[3]
 	})
 	for range 2 { // twice: matches that share a space ("r u") are found in turn
-		text = chatWordRe.ReplaceAllStringFunc(text, func(m string) string {
-			sub := chatWordRe.FindStringSubmatch(m)
+		text = replaceSubmatches(chatWordRe, text, func(sub []string) string {
 			return sub[1] + chatWords[strings.ToLower(sub[2])] + sub[3]
 		})
 	}
-	return roleAsideRe.ReplaceAllStringFunc(text, func(m string) string {
-		sub := roleAsideRe.FindStringSubmatch(m)
-		if sub[1] != "" {
-			if relations[strings.ToLower(sub[1])] != "" || asideStops[strings.ToLower(sub[1])] {
-				return m
-			}
-			return "my " + sub[2] + " " + sub[1]
+	return replaceSubmatches(roleAsideRe, text, func(sub []string) string {
+		name, rel := sub[1], sub[2] // "dana (gf)"
+		if name == "" {
+			name, rel = sub[4], sub[3] // "boss (rick)"
 		}
-		if relations[strings.ToLower(sub[4])] != "" || asideStops[strings.ToLower(sub[4])] {
-			return m
+		if relations[strings.ToLower(name)] != "" || asideStops[strings.ToLower(name)] {
+			return sub[0]
 		}
-		return "my " + sub[3] + " " + sub[4]
+		return "my " + rel + " " + name
 	})
+}
+
+// replaceSubmatches is regexp's ReplaceAllStringFunc given each match's submatches
+// (sub[0] the match), so that a replacement is not matched a second time to read them.
+func replaceSubmatches(re *regexp.Regexp, text string, repl func(sub []string) string) string {
+	matches := re.FindAllStringSubmatchIndex(text, -1)
+	if len(matches) == 0 {
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	for _, ix := range matches {
+		sub := make([]string, len(ix)/2)
+		for i := range sub {
+			if ix[2*i] >= 0 {
+				sub[i] = text[ix[2*i]:ix[2*i+1]]
+			}
+		}
+		b.WriteString(text[last:ix[0]])
+		b.WriteString(repl(sub))
+		last = ix[1]
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }
 
 // possessives restores the apostrophe chat leaves out after a name known as a subject
@@ -738,30 +758,6 @@ type people struct {
 // personRef is a person a slot holds: the slot's key and the value that names them.
 type personRef struct{ key, value string }
 
-// knowPersons records the first names of values of person slots (Input.Values).
-func (p *people) knowPersons(values map[string][]string) {
-	for key, vs := range values {
-		_, attr, ok := strings.Cut(key, "/")
-		attr, _, _ = strings.Cut(attr, "/")
-		if !ok || !personSlot(attr) {
-			continue
-		}
-		for _, v := range vs {
-			ws := strings.Fields(strings.ToLower(v))
-			for len(ws) > 1 && honorifics[strings.TrimSuffix(ws[0], ".")] {
-				ws = ws[1:]
-			}
-			if len(ws) == 0 || !isWord(ws[0]) || notName(ws[0]) || len(ws[0]) < 3 {
-				continue
-			}
-			if p.persons == nil {
-				p.persons = map[string]personRef{}
-			}
-			p.persons[ws[0]] = personRef{key: key, value: v}
-		}
-	}
-}
-
 // namedPerson returns a known person (persons) a clause names after its subject, or "".
 func (p *people) namedPerson(rest []token) string {
 	for _, t := range rest {
@@ -776,18 +772,22 @@ func (p *people) namedPerson(rest []token) string {
 // Dana" states who the manager is.
 var holderRoles = wordSet(`manager landlord partner supervisor cleaner babysitter`)
 
-// knowThings records the one-word values of slots whose attribute is not a person's
-// (Input.Values).
+// knowThings records what the slots hold (Input.Values): the one-word values of slots
+// whose attribute is not a person's (things), and the first names of the people person
+// slots hold (persons), with the slot and the value that names them. Keys are read in
+// order, so that of two slots that hold one first name the later key names the person.
 func (p *people) knowThings(values map[string][]string) {
-	for key, vs := range values {
+	for _, key := range slices.Sorted(maps.Keys(values)) {
 		_, attr, ok := strings.Cut(key, "/")
 		attr, _, _ = strings.Cut(attr, "/")
-		a, known := attributeByName(Kebab(attr))
-		if !ok || !known || a.kind == kindPerson || roles[attr] != "" {
+		_, known := attributeByName(Kebab(attr))
+		if !ok {
 			continue
 		}
-		for _, v := range vs {
-			if w := strings.ToLower(strings.TrimSpace(v)); w != "" && !strings.ContainsAny(w, " -'") {
+		for _, v := range values[key] {
+			if personSlot(attr) {
+				p.knowPerson(key, v)
+			} else if w := strings.ToLower(strings.TrimSpace(v)); known && w != "" && !strings.ContainsAny(w, " -'") {
 				if p.things == nil {
 					p.things = map[string]bool{}
 				}
@@ -795,6 +795,21 @@ func (p *people) knowThings(values map[string][]string) {
 			}
 		}
 	}
+}
+
+// knowPerson records the first name of v, a value of the person slot key.
+func (p *people) knowPerson(key, v string) {
+	ws := strings.Fields(strings.ToLower(v))
+	for len(ws) > 1 && honorifics[strings.TrimSuffix(ws[0], ".")] {
+		ws = ws[1:]
+	}
+	if len(ws) == 0 || !isWord(ws[0]) || notName(ws[0]) || len(ws[0]) < 3 {
+		return
+	}
+	if p.persons == nil {
+		p.persons = map[string]personRef{}
+	}
+	p.persons[ws[0]] = personRef{key: key, value: v}
 }
 
 // subject resolves whose fact a clause states. It returns the subject key, the tokens
@@ -1145,14 +1160,15 @@ func thirdPersonOpening(ts []token) bool {
 
 // thirdSingular are verbs of the third person singular a clause may open with when its
 // subject was said before.
-var thirdSingular = wordSet(`reckons says thinks loves hates wants needs has does goes works lives drinks eats plays reckon's
-	swears claims insists reckons prefers uses keeps`)
+var thirdSingular = wordSet(`reckons says thinks loves hates wants needs has does goes works lives drinks eats plays
+	swears claims insists prefers uses keeps`)
 
 // ourName reports "callum's" after "our" in lower-case chat: a name with "'s" (is or
-// has), not a thing of the household ("our flat's", "our boiler's") nor a relation.
+// has), not a thing of the household ("our flat's", "our boiler's") nor a relation
+// (notName).
 func ourName(w string) bool {
 	stem, ok := strings.CutSuffix(w, "'s")
-	return ok && len(stem) > 2 && isWord(stem) && !common[stem] && !notName(stem) && !nounShaped(stem) && attributeCue(stem) == false && relations[stem] == ""
+	return ok && len(stem) > 2 && isWord(stem) && !notName(stem) && !nounShaped(stem) && !attributeCue(stem)
 }
 
 // actsAt reports a verb at ts[i] that a named subject before it does: "friend marcus got
