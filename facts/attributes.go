@@ -186,7 +186,7 @@ func DistinctKinds(a, b string) bool {
 }
 
 // multiSuffixes name multi-valued attributes outside the table by their last word.
-var multiSuffixes = []string{"pet", "pets", "hobby", "hobbies", "language", "languages", "allergy", "allergies", "subscription", "subscriptions", "flatmate", "flatmates", "client", "clients", "tool", "tools", "likes", "dislikes", "offer", "offers", "medication", "medications", "condition", "conditions", "intolerance", "intolerances", "cloud-storage", "research-tool", "exercise", "watches", "watches-sport"}
+var multiSuffixes = []string{"pet", "pets", "hobby", "hobbies", "language", "languages", "allergy", "allergies", "subscription", "subscriptions", "flatmate", "flatmates", "client", "clients", "tool", "tools", "likes", "dislikes", "offer", "offers", "medication", "medications", "condition", "conditions", "intolerance", "intolerances", "cloud-storage", "research-tool", "exercise", "watches", "watches-sport", "named"}
 
 // SingleValued reports whether attribute holds one current value (home, employer,
 // manager, partner, job, diet, car, rent, …: a new value replaces the old one) rather than

@@ -149,6 +149,23 @@
 //     number a surer fact states is no second fact (readByForm). A bare label with a
 //     capitalised value ("hilton status is Gold") or a number after "on"; a question
 //     asked without its question mark states nothing (askedPlainly).
+//   - A state ended by its name (ended.go, session 20): a clause whose form ends a thing
+//     or a person named in it — after a verb of ending ("cancelled the Amex", "stopped
+//     the Duolingo Spanish", "switching from Aetna to Cigna", "someone nicked the
+//     Peugeot"), before a predicate of ending ("bex left??", "Graham's gone on
+//     sabbatical", "the fiddle leaf fig has died", "payments migration shipped", "the
+//     Anantara was only in my basket"), or after "no more", "instead of" — denies that
+//     name. A name must be specific (a word of three letters or more that is no common
+//     word), an ending denied or a remainder ("only peanuts is left") is none. The denial
+//     is of the slot the user has that holds the name, else of the one sure fact the
+//     memory states beside it (the state that replaces it: "new manager is tariq"), else
+//     of the subject's "named" state, a multi-valued attribute whose group is the name
+//     itself; a fact the form read with the same name is denied in place, one the
+//     meaning read surely is made certain, and a guess of the meaning with that name
+//     gives way. The overlay gives the denial to the earlier memory that names the state
+//     (its namedVersions), so the state ends however that memory was worded. Measured on
+//     sets written for the purpose: of 67 such names whose earlier memory exists, 58 end
+//     what the annotation says they end.
 //   - A plan's month is when the planned thing happens, not when the fact became true
 //     ("we're going to crete in july"): no event time for a trip, a flight, a stay or an
 //     event dated ahead.

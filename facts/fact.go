@@ -47,6 +47,11 @@ type Fact struct {
 	aside bool
 }
 
+// DefaultFactMin is the least confidence of a fact that its memory takes a slot by (the
+// overlay's default Config.FactMin). Measured with the use-lite backbone on the corpus's
+// dev split and LoCoMo (see docs/benchmarks.md, "Fact confidence").
+const DefaultFactMin = 0.52
+
 // Certain reports whether the fact is sure enough for its memory to take a slot:
 // Confidence is unknown (0) or at least min.
 func (f Fact) Certain(min float64) bool { return f.Confidence == 0 || f.Confidence >= min }

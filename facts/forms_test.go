@@ -593,8 +593,14 @@ func TestOfflineInsuranceRelationsOrdinals(t *testing.T) {
 		{"switched the car insurance to Aviva", []string{"user/car-insurance=Aviva"}},
 		{"our home insurance is with Direct Line", []string{"user/home-insurance=Direct Line"}},
 		{"my grandson is 3", []string{"grandson/age=3"}},
-		{"Dr Lewis retired, I'm under Dr Shah now", []string{"user/doctor!=Dr Lewis"}},
 	})
+	res, err := newTestOffline(t, &bagEmbedder{}).Extract(t.Context(), []Input{{Text: "Dr Lewis retired, I'm under Dr Shah now", Values: map[string][]string{"user/doctor": {"Dr Lewis"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := factKeys(res[0].Facts); !slices.Contains(got, "user/doctor!=Dr Lewis") {
+		t.Errorf("Dr Lewis retired: facts %v, want user/doctor!=Dr Lewis", got)
+	}
 	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
 	if et := eventTime("my office is on the 3rd floor", now); !et.IsZero() {
 		t.Errorf("event time %v, want none (a floor)", et)
@@ -1208,4 +1214,65 @@ func TestShapelessAddresses(t *testing.T) {
 			t.Errorf("shapeless(%s=%q) = %v, want %v", tt.attr, tt.value, got, tt.junk)
 		}
 	}
+}
+
+// A state ended by its name (ended.go), in sentences written for the purpose: the name
+// the ending gives, with the common words around it left out, and no name where the
+// ending is denied, is someone else's act on the way, or ends a meal.
+func TestEndedNames(t *testing.T) {
+	cases := map[string][]string{
+		"finally cancelled the Audible sub, never listened to it":     {"Audible"},
+		"my physio Anouk is off on maternity leave":                   {"physio Anouk"},
+		"the basil plant didn't make it":                              {"basil plant"},
+		"we're doing Crete instead of Sicily this year":               {"Sicily"},
+		"no more Headspace for me, the app was useless":               {"Headspace"},
+		"switched my savings from Chase to Ally":                      {"Chase"},
+		"Marguerite retired!! so the bakery has a new owner":          {"Marguerite"},
+		"the Corsa was written off in the crash":                      {"Corsa"},
+		"sorry, the 14th was the other option, we went with the 21st": {"14th"},
+		"okafor sold the whole building, new landlord next month":     {"okafor"},
+		"unsubscribed from Duolingo Max":                              {"Duolingo Max"},
+		"julien's left the Pharmacie Centrale":                        {"Pharmacie Centrale"},
+		"I'm not giving up my gym membership":                         nil,
+		"leo left his lunchbox at school again":                       nil,
+		"finished the wine last night":                                nil,
+		"we left for Porto on friday":                                 nil,
+		"it hasn't stopped raining all week":                          nil,
+		"cancelled the meeting, nobody had anything":                  nil,
+	}
+	for text, want := range cases {
+		p := prepareForTest(t, text)
+		var got []string
+		for _, e := range endedNames(p) {
+			got = append(got, e.value)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("endedNames(%q) = %q, want %q", text, got, want)
+		}
+	}
+	// The ended name is a denied fact: of the memory's one other fact's slot, the state
+	// that replaces it, or else of its own "named" group.
+	wantFacts(t, "bex left?? new manager is tariq", []string{"user/manager!=bex"})
+	// A denial the meaning read keeps its attribute, certain now.
+	fs := extract(t, []Input{{Text: "no more Headspace for me"}})[0].Facts
+	if !slices.ContainsFunc(fs, func(f Fact) bool { return f.Negated && f.Value == "Headspace" && f.Confidence == 0 }) {
+		t.Errorf("no more Headspace for me: facts %v, want a certain denial of Headspace", factKeys(fs))
+	}
+	wantFacts(t, "Lukas: dropped the BahnCard", []string{"lukas/named!=BahnCard"})
+}
+
+// prepareForTest splits text into clauses with their subjects, as Extract does before
+// it reads them.
+func prepareForTest(t *testing.T, text string) prepared {
+	t.Helper()
+	p := prepared{self: "user"}
+	var ppl people
+	for _, s := range sentences(shorthand(unshout(text))) {
+		for _, c := range clauses(s.text) {
+			cl := clause{toks: c, text: join(c)}
+			cl.subj, cl.rest, cl.role = ppl.subject(c, "user")
+			p.clauses = append(p.clauses, cl)
+		}
+	}
+	return p
 }

@@ -415,6 +415,9 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			}
 			facts = kept
 		}
+		if fs := endedFacts(p, facts, knownValues(in[i], known)); len(fs) > 0 {
+			facts, why = orderFacts(fs), ""
+		}
 		facts = append(facts, correctedAway(p, facts, in[i].Values)...)
 		said := p.text()
 		if fs := toldYou(said, facts, in[i].Values); len(fs) > 0 {

@@ -758,7 +758,7 @@ func TestOfflineValueMentions(t *testing.T) {
 		}
 		got := ""
 		for _, f := range res[0].Facts {
-			if _, in := values[f.Slot()]; in && f.Confidence == 0 {
+			if _, in := values[f.Slot()]; in && f.Confidence == 0 && !f.Negated {
 				got = f.Slot() + "=" + f.Value
 			}
 		}

@@ -95,8 +95,14 @@
 //     Sentry topic projection instead);
 //   - a denial that names a value an earlier candidate stated while the extractor read
 //     no fact from it ("so me and Tomás broke up" after "been seeing someone called
-//     Tomás") gives the oldest such candidate that fact, stored with it in the commit,
-//     and so ends it (namedVersions; another subject's value needs that subject named).
+//     Tomás"), or only facts by meaning of other slots and values ("bex left?? new
+//     manager is tariq" after "team lead is bex, shes sound, brings biscuits", read as a
+//     diet), gives the oldest such candidate that fact, stored with it in the commit,
+//     and so ends it (namedVersions; another subject's value needs that subject named;
+//     none when a candidate of the denial's group holds the value, and a candidate
+//     whose facts were read by form keeps its group). The new memory then joins that
+//     group, whatever else it states ("no more Japan. The flights in April are crazy
+//     expensive" ends the plan, not a flight).
 //
 // A bank written before facts (or with them off) is regrouped by Reindex: records
 // without facts get them, and those in no slot or a "slot:<id>" group join their fact's

@@ -344,10 +344,22 @@ func TestNamedVersions(t *testing.T) {
 			ended.Negated = true
 			quit := fact("niamh", "hobby", "pottery")
 			quit.Negated = true
+			// A candidate whose one fact the meaning read gives way to the denial that
+			// names it; one whose fact the form read keeps its group.
+			biscuits := fact("brings", "diet", "biscuits")
+			biscuits.Confidence = 0.55
+			bexLeft := fact("user", "manager", "bex")
+			bexLeft.Negated = true
+			kitGone := fact("user", "named", "Kit")
+			kitGone.Negated = true
 			x := &mapExtractor{facts: map[string][]facts.Fact{
-				"so me and Tomás broke up": {gone},
-				"cancelled spotify":        {ended},
-				"niamh's quit pottery":     {quit},
+				"so me and Tomás broke up":              {gone},
+				"cancelled spotify":                     {ended},
+				"niamh's quit pottery":                  {quit},
+				"team lead is bex, brings biscuits":     {biscuits},
+				"my running buddy is Kit":               {fact("user", "running-buddy", "Kit")},
+				"bex left?? new manager is tariq":       {fact("user", "manager", "tariq"), bexLeft},
+				"Kit is moving away, no more park runs": {kitGone},
 			}}
 			st, h := open(t)
 			o, err := New(Config{Store: st, Host: h, Embedder: overlaytest.BagEmbedder{}, Facts: x})
@@ -362,6 +374,10 @@ func TestNamedVersions(t *testing.T) {
 				{Content: "so me and Tomás broke up", EventTime: at(4)},
 				{Content: "niamh's quit pottery", EventTime: at(5)},
 				{Content: "cancelled spotify", EventTime: at(6)},
+				{Content: "team lead is bex, brings biscuits", EventTime: at(7)},
+				{Content: "my running buddy is Kit", EventTime: at(7)},
+				{Content: "bex left?? new manager is tariq", EventTime: at(8)},
+				{Content: "Kit is moving away, no more park runs", EventTime: at(8)},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -371,6 +387,8 @@ func TestNamedVersions(t *testing.T) {
 				"Tomás cooked me dinner tonight":                          store.StatusActive,
 				"started a pottery class on wednesdays":                   store.StatusActive,
 				"can you move spotify playlists over to apple music?":     store.StatusActive,
+				"team lead is bex, brings biscuits":                       store.StatusSuperseded,
+				"my running buddy is Kit":                                 store.StatusActive,
 			}
 			got := statuses(t, o, "dee", trs)
 			wantStatuses(t, got, want)
@@ -383,6 +401,12 @@ func TestNamedVersions(t *testing.T) {
 			}
 			if fs := RecordFacts(r); r.Slot != "user/partner" || len(fs) != 1 || fs[0].Value != "Tomás" || fs[0].Negated {
 				t.Errorf("the named memory has slot %q and facts %+v, want user/partner=Tomás", r.Slot, fs)
+			}
+			if r, err = o.Store().Get(t.Context(), "dee", trs[7].RecordID); err != nil || r.Slot != "user/manager" {
+				t.Errorf("bex's memory has slot %q (%v), want user/manager", r.Slot, err)
+			}
+			if r, err = o.Store().Get(t.Context(), "dee", trs[8].RecordID); err != nil || r.Slot != "user/running-buddy" {
+				t.Errorf("Kit's memory has slot %q (%v), want its own user/running-buddy", r.Slot, err)
 			}
 		})
 	}

@@ -183,6 +183,21 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 				return nil, err
 			}
 			f := primaryFact(fs, cands)
+			if !slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Group() }) {
+				// A denial that names a candidate's state takes the record to that state's
+				// group: "no more Japan. The flights in April are crazy expensive" ends the
+				// plan, whatever the flight.
+				decoded := make([][]facts.Fact, len(cands))
+				for i, c := range cands {
+					decoded[i] = RecordFacts(c)
+				}
+				named := slices.Collect(maps.Values(namedVersions(fs, cands, decoded)))
+				if j := slices.IndexFunc(fs, func(g facts.Fact) bool {
+					return g.Negated && slices.ContainsFunc(named, func(nf facts.Fact) bool { return nf.Group() == g.Group() })
+				}); j >= 0 {
+					f = fs[j]
+				}
+			}
 			// Each group is one value's time line: a single-valued slot's, or one value's
 			// of a multi-valued attribute (facts.Fact.Group).
 			rec.Slot, rec.SingleValued = f.Group(), true
@@ -1012,23 +1027,37 @@ func (o *Overlay) hasSlot(ctx context.Context, user, slot string) (bool, error) 
 	return len(page) > 0, err
 }
 
-// namedVersions returns, by candidate index, the facts that candidates stating no fact
-// (candFacts, decoded) get from the new memory's denials (fs) that name what they held: "so me and Tomás
-// broke up" denies the partner Tomás, and "been seeing someone called Tomás" — in no
-// version group, since the extractor read nothing from it — names him: it is the state
-// the denial ends. Of several such candidates only the oldest, which told the state
-// first, gets the fact; later ones that merely mention the value stay as they are, and
-// a question ("can you move spotify playlists over to apple music?") states nothing.
+// namedVersions returns, by candidate index, the facts that candidates get from the new
+// memory's denials (fs) that name what they held: "so me and Tomás broke up" denies the
+// partner Tomás, and "been seeing someone called Tomás" — in no version group, since the
+// extractor read nothing from it — names him: it is the state the denial ends; "bex
+// left?? new manager is tariq" ends "team lead is bex, shes sound, brings biscuits",
+// whose only fact, read by meaning, was a diet (facts' ended names). A candidate keeps
+// its group when one of its facts was read by form, or is of the denial's slot or value:
+// its own facts say what ends it. Of several such candidates only the oldest, which told
+// the state first, gets the fact; later ones that merely mention the value stay as they
+// are, and a question ("can you move spotify playlists over to apple music?") states
+// nothing.
 func namedVersions(fs []facts.Fact, cands []store.Record, candFacts [][]facts.Fact) map[int]facts.Fact {
 	out := map[int]facts.Fact{}
 	for _, f := range fs {
 		if !f.Negated || f.Scope != "" {
 			continue
 		}
+		if slices.ContainsFunc(candFacts, func(cfs []facts.Fact) bool {
+			return slices.ContainsFunc(cfs, func(cf facts.Fact) bool { return cf.Slot() == f.Slot() && facts.SameValue(cf.Value, f.Value) })
+		}) {
+			continue // the denial's group holds the value: the version it ends is there
+		}
 		oldest := -1
 		for i, c := range cands {
-			if _, taken := out[i]; taken || c.Slot != "" || c.Status != store.StatusActive || len(candFacts[i]) > 0 || !facts.Names(c.Content, f.Value) || facts.Asks(c.Content) {
+			if _, taken := out[i]; taken || c.Status != store.StatusActive || !facts.Names(c.Content, f.Value) || facts.Asks(c.Content) {
 				continue
+			}
+			if slices.ContainsFunc(candFacts[i], func(cf facts.Fact) bool {
+				return cf.Slot() == f.Slot() || facts.SameValue(cf.Value, f.Value) || cf.Confidence == 0
+			}) {
+				continue // a version of a group already: its own facts say what ends it
 			}
 			if f.Subject != "user" && !facts.Names(c.Content, strings.ReplaceAll(f.Subject, "-", " ")) {
 				continue // another's state is told by naming them: "niamh's quit pottery" is not the speaker's class

@@ -47,9 +47,8 @@ const DefaultEmbedChunk = 4
 // 0.621 / 0.605 / 0.605 and LTP bank role 0.785 / 0.833 / 0.838 / 0.785.
 const DefaultAdoptTop = 0.80
 
-// DefaultFactMin is Config.FactMin's default. Measured with the use-lite backbone on the
-// corpus's dev split and LoCoMo (see docs/benchmarks.md, "Fact confidence").
-const DefaultFactMin = 0.52
+// DefaultFactMin is Config.FactMin's default: facts.DefaultFactMin.
+const DefaultFactMin = facts.DefaultFactMin
 
 // MaxContentBytes bounds one memory's content.
 const MaxContentBytes = 16 << 10
