@@ -166,6 +166,10 @@
 //     (its namedVersions), so the state ends however that memory was worded. Measured on
 //     sets written for the purpose: of 67 such names whose earlier memory exists, 58 end
 //     what the annotation says they end.
+//   - How long a document holds, said apart from its name ("picked up the new passport,
+//     valid till 2035", validUntil), and a document that runs out in a bare year; a
+//     document's name at the start of a clause is nobody's name ("passport expires in
+//     June 2025" is the speaker's).
 //   - A plan's month is when the planned thing happens, not when the fact became true
 //     ("we're going to crete in july"): no event time for a trip, a flight, a stay or an
 //     event dated ahead.

@@ -1276,3 +1276,30 @@ func prepareForTest(t *testing.T, text string) prepared {
 	}
 	return p
 }
+
+// How long a document holds, said apart from its name, and a document that runs out
+// in a bare year; a document is nobody's name. Sentences written for the purpose.
+func TestDocumentValidity(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		{"got the new driving licence in the post, valid until 2034", []string{"user/licence-expiry=2034"}},
+		{"visa came through!! good til march 2027", []string{"user/visa-expiry=march 2027"}},
+		{"my railcard expires in 2026", []string{"user/railcard-expiry=2026"}},
+		{"passport runs out in october", []string{"user/passport-expiry=october"}},
+		{"the cheese is good til friday", []string{"-user/cheese-expiry=friday"}},
+	})
+	// Two documents leave it unread.
+	if _, ok := validUntil(prepareForTest(t, "passport and visa both renewed, valid till 2030")); ok {
+		t.Error("two documents read as one validity")
+	}
+}
+
+// A role described and placed in time before its holder's name, set off by a comma.
+// Sentences written for the purpose.
+func TestRoleDescribedBeforeName(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		{"I have also a private tutor online, Frau Keller", []string{"user/teacher=Frau Keller"}},
+		{"we got a new cleaner on fridays, Rosa", []string{"user/cleaner=Rosa"}},
+		{"I have a maths tutor again, Mr Okoro", []string{"user/teacher=Mr Okoro"}},
+		{"I went to a lovely café online, Bean There", []string{"-user/teacher=Bean There"}},
+	})
+}

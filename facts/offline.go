@@ -415,6 +415,9 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			}
 			facts = kept
 		}
+		if f, ok := validUntil(p); ok && !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() }) {
+			facts, why = append(facts, f), ""
+		}
 		if fs := endedFacts(p, facts, knownValues(in[i], known)); len(fs) > 0 {
 			facts, why = orderFacts(fs), ""
 		}

@@ -663,7 +663,27 @@ func commuteMode(text string) string {
 
 // expiryRe reads when a document or an agreement runs out: "my passport runs out in
 // feb 2026", "the lease ends on 30 june", "visa expires in january".
-var expiryRe = regexp.MustCompile(`(?i)\b(passport|visa|contract|lease|tenancy|membership|licen[cs]e|insurance|warranty|railcard|permit|mot|tariff)\s+(?:runs? out|expires?|ends|is up|finishes|lapses)\s+(?:in |on |at the end of |end of )?((?:` + monthName + `)(?:\s+\d{4}|\s+\d{1,2}(?:st|nd|rd|th)?)?|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:` + monthName + `)(?:\s+\d{4})?)\b`)
+var expiryRe = regexp.MustCompile(`(?i)\b(passport|visa|contract|lease|tenancy|membership|licen[cs]e|insurance|warranty|railcard|permit|mot|tariff)\s+(?:runs? out|expires?|ends|is up|finishes|lapses)\s+(?:in |on |at the end of |end of )?((?:` + monthName + `)(?:\s+\d{4}|\s+\d{1,2}(?:st|nd|rd|th)?)?|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:` + monthName + `)(?:\s+\d{4})?|20\d\d)\b`)
+
+// validRe reads how long a document holds, said apart from its name: "new passport
+// came!! good til 2036", "picked up the new passport, valid till 2035".
+var validRe = regexp.MustCompile(`(?i)\b(?:valid|good)\s+(?:till|til|until|to|thru|through)\s+((?:(?:` + monthName + `)\s+)?\d{4}|(?:` + monthName + `)(?:\s+\d{1,2}(?:st|nd|rd|th)?)?)\b`)
+
+// documentRe names a document that runs out.
+var documentRe = regexp.MustCompile(`(?i)\b(passport|visa|licen[cs]e|railcard|permit|id card|residence card|green card|blue card)\b`)
+
+// validUntil is the expiry fact of the one document a memory names with how long it is
+// valid ("Lukas: picked up the new passport, valid till 2035": the speaker's
+// passport-expiry = 2035); false without both, or with two documents.
+func validUntil(p prepared) (Fact, bool) {
+	text := p.text()
+	v := validRe.FindStringSubmatch(text)
+	docs := documentRe.FindAllString(text, -1)
+	if v == nil || len(docs) == 0 || slices.ContainsFunc(docs, func(d string) bool { return !strings.EqualFold(d, docs[0]) }) {
+		return Fact{}, false
+	}
+	return Fact{Subject: p.self, Attribute: Kebab(docs[0]) + "-expiry", Value: v[1]}, true
+}
 
 // expiry returns the attribute ("passport-expiry") and the date a clause says a
 // document or agreement runs out on, or "".
@@ -1033,10 +1053,15 @@ func roleApposition(c, next []token, cased bool) (role string, own bool) {
 		return roles[c[i+1].low], true
 	}
 	// A clause that ends with "a (new) <role> (now|too)": who has it is the clause's
-	// subject, the speaker when the clause opens in the first person.
+	// subject, the speaker when the clause opens in the first person. The role may be
+	// described ("a private tutor", "a maths tutor") and its time or place said after it
+	// ("online", "on Wednesdays").
 	j := len(c) - 1
-	for j > 0 && (c[j].low == "now" || c[j].low == "too") {
+	for j > 0 && (c[j].low == "now" || c[j].low == "too" || c[j].low == "online" || c[j].low == "again") {
 		j--
+	}
+	if j >= 3 && roles[c[j].low] == "" && (c[j-1].low == "on" || c[j-1].low == "at" || c[j-1].low == "in" || c[j-1].low == "every") {
+		j -= 2 // "a maths tutor on Wednesdays"
 	}
 	if j < 2 || roles[c[j].low] == "" {
 		return "", false
@@ -1044,6 +1069,9 @@ func roleApposition(c, next []token, cased bool) (role string, own bool) {
 	k := j - 1
 	if c[k].low == "new" {
 		k--
+	}
+	for n := 0; n < 2 && k >= 1 && !determiners[c[k].low] && roles[c[k].low] == "" && !firstPerson[c[k].low] && !verbForm(c[k].low); n++ {
+		k-- // "a private tutor", "a maths tutor"
 	}
 	if k >= 1 && (c[k].low == "my" || c[k].low == "our") {
 		return roles[c[j].low], true // "first meeting with my new supervisor, prof lindqvist"

@@ -622,7 +622,8 @@ var common = func() map[string]bool {
 	very really just still also even only ever never always not no yes now new good bad great fine ok okay lol omg ugh wow yay nope nah sure
 	hr payroll recruiter contract client clients invoice invoices funder grant draft reading list library tickets ticket hotel cabin flight
 	rec centre center boyfriend girlfriend partner cousin friend friends colleague coworker neighbour neighbours baby cat cats dog dogs puppy
-	they've they'd they'll theyve everyone's nobody somebody normal except for on at in shin sea people guy guys lads girl woman man men women staff nurse teacher tutor coach home's its nice lovely`) {
+	they've they'd they'll theyve everyone's nobody somebody normal except for on at in shin sea people guy guys lads girl woman man men women staff nurse teacher tutor coach home's its nice lovely
+	passport visa licence license lease tenancy membership warranty railcard permit`) {
 		m[w] = true
 	}
 	for _, a := range attributes {
