@@ -27,10 +27,10 @@ var endedObjectRe = regexp.MustCompile(`(?i)\b(?:stopped|stopping|dropped|droppi
 // "Dr. Haddad is retiring", "Graham's gone on sabbatical", "payments migration shipped",
 // "the fiddle leaf fig has died", "the BahnCard isn't worth it for me anymore", "okafor
 // sold the whole building".
-var endedSubjectRe = regexp.MustCompile(`(?i)^(?:(?:is|has|have|was|had|just|finally|officially|now|already|sadly)\s+)*(?:left|quit|retired|retiring|died|passed away|didn'?t make it|did not make it|shipped|fell through|froze (?:my|our) \S+|ran out|has run out|expired|goes on (?:\S+ )?leave|gone on (?:\S+ )?(?:leave|sabbatical|secondment)|going on (?:\S+ )?(?:leave|sabbatical|secondment)|off on (?:\S+ )?(?:leave|sabbatical|secondment)|on (?:maternity|paternity) leave|sold (?:the|his|her|their) (?:whole )?(?:building|house|flat|place|practice|business|company)|stops \S+ing|isn'?t worth it|is not worth it|not worth it any ?more|can'?t come any ?more|cant come any ?more|isn'?t coming any ?more|moving away|moved away|(?:was|got|has been|have been) (?:stolen|nicked|written off)|was (?:only |just )?(?:in my basket|the (?:other )?(?:quote|offer|one|option)s?\b)|is no longer (?:my|our|his|her|their|\S+'s) \S+)\b`)
+var endedSubjectRe = regexp.MustCompile(`(?i)^(?:(?:is|has|have|was|had|just|finally|officially|now|already|sadly)\s+)*(?:left|quit|retired|retiring|died|passed away|didn'?t make it|did not make it|shipped|fell through|froze (?:my|our) \S+|ran out|has run out|expired|goes on (?:\S+ )?leave|gone on (?:\S+ )?(?:leave|sabbatical|secondment)|going on (?:\S+ )?(?:leave|sabbatical|secondment)|off on (?:\S+ )?(?:leave|sabbatical|secondment)|on (?:maternity|paternity) leave|sold (?:the|his|her|their) (?:whole )?(?:building|house|flat|place|practice|business|company)|stops \S+ing|isn'?t worth it|is not worth it|not worth it any ?more|can'?t come any ?more|cant come any ?more|isn'?t coming any ?more|moving away|moved away|moved out|moving out|dropped out|pulled out|handed (?:it|them|\S+) over|won'?t be (?:coming|doing it|around) any ?more|wont be (?:coming|doing it|around) any ?more|(?:was|got|has been|have been) (?:stolen|nicked|written off)|was (?:only |just )?(?:in my basket|the (?:other )?(?:quote|offer|one|option)s?\b)|is no longer (?:my|our|his|her|their|\S+'s) \S+)\b`)
 
 // correctingRe marks a memory that corrects what was said: its "not X" denies X.
-var correctingRe = regexp.MustCompile(`(?i)\b(?:sorry|i meant|meant to say|correction|correct an earlier|typo|my mistake|mistake|my bad|misspoke|wait,? no|no wait|oops|got (?:that|it|the \w+) wrong|had it wrong|said wrong|told you wrong|i was wrong|disregard|misread|ahem)\b`)
+var correctingRe = regexp.MustCompile(`(?i)\b(?:sorry|i meant|meant to say|correction|correct an earlier|typo|my mistake|mistake|my bad|misspoke|wait,? no|no wait|oops|got (?:that|it|the \w+) wrong|had it wrong|said wrong|told you wrong|i was wrong|disregard|misread|ahem|not actually|turns out)\b`)
 
 // endedAfterRe names, after it, what is ended in favour of another: "no more Japan",
 // "Norway instead of Scotland".
@@ -79,8 +79,16 @@ func endedNames(p prepared) []endedName {
 	for ci, c := range p.clauses {
 		ts := c.toks
 		for i := range ts {
-			if corrects && ts[i].low == "not" && i+1 < len(ts) && valueLike(join(ts[i+1:])) {
-				add(ts[i+1:], false, ci) // "it's 121 not 112", "with Post Office, not Staysure"
+			if corrects && ts[i].low == "not" && i+1 < len(ts) {
+				// "it's 121 not 112", "with Post Office, not Staysure", "he's not
+				// actually lactose intolerant, it's IBS"
+				if rest := ts[i+1+skipAdverbs(ts[i+1:]):]; len(rest) > 0 && valueLike(join(rest)) {
+					add(rest, false, ci)
+				}
+				continue
+			}
+			if corrects && (ts[i].low == "said" || ts[i].low == "wrote") && i > 0 && firstPerson[ts[i-1].low] && i+1 < len(ts) {
+				add(ts[i+1:], false, ci) // "sorry i said hornets before, it's the harriers"
 				continue
 			}
 			before := strings.ToLower(join(ts[:i+1]))
@@ -139,7 +147,7 @@ var endedStops = wordSet(`to from at in on with for and but so because since as 
 	yesterday this last next lol is was are were be been has have had it its which who that when then than or nor not
 	i we you he she they me him them us there here just still already again also though tbh honestly apparently
 	every each per by into onto off out up down over about like well ok okay oh update welp sadly finally once twice
-	ago few couple several recently earlier another`)
+	ago few couple several recently earlier another wrong right before`)
 
 // endedValue is the name of what is ended: the words after the verb (subj false) up to a
 // stop word or a clause boundary, or the words before it (subj true) back to one, a
@@ -238,6 +246,12 @@ func endedFacts(p prepared, fs []Fact, values map[string][]string) []Fact {
 		switch key := slotHolding(values, subj, e.value); {
 		case key != "":
 			s, a, _ := strings.Cut(key, "/")
+			if SingleValued(a) && slices.ContainsFunc(pos, func(g Fact) bool { return g.Slot() == key && !SameValue(g.Value, e.value) }) {
+				// The slot's new value replaces the one named by itself ("carol dropped
+				// out, my new study buddy is Dan"); what the meaning made of the name goes.
+				out = slices.DeleteFunc(out, func(g Fact) bool { return SameValue(g.Value, e.value) })
+				continue
+			}
 			f.Subject, f.Attribute = s, a
 		case len(pos) == 1 && pos[0].Certain(replacesAt) && Kebab(pos[0].Value) != Kebab(e.value) && !strings.Contains(Kebab(e.value), pos[0].Subject) && isDigitStart(pos[0].Value) == isDigitStart(e.value):
 			f.Subject, f.Attribute = pos[0].Subject, pos[0].Attribute
