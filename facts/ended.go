@@ -78,6 +78,17 @@ func endedNames(p prepared) []endedName {
 	corrects := correctingRe.MatchString(p.text())
 	for ci, c := range p.clauses {
 		ts := c.toks
+		// The clause in lower case, once, and where each word starts and ends in it.
+		parts := make([]string, len(ts))
+		starts, ends := make([]int, len(ts)), make([]int, len(ts))
+		for i, t := range ts {
+			parts[i] = strings.ToLower(t.orig)
+			if i > 0 {
+				starts[i] = ends[i-1] + 1
+			}
+			ends[i] = starts[i] + len(parts[i])
+		}
+		low := strings.Join(parts, " ")
 		for i := range ts {
 			if corrects && ts[i].low == "not" && i+1 < len(ts) {
 				// "it's 121 not 112", "with Post Office, not Staysure", "he's not
@@ -91,7 +102,7 @@ func endedNames(p prepared) []endedName {
 				add(ts[i+1:], false, ci) // "sorry i said hornets before, it's the harriers"
 				continue
 			}
-			before := strings.ToLower(join(ts[:i+1]))
+			before := low[:ends[i]]
 			if (endedObjectRe.MatchString(before) || endedAfterRe.MatchString(before)) && !deniedBefore(ts, i) {
 				if ts[i].low == "finished" && i+1 < len(ts) && (finishedWhat.MatchString(join(skipDeterminers(ts[i+1:]))) || p.cased && !slices.ContainsFunc(ts[i+1:min(len(ts), i+5)], isCapitalised)) {
 					continue // "finished the wine"; in cased text a finished thing is named: "finished another pottery project" is work done
@@ -104,7 +115,7 @@ func endedNames(p prepared) []endedName {
 			if i == 0 {
 				continue
 			}
-			rest := strings.ToLower(join(ts[i:]))
+			rest := low[starts[i]:]
 			m := endedSubjectRe.FindStringIndex(rest)
 			if m == nil {
 				continue
