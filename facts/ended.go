@@ -37,9 +37,9 @@ var correctingRe = regexp.MustCompile(`(?i)\b(?:sorry|i meant|meant to say|corre
 var endedAfterRe = regexp.MustCompile(`(?i)\b(?:no more|instead of|rather than)$`)
 
 // endedFollow are the words after "X left" or "X quit" that keep them an ending: "bex
-// left?? just gone", "julien's left the CHU" (its object an ending of its own), not
-// "leo left his water bottle at school".
-var endedFollow = wordSet(`today yesterday last this lol now already officially after at on in the so and but because recently suddenly apparently too omg`)
+// left?? just gone", not "leo left his water bottle at school" nor "julien's left the
+// CHU" (its object an ending of its own).
+var endedFollow = wordSet(`today yesterday last lol now already officially after at on in so and but because recently suddenly apparently too omg`)
 
 // timeUnits count what remains: "six months left".
 var timeUnits = wordSet(`minutes mins hours hrs days weeks months years sessions episodes eps pages`)
@@ -65,9 +65,9 @@ type endedName struct {
 	clause  int
 }
 
-// endedNames reads the names a memory says are ended (see endedObjectRe, endedSubjectRe,
-// endedAfterRe). Nothing from a question.
-func endedNames(p prepared) []endedName {
+// endedNames reads the names a memory (p, its clauses' text said) says are ended (see
+// endedObjectRe, endedSubjectRe, endedAfterRe).
+func endedNames(p prepared, said string) []endedName {
 	var out []endedName
 	add := func(ts []token, subj bool, ci int) {
 		v := endedValue(ts, subj)
@@ -75,7 +75,7 @@ func endedNames(p prepared) []endedName {
 			out = append(out, endedName{value: v, subject: subj, clause: ci})
 		}
 	}
-	corrects := correctingRe.MatchString(p.text())
+	corrects := correctingRe.MatchString(said)
 	for ci, c := range p.clauses {
 		ts := c.toks
 		// The clause in lower case, once, and where each word starts and ends in it.
@@ -122,7 +122,7 @@ func endedNames(p prepared) []endedName {
 			}
 			last := strings.Fields(rest[:m[1]])
 			w := last[len(last)-1]
-			if (w == "left" || w == "quit" || w == "retired" || w == "died") && i+len(last) < len(ts) && (!endedFollow[ts[i+len(last)].low] || determiners[ts[i+len(last)].low]) {
+			if (w == "left" || w == "quit" || w == "retired" || w == "died") && i+len(last) < len(ts) && !endedFollow[ts[i+len(last)].low] {
 				continue // "leo left his water bottle at school"; "julien's left the CHU" ends the CHU, not julien
 			}
 			if w == "left" && (last[0] == "is" || last[0] == "are" || last[0] == "was" || isDigitStart(ts[i-1].low) || timeUnits[ts[i-1].low]) {
@@ -135,14 +135,12 @@ func endedNames(p prepared) []endedName {
 }
 
 // deniedBefore reports a negation among the three words before ts[i] ("i'm not giving up
-// my saturday flat white", "it has not stopped raining", "never quit").
+// my saturday flat white", "it has not stopped raining", "never quit"): a word of
+// keepsOn, any "n't", or one written without its apostrophe.
 func deniedBefore(ts []token, i int) bool {
-	for j := max(0, i-3); j < i; j++ {
-		if w := ts[j].low; w == "not" || w == "never" || w == "won't" || w == "wont" || strings.HasSuffix(w, "n't") || strings.HasSuffix(w, "nt") && (w == "dont" || w == "didnt" || w == "cant" || w == "isnt" || w == "havent" || w == "wasnt") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ts[max(0, i-3):i], func(t token) bool {
+		return keepsOn[t.low] || strings.HasSuffix(t.low, "n't") || t.low == "isnt" || t.low == "havent" || t.low == "wasnt"
+	})
 }
 
 // skipDeterminers drops the articles and possessives a phrase opens with.
@@ -217,8 +215,8 @@ func endedValue(ts []token, subj bool) string {
 // state is known only by its name, and the overlay gives the earlier memory that names
 // it the same fact (namedVersions). A person who leaves is no subject of the denial: the
 // state was the speaker's (or the replacing fact's subject's).
-func endedFacts(p prepared, fs []Fact, values map[string][]string) []Fact {
-	ended := endedNames(p)
+func endedFacts(p prepared, said string, fs []Fact, values map[string][]string) []Fact {
+	ended := endedNames(p, said)
 	if len(ended) == 0 {
 		return fs
 	}

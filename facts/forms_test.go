@@ -1248,7 +1248,7 @@ func TestEndedNames(t *testing.T) {
 	for text, want := range cases {
 		p := prepareForTest(t, text)
 		var got []string
-		for _, e := range endedNames(p) {
+		for _, e := range endedNames(p, p.text()) {
 			got = append(got, e.value)
 		}
 		if !slices.Equal(got, want) {
@@ -1293,7 +1293,7 @@ func TestDocumentValidity(t *testing.T) {
 		{"the cheese is good til friday", []string{"-user/cheese-expiry=friday"}},
 	})
 	// Two documents leave it unread.
-	if _, ok := validUntil(prepareForTest(t, "passport and visa both renewed, valid till 2030")); ok {
+	if _, ok := validUntil("passport and visa both renewed, valid till 2030", "user"); ok {
 		t.Error("two documents read as one validity")
 	}
 }

@@ -415,14 +415,14 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			}
 			facts = kept
 		}
-		if f, ok := validUntil(p); ok && !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() }) {
+		said := p.text()
+		if f, ok := validUntil(said, p.self); ok && !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() }) {
 			facts, why = append(facts, f), ""
 		}
-		if fs := endedFacts(p, facts, knownValues(in[i], known)); len(fs) > 0 {
+		if fs := endedFacts(p, said, facts, knownValues(in[i], known)); len(fs) > 0 {
 			facts, why = orderFacts(fs), ""
 		}
 		facts = append(facts, correctedAway(p, facts, in[i].Values)...)
-		said := p.text()
 		if fs := toldYou(said, facts, in[i].Values); len(fs) > 0 {
 			facts = append(slices.DeleteFunc(facts, func(f Fact) bool { return f.Slot() == fs[0].Slot() }), fs...)
 			why = ""

@@ -672,17 +672,16 @@ var validRe = regexp.MustCompile(`(?i)\b(?:valid|good)\s+(?:till|til|until|to|th
 // documentRe names a document that runs out.
 var documentRe = regexp.MustCompile(`(?i)\b(passport|visa|licen[cs]e|railcard|permit|id card|residence card|green card|blue card)\b`)
 
-// validUntil is the expiry fact of the one document a memory names with how long it is
-// valid ("Lukas: picked up the new passport, valid till 2035": the speaker's
-// passport-expiry = 2035); false without both, or with two documents.
-func validUntil(p prepared) (Fact, bool) {
-	text := p.text()
+// validUntil is the expiry fact of the one document a memory's text names with how long
+// it is valid, in self's name ("Lukas: picked up the new passport, valid till 2035": the
+// speaker's passport-expiry = 2035); false without both, or with two documents.
+func validUntil(text, self string) (Fact, bool) {
 	v := validRe.FindStringSubmatch(text)
 	docs := documentRe.FindAllString(text, -1)
 	if v == nil || len(docs) == 0 || slices.ContainsFunc(docs, func(d string) bool { return !strings.EqualFold(d, docs[0]) }) {
 		return Fact{}, false
 	}
-	return Fact{Subject: p.self, Attribute: Kebab(docs[0]) + "-expiry", Value: v[1]}, true
+	return Fact{Subject: self, Attribute: Kebab(docs[0]) + "-expiry", Value: v[1]}, true
 }
 
 // expiry returns the attribute ("passport-expiry") and the date a clause says a

@@ -159,7 +159,8 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 	tr.Timings.Seeds = time.Since(t0)
 
 	var fs []facts.Fact
-	slotValue := "" // the value of rec's slot, for the extractor (noteSlot)
+	var candFacts [][]facts.Fact // cands' facts, decoded once (decodeFacts)
+	slotValue := ""              // the value of rec's slot, for the extractor (noteSlot)
 	if o.cfg.Facts != nil {
 		t0 = time.Now()
 		res := e.facts
@@ -182,22 +183,8 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 			if fs, err = o.adoptSlots(ctx, user, fs, cands, proj); err != nil {
 				return nil, err
 			}
-			f := primaryFact(fs, cands)
-			if !slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Group() }) {
-				// A denial that names a candidate's state takes the record to that state's
-				// group: "no more Japan. The flights in April are crazy expensive" ends the
-				// plan, whatever the flight.
-				decoded := make([][]facts.Fact, len(cands))
-				for i, c := range cands {
-					decoded[i] = RecordFacts(c)
-				}
-				named := slices.Collect(maps.Values(namedVersions(fs, cands, decoded)))
-				if j := slices.IndexFunc(fs, func(g facts.Fact) bool {
-					return g.Negated && slices.ContainsFunc(named, func(nf facts.Fact) bool { return nf.Group() == g.Group() })
-				}); j >= 0 {
-					f = fs[j]
-				}
-			}
+			candFacts = decodeFacts(candFacts, cands)
+			f := primaryFact(fs, cands, candFacts)
 			// Each group is one value's time line: a single-valued slot's, or one value's
 			// of a multi-valued attribute (facts.Fact.Group).
 			rec.Slot, rec.SingleValued = f.Group(), true
@@ -228,11 +215,9 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 		tr.Timings.Facts = e.factsTook + time.Since(t0)
 	}
 
-	// The candidates' facts, decoded once for the named versions, the gate and the Judge.
-	candFacts := make([][]facts.Fact, len(cands))
-	for i, c := range cands {
-		candFacts[i] = RecordFacts(c)
-	}
+	// The candidates' facts, decoded once for the named versions, the gate and the Judge
+	// (those the record's slot added, now).
+	candFacts = decodeFacts(candFacts, cands)
 	if len(fs) > 0 {
 		for i, f := range namedVersions(fs, cands, candFacts) {
 			c := &cands[i]
@@ -1106,14 +1091,32 @@ func joinValueGroups(fs []facts.Fact, cands []store.Record) []facts.Fact {
 }
 
 // primaryFact is the fact whose slot the record joins (a record is in one version
-// group): the first whose slot one of the candidates already has, else the first.
-func primaryFact(fs []facts.Fact, cands []store.Record) facts.Fact {
+// group): the first whose slot one of the candidates already has; else the first denial
+// that names a candidate's state (namedVersions; candFacts: the candidates' facts,
+// decoded), so that "no more Japan. The flights in April are crazy expensive" ends the
+// plan, whatever the flight; else the first.
+func primaryFact(fs []facts.Fact, cands []store.Record, candFacts [][]facts.Fact) facts.Fact {
 	for _, f := range fs {
 		if slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Group() }) {
 			return f
 		}
 	}
+	named := slices.Collect(maps.Values(namedVersions(fs, cands, candFacts)))
+	if j := slices.IndexFunc(fs, func(g facts.Fact) bool {
+		return g.Negated && slices.ContainsFunc(named, func(nf facts.Fact) bool { return nf.Group() == g.Group() })
+	}); j >= 0 {
+		return fs[j]
+	}
 	return fs[0]
+}
+
+// decodeFacts appends to decoded the facts of the candidates past its length: the
+// candidates' facts are decoded once, however many the record's slot adds later.
+func decodeFacts(decoded [][]facts.Fact, cands []store.Record) [][]facts.Fact {
+	for _, c := range cands[len(decoded):] {
+		decoded = append(decoded, RecordFacts(c))
+	}
+	return decoded
 }
 
 // contradiction finds two facts of one memory that cannot hold at once: the same
