@@ -1308,3 +1308,46 @@ func TestRoleDescribedBeforeName(t *testing.T) {
 		{"I went to a lovely café online, Bean There", []string{"-user/teacher=Bean There"}},
 	})
 }
+
+// A thing the speaker switched from one provider to another, named with "my".
+// Sentences written for the purpose.
+func TestSwitchedOwnThing(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		{"transferred my pension from Aviva to Nest last spring", []string{"user/pension=Nest"}},
+		{"moved my savings account from ING to Bunq", []string{"user/bank=Bunq"}},
+		{"moved my current acct to nationwide", []string{"user/bank=nationwide"}},
+		{"changed my mind from yes to no", []string{"-user/mind=no"}},
+		{"tap moved my flight to may 10", []string{"-user/flight=10"}},
+	})
+}
+
+// "the commute", "the rent": a thing each speaker has one of, said with "the"; a name
+// before the role set off by commas; labels that name their thing plainly.
+func TestOwnThingsNamedPlainly(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		{"The rent is going up to 1,300 in May", []string{"user/rent=1,300"}},
+		{"the commute's about 40 minutes these days", []string{"user/commute=40 minutes"}},
+		{"the commute to the lake was lovely", []string{"-user/commute=lake"}},
+		{"Aaron, my landlord, finally fixed the boiler", []string{"user/landlord=Aaron"}},
+		{"Delia, my new boss, starts on Monday", []string{"user/manager=Delia"}},
+		{"Sam, my brother's friend, is coming over", []string{"-user/friend=Sam"}},
+		{"hotel booked: the Grand Budapest, 3 nights", []string{"user/lodging=Grand Budapest"}},
+		{"heating timer: 7am and 6pm", []string{"user/heating-timer=7am"}},
+		{"running shoes: Brooks Ghost", []string{"user/running-shoes=Brooks Ghost"}},
+		{"fav podcast rn is Desert Island Discs", []string{"user/favourite-podcast=Desert Island Discs"}},
+		{"Hugo got headhunted by Stripe", []string{"hugo/employer=Stripe"}},
+		{"they've moved again, from Croydon to Bromley", []string{"user/home=Bromley"}},
+	})
+}
+
+// "not" after the one it denies, or opening the clause, denies; "not giving up" keeps.
+func TestNotDenies(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		{"I'm not allergic to amoxicillin after all", []string{"user/allergy!=amoxicillin"}},
+		{"results: NOT allergic to amoxicillin", []string{"user/allergy!=amoxicillin"}},
+		{"not giving up my oat latte, ever", []string{"-user/drink!=oat latte"}},
+	})
+	if !mentionsAttribute(Fact{Attribute: "flights", Value: "waste those flights"}) {
+		t.Error(`"waste those flights" read as a value of flights`)
+	}
+}

@@ -140,6 +140,12 @@ type clause struct {
 	valueAt int
 }
 
+// negated reports a clause that denies what it states (negated); a labelled statement
+// may deny in its value ("results: NOT allergic to penicillin").
+func (c clause) negated() bool {
+	return negated(c.text) || c.label != "" && c.valueAt < len(c.toks) && negated(join(c.toks[c.valueAt:]))
+}
+
 // prepared is an input split into clauses, before scoring.
 type prepared struct {
 	self    string
@@ -288,24 +294,35 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 				if label != "" && (ci+1 >= len(cs) || startsStatement(skipFillers(cs[ci+1]))) {
 					label = ""
 				}
+				before := false // the value's clause comes before the label's
 				if ci+1 < len(cs) && label == "" {
 					if role, mine := roleApposition(c, cs[ci+1], p.cased); role != "" {
 						// "new boss started monday, Raj Patel": the name after the
 						// clause is the new holder of the role.
 						label, own = role, mine
+					} else if role := nameThenRole(c, cs[ci+1], p.cased); role != "" {
+						// "Gustavo, my manager, is …": the name before the role's clause.
+						label, own, before = role, true, true
 					}
 				}
 				var cl clause
 				if label != "" {
 					// "My job: translator at Bluewater Clinic": one clause, read by the label.
-					merged := slices.Concat(c, cs[ci+1])
+					first := c
+					if before {
+						first = cs[ci+1]
+					}
+					merged := slices.Concat(first, cs[ci+1])
+					if before {
+						merged = slices.Concat(first, c)
+					}
 					ci++
-					cl = clause{toks: merged, text: join(merged), label: label, valueAt: len(c)}
+					cl = clause{toks: merged, text: join(merged), label: label, valueAt: len(first)}
 					ppl.held = [2]string{}
 					cl.subj, cl.rest, cl.role = ppl.subject(merged, p.self)
 					cl.held = ppl.held
 					if own {
-						cl.subj, cl.rest, cl.role = p.self, merged[len(c):], ""
+						cl.subj, cl.rest, cl.role = p.self, merged[len(first):], ""
 					}
 				} else {
 					cl = clause{toks: c, text: join(c)}
@@ -693,7 +710,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		if activityAttrs[name] && act != "" {
 			v = act
 		}
-		neg := negated(c.text) || likingAttrs[name] && dislikeRe.MatchString(c.text)
+		neg := c.negated() || likingAttrs[name] && dislikeRe.MatchString(c.text)
 		if obj := partedWith(c.toks); obj != "" && (attr.kind == kindThing || attr.kind == kindOrg) {
 			// "gave the old iphone to my mum", "sold the dell on ebay": the thing given
 			// up, not whom it went to.
@@ -946,7 +963,7 @@ func Activity(attr string) bool { return activityAttrs[Kebab(attr)] }
 // — and, when the subject is known to have pets or the memory talks about pets
 // (knownPet), a name given up ("no longer has Maple").
 func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
-	base := Fact{Subject: c.subj, Negated: negated(c.text), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time)}
+	base := Fact{Subject: c.subj, Negated: c.negated(), Scope: scope(c.text), EventTime: eventTime(c.text, in.Time)}
 	if c.label != "" {
 		if vs := labelActivities(c.label, c.toks[c.valueAt:]); len(vs) > 0 {
 			// "hobbies rn: bouldering twice a week and crosswords": each activity.
@@ -1134,6 +1151,12 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 			subj = self
 		}
 		return formReading{subject: subj, attr: a, value: v}, a != "" && subj != ""
+	},
+	func(c clause, self string, _ bool) (formReading, bool) {
+		// "moved my current account from Barclays to Monzo": the thing named is what it
+		// was switched to.
+		a, v := switchedOwn(c.rest)
+		return formReading{subject: self, attr: a, value: v}, a != "" && self != "" && (c.subj == self || c.subj == "")
 	},
 	readValue("employer", func(c clause) string { return group1(ownAccountRe, c.text) }),
 	readPair(func(c clause) (string, string) { return timeOn(c.text) }),

@@ -377,7 +377,7 @@ func homePlace(all []token, lower bool) string {
 			continue
 		}
 		j := i + 1
-		for j < len(ts) && (ts[j].low == "back" || ts[j].low == "over" || ts[j].low == "out" || ts[j].low == "away" || ts[j].low == "down" || ts[j].low == "up" || ts[j].low == "permanently") {
+		for j < len(ts) && (ts[j].low == "back" || ts[j].low == "over" || ts[j].low == "out" || ts[j].low == "away" || ts[j].low == "down" || ts[j].low == "up" || ts[j].low == "permanently" || ts[j].low == "again") {
 			j++
 		}
 		if home && j+2 < len(ts) && ts[j].low == "with" {
@@ -565,8 +565,8 @@ func employerName(ts []token, cased bool) string {
 			k, byName = i+1, true
 		case t.low == "ship" && i > 0 && (ts[i-1].low == "jumped" || ts[i-1].low == "jumping") && i+1 < len(ts) && ts[i+1].low == "to":
 			k, byName = i+2, true // "jumped ship to PwC"
-		case (t.low == "hired" || t.low == "employed") && i+1 < len(ts) && ts[i+1].low == "by":
-			k, byName = i+2, true
+		case (t.low == "hired" || t.low == "employed" || t.low == "poached" || t.low == "headhunted" || t.low == "recruited") && i+1 < len(ts) && ts[i+1].low == "by":
+			k, byName = i+2, true // "got poached by PwC"
 		default:
 			continue
 		}
@@ -1031,6 +1031,21 @@ func petIs(ts []token) string {
 func apposedName(t token) bool {
 	w := t.low
 	return isCapitalised(t) && isWord(w) && !stopValue[w] && !fillers[w] && !pronouns[w] && !firstPerson[w] && relations[w] == "" && !numberWords[w] && !isMonthOrDay(w)
+}
+
+// nameThenRole returns the speaker's role that a clause of its own gives the name
+// before it: "Gustavo, my manager, is the best boss I've had" (the manager). The role
+// clause is "my" and the role, with at most a lead word ("my new manager"), nothing
+// more: "Tom, my brother's friend" names no role of the speaker's.
+func nameThenRole(c, next []token, cased bool) string {
+	next = skipFillers(next)
+	if !cased || !apposedNames(c, cased) || len(next) < 2 || len(next) > 3 || next[0].low != "my" && next[0].low != "our" {
+		return ""
+	}
+	if len(next) == 3 && !labelLeads[next[1].low] {
+		return ""
+	}
+	return roles[next[len(next)-1].low]
 }
 
 // roleApposition returns the role a clause gives a holder whose name follows as a
@@ -1816,6 +1831,18 @@ func labelAttr(ts []token) (attr string, own bool) {
 	if _, ok := attributeByName(Kebab(name)); ok {
 		return Kebab(name), own
 	}
+	if len(ts) == 1 {
+		// "hotel sorted:", "hotel:": a word that cues one attribute of the table names it.
+		var cued []string
+		for _, a := range attributes {
+			if slices.Contains(a.cues, name) {
+				cued = append(cued, a.name)
+			}
+		}
+		if len(cued) == 1 {
+			return cued[0], own
+		}
+	}
 	return "", false
 }
 
@@ -1829,7 +1856,10 @@ func labelAttr(ts []token) (attr string, own bool) {
 func openLabelAttr(ts, next []token) (attr string, own bool) {
 	// "main card: chase sapphire preferred", "current show: severance": a word that
 	// says the thing is the speaker's one names it plainly enough, as two nouns do.
-	led := slices.ContainsFunc(skipFillers(ts), func(t token) bool { return ownLeads[t.low] || t.low == "my" || t.low == "new" })
+	// "hotel sorted: …", "flights done: …": a thing said to be settled is named as
+	// plainly.
+	led := slices.ContainsFunc(skipFillers(ts), func(t token) bool { return ownLeads[t.low] || t.low == "my" || t.low == "new" }) ||
+		len(ts) > 1 && labelSettled[ts[len(ts)-1].low]
 	ts, own, ok := labelWords(ts)
 	if !ok || len(next) == 0 {
 		return "", false
@@ -1838,14 +1868,23 @@ func openLabelAttr(ts, next []token) (attr string, own bool) {
 	if !typed && len(ts) != 2 && !(len(ts) == 1 && led) {
 		return "", false
 	}
-	for _, t := range ts {
+	modified := false
+	for i, t := range ts {
 		w := t.low
-		if len(w) < 3 || !isWord(w) || stopValue[w] || chatLabels[w] || verbForm(w) || pronouns[w] || evaluations[w] || fillers[w] || isMonthOrDay(w) ||
+		// "BA status:": an acronym in capitals is a word of the label; "heating timer:":
+		// a word in -ing before the noun it names the kind of.
+		acronym := len(w) == 2 && isWord(w) && t.orig == strings.ToUpper(t.orig)
+		ingMod := i+1 < len(ts) && strings.HasSuffix(w, "ing") && !verbWords[w]
+		modified = modified || ingMod && verbForm(w)
+		if len(w) < 3 && !acronym || !isWord(w) || stopValue[w] || chatLabels[w] || verbForm(w) && !ingMod || pronouns[w] || evaluations[w] || fillers[w] || isMonthOrDay(w) ||
 			!typed && (relations[w] != "" || roles[w] != "" || attributeCue(w)) {
 			// A kind of thing the table has an attribute for ("wifi provider: …": the
 			// broadband) is read by meaning, into that attribute's group.
 			return "", false
 		}
+	}
+	if modified {
+		return Kebab(join(ts)), own
 	}
 	attr, _ = amountLabel(strings.Join(lows(ts), " "), "")
 	return attr, own
@@ -1928,7 +1967,7 @@ func datedPrefix(text string) string {
 // labelSettled say a label's thing was settled or changed: "venue booked:", "date set:",
 // "wedding date moved:".
 var labelSettled = wordSet(`booked set confirmed sorted decided chosen picked locked finalised finalized fixed official agreed
-	moved changed updated`)
+	moved changed updated done landed`)
 
 // chatLabels open a colon in chat without naming anything of the speaker's: "update:",
 // "fun fact:", "note to self:", and what brought news ("council letter:").
@@ -3204,6 +3243,61 @@ func switchValue(rest []token) string {
 	return ""
 }
 
+// switchedOwn reads "<switched> my <thing> from A to B" (or "… to B from A"): the
+// attribute the thing names (a label of the table, a word that cues one attribute, or a
+// thing of its own of one or two plain nouns) and B. "moved my current account from
+// Barclays to Monzo" is the bank; "switched our energy from British Gas to Octopus",
+// the energy supplier.
+func switchedOwn(rest []token) (attr, value string) {
+	for i := 0; i+4 < len(rest); i++ {
+		if !movesTo(rest[i].low) || rest[i+1].low != "my" && rest[i+1].low != "our" {
+			continue
+		}
+		j := i + 2
+		for j < len(rest) && labelLeads[rest[j].low] {
+			j++
+		}
+		end := j
+		for end < len(rest) && end-j < 3 && rest[end].low != "from" && rest[end].low != "to" && !rest[end].end {
+			end++
+		}
+		if end == j || end >= len(rest) || rest[end].low != "from" && rest[end].low != "to" {
+			return "", ""
+		}
+		to := slices.IndexFunc(rest[end:], func(t token) bool { return t.low == "to" })
+		if to < 0 || rest[end].low == "from" && !slices.ContainsFunc(rest[end+1:end+to], func(t token) bool { return isWord(t.low) }) {
+			return "", ""
+		}
+		value = thingPhrase(rest[end+to+1:])
+		if value == "" || emptyValue(value) || abstractValue(value) {
+			return "", ""
+		}
+		thing := append(tokenize(join(rest[j:end])), token{low: ":", orig: ":"})
+		thing[len(thing)-2].colon = true
+		thing = thing[:len(thing)-1]
+		if a, _ := labelAttr(thing); a != "" {
+			if at, ok := attributeByName(a); ok && (at.kind == kindDate || at.kind == kindTime || at.kind == kindDay) {
+				return "", "" // "moved my flight to may 10": a time moved, read as one
+			}
+			return a, value
+		}
+		words, _, _ := labelWords(thing)
+		if n := len(words); n > 0 && accountWords[words[n-1].low] && (n == 1 || accountKinds[words[n-2].low]) {
+			return "bank", value // "moved my current account from …"
+		}
+		if len(words) == 0 || len(words) > 2 {
+			return "", ""
+		}
+		for _, t := range words {
+			if w := t.low; len(w) < 3 || !isWord(w) || stopValue[w] || pronouns[w] || verbForm(w) || abstractWords[w] || emptyWords[w] || relations[w] != "" {
+				return "", ""
+			}
+		}
+		return Kebab(join(words)), value
+	}
+	return "", ""
+}
+
 // movesTo reports a verb that moves a service or an account to another provider:
 // switchVerbs and rescheduleVerbs, and the base forms "switch", "change", "move".
 func movesTo(w string) bool {
@@ -3636,6 +3730,8 @@ var namedSchoolRe = regexp.MustCompile(`\b(?i:starts at|started at|starting at|s
 
 // accountKinds are the kinds of an everyday bank account: "my chequing account is with
 // TD", "my main accounts still with lloyds".
+var accountWords = wordSet(`account accounts acct acc`)
+
 var accountKinds = wordSet(`current bank savings chequing checking main everyday day-to-day`)
 
 // bankWith reads the subject's bank: "I bank with Barclays", "my current account is

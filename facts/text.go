@@ -179,10 +179,17 @@ func clauses(s string) [][]token {
 		cut := false
 		prev := ts[i-1]
 		switch {
+		case prev.end && ts[i].low == "from" && slices.ContainsFunc(ts[start:i], func(t token) bool { return movesTo(t.low) }) &&
+			slices.ContainsFunc(ts[i+1:min(len(ts), i+6)], func(t token) bool { return t.low == "to" }):
+			// "have moved again, from Brixton to Peckham": where from and to, one clause.
 		case prev.end && !isDigitStart(ts[i].low):
 			cut = true
-		case prev.colon && i-start <= 2 && !slices.ContainsFunc(ts[start:i], func(t token) bool { return verbForm(t.low) || particles[t.low] }):
-			cut = true // "bedtime: 11pm" is a label and its value; "wake up: 6:30" is read whole
+		case prev.colon && i-start <= 2 && !slices.ContainsFunc(ts[start:i], func(t token) bool {
+			return verbForm(t.low) && !(i-start == 2 && t.low == ts[start].low && strings.HasSuffix(t.low, "ing")) || particles[t.low]
+		}):
+			// "bedtime: 11pm" is a label and its value; "wake up: 6:30" is read whole;
+			// "heating timer: 7am" is a label, its -ing word naming the timer's kind.
+			cut = true
 		case (ts[i].low == "but" || ts[i].low == "so" || ts[i].low == "and" || ts[i].low == "then" || ts[i].low == "because" || ts[i].low == "cos" || ts[i].low == "since" && i+1 < len(ts) && startsStatement(ts[i+1:])) &&
 			i+1 < len(ts) && startsStatement(ts[i+1:]):
 			cut = true
@@ -243,7 +250,7 @@ var topicWiseRe = regexp.MustCompile(`(?i)(^|[\s:,.!])[\p{L}]+[- ]wise,?\s+`)
 var chatWords = map[string]string{
 	"sis": "sister", "bro": "brother", "mgr": "manager", "gf": "girlfriend", "bf": "boyfriend",
 	"hubby": "husband", "bestie": "friend", "bff": "friend", "roomie": "roommate",
-	"coworkers": "colleagues", "dept": "department",
+	"coworkers": "colleagues", "dept": "department", "fav": "fave", "acct": "account",
 	"contrib": "contribution", "pmt": "payment", "pmts": "payments", "addr": "address",
 	"appt": "appointment", "bday": "birthday", "yr": "year", "yrs": "years", "hr": "hour",
 	"bc": "because", "b/c": "because", "cuz": "because", "thru": "through", "tho": "though",
@@ -709,6 +716,28 @@ func nounOpening(ts []token) bool {
 	return ts[2].low == "is" || ts[2].low == "was" || ts[2].low == "has" || ts[2].low == "isn't" || ts[2].low == "wasn't" || ts[2].low == "makes" || ts[2].low == "helps" || ts[2].low == "gives" || ts[2].low == "keeps"
 }
 
+// ownedThings are the amounts and dates a speaker has one of, which "the" names as the
+// speaker's own: "the commute", "the rent", "the dose", "the deadline".
+var ownedThings = wordSet(`commute rent dose budget deadline salary mortgage`)
+
+// definiteOwn reports ts opening with one of ownedThings and then its verb ("commute is
+// now …", "rent's going up", "deadline got moved").
+func definiteOwn(ts []token) bool {
+	w := strings.TrimSuffix(ts[0].low, "'s")
+	if !ownedThings[w] {
+		return false
+	}
+	if w != ts[0].low {
+		return true
+	}
+	switch n := ts[1].low; n {
+	case "is", "was", "goes", "went", "going", "got", "gets", "will", "has", "had", "moved", "came", "comes":
+		return true
+	default:
+		return nameAdverbs[n]
+	}
+}
+
 // nameAdverbs stand between a name and its verb: "Theo only does yoga".
 var nameAdverbs = wordSet(`only also just still never always finally really usually often sometimes recently already actually probably even ever totally basically now then mostly literally`)
 
@@ -893,6 +922,18 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 		return self, ts[1:], ""
 	case w0 == "my" || w0 == "new" || w0 == "our":
 		return p.possessed(ts, self)
+	case (w0 == "fave" || w0 == "favourite" || w0 == "favorite") && len(ts) > 2:
+		// "fave band rn is wet leg": the speaker's favourite, no band's fact.
+		return self, ts, ""
+	case w0 == "the" && len(ts) > 2 && definiteOwn(ts[1:]):
+		// "The commute is now 30 minutes", "the rent's going up": a thing each speaker
+		// has one of, said with "the", is the speaker's.
+		return self, ts[1:], ""
+	case w0 == "mine" || w0 == "mine's" || w0 == "ours" || w0 == "ours's":
+		// "mine's £895": the speaker's own of the thing just spoken of, no one named.
+		return self, ts[1:], ""
+	case (w0 == "hers" || w0 == "hers's") && p.last != "":
+		return p.last, ts[1:], ""
 	case w0 == "the" && len(ts) > 1 && relations[strings.TrimSuffix(ts[1].low, "'s")] != "" && roles[strings.TrimSuffix(ts[1].low, "'s")] == "":
 		rel := relations[strings.TrimSuffix(ts[1].low, "'s")]
 		p.last = rel

@@ -179,6 +179,9 @@ func value(attr attribute, ts, all []token, role string) string {
 	}
 	if attr.kind == kindPerson || attr.kind == kindOrg || attr.kind == kindPlace {
 		if v := after(ts, []string{"in", "to", "into", "at", "with", "for", "is", "'s", "called", "named"}, false); v != "" {
+			if r, _ := utf8.DecodeRuneInString(v); attr.kind == kindPerson && unicode.IsDigit(r) {
+				return "" // "my dose is 50mg": an amount is nobody
+			}
 			return v
 		}
 	}
@@ -422,7 +425,9 @@ func capitalised(ts []token) string {
 func isCapitalisedWord(t token) bool { return isCapitalised(t) }
 
 var (
-	negationRe = regexp.MustCompile(`(?i)\b(?:no longer|not any ?more|any ?more|any longer|no more|sold|quit|quitting|stopped|cancell?ed|gave up|given up|got rid of|split up|broke up|broken up|dumped|stepped down|step down|retired|moved out|dropped out|ditched|rehomed?|ended|withdrew|deleted|done with|won't be|isn't|is not|not actually|never was|lost my|handed (?:\w+ ){0,4}back|left the|'s left|has left|i left|stolen|nicked|stole|written off|wrote off|(?:taken|took|taking) (?:me|him|her|us|them) off|(?:came|come|coming) off)\b`)
+	negationRe = regexp.MustCompile(`(?i)\b(?:no longer|not any ?more|any ?more|any longer|no more|sold|quit|quitting|stopped|cancell?ed|gave up|given up|got rid of|split up|broke up|broken up|dumped|stepped down|step down|retired|moved out|dropped out|ditched|rehomed?|ended|withdrew|deleted|done with|won't be|isn't|is not|not actually|never was|lost my|handed (?:\w+ ){0,4}back|left the|'s left|has left|i left|stolen|nicked|stole|written off|wrote off|(?:taken|took|taking) (?:me|him|her|us|them) off|(?:came|come|coming) off)\b|(?:\b(?:i'm|im|i am|we're|we are|am|are|was|were)|^\W*)\s*not\b`)
+	// keptOnRe denies an ending: "i'm not giving up my flat white", "never quitting".
+	keptOnRe = regexp.MustCompile(`(?i)\b(?:not|never|won't|wont|can't|cant)\s+(?:be\s+)?(?:giving up|give up|quitting|quit|stopping|stop|cancell?ing|cancel|dropping|ditching|leaving|changing)\b`)
 	// changeRe marks a clause that names the new value of a change ("quit the cafe,
 	// now a baker"): the cue of negation then belongs to the old value.
 	changeRe = regexp.MustCompile(`(?i)\b(?:now|instead|switched to|new|started|moved to|moved into|into (?:a|an|the|my|our) (?:new )?(?:flat|house|place|home|apartment|room)|back on|back to)\b`)
@@ -454,7 +459,7 @@ func episode(clause string) bool {
 
 // negated reports whether a clause says its value no longer holds.
 func negated(clause string) bool {
-	if !negationRe.MatchString(clause) {
+	if !negationRe.MatchString(clause) || keptOnRe.MatchString(clause) {
 		return false
 	}
 	return !changeRe.MatchString(clause) || strings.Contains(strings.ToLower(clause), "anymore") || strings.Contains(strings.ToLower(clause), "no more")
@@ -818,6 +823,9 @@ func shapeless(f Fact, cased bool) bool {
 		if strings.TrimLeft(f.Value, "0123456789.,:") == "" {
 			return true // "has hers at 11": a bare number names no place, team or person
 		}
+		if r, _ := utf8.DecodeRuneInString(f.Value); a.kind == kindPerson && unicode.IsDigit(r) {
+			return true // "my dose is 50mg": an amount is nobody
+		}
 		if properName(f.Value) {
 			return false // "Leeds United", "Crowded House": a name, not "laptop crashed"
 		}
@@ -866,18 +874,26 @@ var abstractWords = wordSet(`work works job jobs progress problem problems skill
 // word: a car is not "car shop" or "car mod workshop", a job not "job training" — such a
 // phrase names what the clause is about, not the state. As the last word the name is the
 // value's head, and the value a kind of it: "estate car", "side project"; before a
-// number it is the value's name: "room 12".
+// number it is the value's name: "room 12"; after "those", "that", … it points back at
+// the thing: "waste those flights".
 func mentionsAttribute(f Fact) bool {
 	attr := strings.Split(Kebab(f.Attribute), "-")
+	for i, a := range attr {
+		attr[i] = strings.TrimSuffix(a, "s")
+	}
 	ws := words.Split(f.Value)
 	for i, w := range ws {
 		w = strings.TrimSuffix(w, "s")
-		if i < len(ws)-1 && !isDigitStart(ws[i+1]) && len(w) > 2 && slices.Contains(attr, w) {
+		if len(w) > 2 && slices.Contains(attr, w) && (i < len(ws)-1 && !isDigitStart(ws[i+1]) || i > 0 && pointsBack[ws[i-1]]) {
+			// "waste those flights" of the flights: the thing pointed back at, no value.
 			return true
 		}
 	}
 	return false
 }
+
+// pointsBack are the words that point at a thing already spoken of.
+var pointsBack = wordSet(`those these that this same`)
 
 // abstractValue reports a value made only of abstract and empty words.
 func abstractValue(v string) bool {
