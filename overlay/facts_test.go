@@ -412,6 +412,43 @@ func TestNamedVersions(t *testing.T) {
 	}
 }
 
+// An amount read under another word joins the earlier memory that names its thing:
+// "pension pot: 4% going in" holds a rate and names the pension, so "upped the pension
+// to 6%" is its next version; a place named in an earlier memory joins nothing.
+func TestAmountNamedIn(t *testing.T) {
+	for name, open := range bothStores() {
+		t.Run(name, func(t *testing.T) {
+			x := &mapExtractor{facts: map[string][]facts.Fact{
+				"checked the pension portal, I'm putting in 4%":   {fact("user", "rate", "4%")},
+				"upped the pension to 6% today":                   {fact("user", "pension", "6%")},
+				"moving to Leeds for a job at the University":     {fact("user", "home", "Leeds")},
+				"flew out of Manchester, not the University city": {fact("user", "university", "Manchester")},
+			}}
+			st, h := open(t)
+			o, err := New(Config{Store: st, Host: h, Embedder: overlaytest.BagEmbedder{}, Facts: x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			trs, err := o.Add(t.Context(), "dee", []Input{
+				{Content: "checked the pension portal, I'm putting in 4%", EventTime: at(1)},
+				{Content: "moving to Leeds for a job at the University", EventTime: at(1)},
+				{Content: "upped the pension to 6% today", EventTime: at(2)},
+				{Content: "flew out of Manchester, not the University city", EventTime: at(2)},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantStatuses(t, statuses(t, o, "dee", trs), map[string]store.Status{
+				"checked the pension portal, I'm putting in 4%": store.StatusSuperseded,
+				"moving to Leeds for a job at the University":   store.StatusActive,
+			})
+			if r, err := o.Store().Get(t.Context(), "dee", trs[2].RecordID); err != nil || r.Slot != "user/rate" {
+				t.Errorf("the new rate has slot %q (%v), want user/rate", r.Slot, err)
+			}
+		})
+	}
+}
+
 // Version groups by fact do not depend on arrival order or on deletions: for random
 // streams of moves, job changes, restatements, pets taken in and given away, reported in
 // any order with some memories deleted on the way, the final statuses are those of the

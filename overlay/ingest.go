@@ -12,8 +12,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/atma-dev/atma/facts"
+	"github.com/atma-dev/atma/internal/words"
 	"github.com/atma-dev/atma/judge"
 	"github.com/atma-dev/atma/judge/rule"
 	"github.com/atma-dev/atma/overlay/host"
@@ -935,12 +937,22 @@ func (o *Overlay) withSlot(ctx context.Context, user, slot string, cands []store
 // head puts it to another of the subject's memories ("my brother and Seraphina have been
 // together"). Without heads facts keep their keys.
 func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, cands []store.Record, proj gate.Projection) ([]facts.Fact, error) {
-	if o.cfg.Heads == nil || len(proj.Top) == 0 {
-		return fs, nil
-	}
 	out := slices.Clone(fs)
 	for i, f := range out {
 		if !facts.SingleValued(f.Attribute) || facts.NamesItsOwner(f.Attribute) || slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Group() }) {
+			continue
+		}
+		if a := namedIn(f, cands); a != "" {
+			// "bumped the 401k to 6%" after "checked the 401k portal: I'm at 4%" (rate):
+			// the earlier memory names the thing, its fact has it under another word.
+			if has, err := o.hasSlot(ctx, user, f.Group()); err != nil {
+				return nil, err
+			} else if !has {
+				out[i].Attribute = a
+				continue
+			}
+		}
+		if o.cfg.Heads == nil || len(proj.Top) == 0 {
 			continue
 		}
 		if f.Confidence == 0 {
@@ -980,6 +992,38 @@ func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, 
 		}
 	}
 	return out, nil
+}
+
+// namedIn returns the attribute of the one candidate slot of f's subject, single-valued,
+// whose memory names f's attribute in its own words, where both are amounts ("rent
+// paid. 1150 a month" holds a price, and names the rent); else "". Only amounts: an
+// amount's attribute is read by meaning from few words, where a place or a name has
+// its own ("moving to Leeds for a job at the University of Leeds" is no university).
+func namedIn(f facts.Fact, cands []store.Record) string {
+	attrWords := strings.Split(facts.Kebab(f.Attribute), "-")
+	amount := func(v string) bool { return strings.ContainsFunc(v, unicode.IsDigit) }
+	if slices.ContainsFunc(attrWords, func(w string) bool { return len(w) < 3 }) || !amount(f.Value) {
+		return ""
+	}
+	found := ""
+	for _, c := range cands {
+		subj, attr, ok := strings.Cut(c.Slot, "/")
+		if !ok || strings.Contains(attr, "/") || subj != facts.Kebab(f.Subject) || attr == facts.Kebab(f.Attribute) ||
+			!facts.SingleValued(attr) || facts.DistinctKinds(f.Attribute, attr) {
+			continue
+		}
+		if !slices.ContainsFunc(RecordFacts(c), func(cf facts.Fact) bool { return cf.Group() == c.Slot && amount(cf.Value) }) {
+			continue
+		}
+		said := words.Split(c.Content)
+		if !slices.ContainsFunc(attrWords, func(w string) bool { return !slices.Contains(said, w) }) {
+			if found != "" && found != attr {
+				return "" // two: which is meant is not said
+			}
+			found = attr
+		}
+	}
+	return found
 }
 
 // namedAlike returns the attribute of the one candidate slot of f's subject, single-valued
