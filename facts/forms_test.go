@@ -1337,7 +1337,11 @@ func TestOwnThingsNamedPlainly(t *testing.T) {
 		{"fav podcast rn is Desert Island Discs", []string{"user/favourite-podcast=Desert Island Discs"}},
 		{"Hugo got headhunted by Stripe", []string{"hugo/employer=Stripe"}},
 		{"they've moved again, from Croydon to Bromley", []string{"user/home=Bromley"}},
+		{"Maya: aaand Idris is back with Noor", []string{"idris/partner=Noor", "-aaand/partner=Noor"}},
 	})
+	if !SameValue("the 11th", "March 11") || SameValue("the 11th", "March 12") {
+		t.Error(`"the 11th" and "March 11" are one date, "March 12" another`)
+	}
 }
 
 // "not" after the one it denies, or opening the clause, denies; "not giving up" keeps.

@@ -247,6 +247,13 @@ var topicWiseRe = regexp.MustCompile(`(?i)(^|[\s:,.!])[\p{L}]+[- ]wise,?\s+`)
 
 // chatWords are texting's short forms of the words the readers look for: "sis still out
 // in naperville", "mgr is denise", "nvm jen didnt switch", "new # 773-555-0192".
+// elongatedRe finds a word with a letter three times or more in a row; drawnOut are
+// the chat words people draw out so.
+var (
+	elongatedRe = regexp.MustCompile(`(?i)\b[a-z]*(?:aaa|nnn|ddd|sss|ooo|kkk|hhh|eee|yyy|www|ggg|lll|mmm)[a-z]*\b`)
+	drawnOut    = wordSet(`and so ok oh no yes yeah yep wow ugh omg lol hey hi yay soon too`)
+)
+
 var chatWords = map[string]string{
 	"sis": "sister", "bro": "brother", "mgr": "manager", "gf": "girlfriend", "bf": "boyfriend",
 	"hubby": "husband", "bestie": "friend", "bff": "friend", "roomie": "roommate",
@@ -298,6 +305,19 @@ var asideStops = wordSet(`my the a an her his their our your me him them it this
 // shorthand spells out chat abbreviations the readers look for as words (chatWords, a
 // role in brackets), and leaves out a topic marker, which is no value ("hobby-wise").
 func shorthand(text string) string {
+	text = elongatedRe.ReplaceAllStringFunc(text, func(w string) string {
+		// "aaand", "sooo", "okkk": a chat word drawn out is the word.
+		var b strings.Builder
+		for i, r := range w {
+			if i == 0 || r != rune(w[i-1]) {
+				b.WriteRune(r)
+			}
+		}
+		if drawnOut[strings.ToLower(b.String())] {
+			return b.String()
+		}
+		return w
+	})
 	text = topicWiseRe.ReplaceAllString(text, "${1}")
 	text = honorificDotRe.ReplaceAllString(text, "${1} ") // "Mr. Zhang" is one name, no sentence's end
 	text = withRe.ReplaceAllString(withSlashRe.ReplaceAllString(text, "${1}with "), "${1}with${2}")

@@ -692,6 +692,9 @@ func valueWords(s string) []string {
 		case "a", "an", "the", "my", "our", "his", "her", "their":
 			continue
 		}
+		if n := strings.TrimRight(w, "stndrh"); n != w && n != "" && strings.Trim(n, "0123456789") == "" {
+			w = n // "the 11th" is the 11 of "April 11"
+		}
 		out = append(out, w)
 	}
 	return out
