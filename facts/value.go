@@ -895,6 +895,35 @@ func mentionsAttribute(f Fact) bool {
 	return false
 }
 
+// AmountUnit names what an amount measures, by its unit: "percent" (4%), "money"
+// (£450, $85 an hour, 300 euro), "dose" (50mg), "duration" (55 min), "distance"
+// (5 km), "clock" (7:15, 6am); "" when the value says no unit. Two amounts of different
+// units in one slot measure different things ("$70 an hour" and "4%" are no versions of
+// one rate).
+func AmountUnit(v string) string {
+	if !strings.ContainsFunc(v, unicode.IsDigit) {
+		return ""
+	}
+	for _, u := range amountUnits {
+		if u.re.MatchString(v) {
+			return u.name
+		}
+	}
+	return ""
+}
+
+var amountUnits = []struct {
+	name string
+	re   *regexp.Regexp
+}{
+	{"percent", regexp.MustCompile(`(?i)\d\s?(?:%|percent\b|per cent\b)`)},
+	{"money", regexp.MustCompile(`(?i)[£$€¥₹]\s?\d|\d\s?(?:euros?|dollars?|pounds?|quid|bucks|eur|usd|gbp|lakhs?|lpa)\b`)},
+	{"dose", doseUnits},
+	{"clock", regexp.MustCompile(`(?i)\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b`)},
+	{"duration", regexp.MustCompile(`(?i)\b\d+\s?(?:min|mins|minutes?|hours?|hrs?)\b`)},
+	{"distance", regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:km|kms|kilometres?|kilometers?|miles?)\b`)},
+}
+
 // pointsBack are the words that point at a thing already spoken of.
 var pointsBack = wordSet(`those these that this same`)
 

@@ -49,6 +49,11 @@ func TestDecideFacts(t *testing.T) {
 		// The rule said again after its exception stands beside it.
 		{"the rule beside its exception", fx.Fact{Subject: "user", Attribute: "payday", Value: "the 18th", Scope: "except december"}, fx.Fact{Subject: "user", Attribute: "payday", Value: "25th"},
 			"new contract, payday is still the 25th", judge.StatusConsistent, judge.TypeNone, judge.ActionCoexist, ""},
+		// One slot's name, two things measured: a day rate in money, a pension in percent.
+		{"amounts of different units", fx.Fact{Subject: "user", Attribute: "rate", Value: "£450"}, fx.Fact{Subject: "user", Attribute: "rate", Value: "5%"},
+			"upped the pension to 5%", judge.StatusConsistent, judge.TypeNone, judge.ActionCoexist, ""},
+		{"amounts of one unit", fx.Fact{Subject: "user", Attribute: "rate", Value: "£450"}, fx.Fact{Subject: "user", Attribute: "rate", Value: "£500"},
+			"day rate's £500 from june", judge.StatusConflict, judge.TypeTemporalUpdate, judge.ActionTransition, "rate: £450 -> £500"},
 		{"someone else's", fx.Fact{Subject: "sister", Attribute: "home", Value: "Leeds"}, fx.Fact{Subject: "sister", Attribute: "home", Value: "York"},
 			"my sister moved to york", judge.StatusConflict, judge.TypeTemporalUpdate, judge.ActionTransition, "sister's home: Leeds -> York"},
 	}
