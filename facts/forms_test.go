@@ -1316,6 +1316,9 @@ func TestSwitchedOwnThing(t *testing.T) {
 		{"transferred my pension from Aviva to Nest last spring", []string{"user/pension=Nest"}},
 		{"moved my savings account from ING to Bunq", []string{"user/bank=Bunq"}},
 		{"moved my current acct to nationwide", []string{"user/bank=nationwide"}},
+		{"Ade: putting 5% into my 401k, HR says that's the match", []string{"ade/401k=5%"}},
+		{"paying 200 a month into the ISA", []string{"user/isa=200 a month"}},
+		{"Ines: sharing a flat in Poblenou with two cyclists", []string{"ines/home=Poblenou"}},
 		{"changed my mind from yes to no", []string{"-user/mind=no"}},
 		{"tap moved my flight to may 10", []string{"-user/flight=10"}},
 	})

@@ -1152,6 +1152,7 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 		}
 		return formReading{subject: subj, attr: a, value: v}, a != "" && subj != ""
 	},
+	readPair(func(c clause) (string, string) { return paidInto(c.rest) }),
 	func(c clause, self string, _ bool) (formReading, bool) {
 		// "moved my current account from Barclays to Monzo": the thing named is what it
 		// was switched to.

@@ -337,10 +337,11 @@ var (
 )
 
 // boughtHome returns, when ts[i] buys or rents a home ("bought a place", "rented a flat",
-// "got a house"), the index of the word after the home's noun; else 0.
+// "got a house", "sharing a flat in Poblenou"), the index of the word after the home's
+// noun; else 0.
 func boughtHome(ts []token, i int) int {
 	switch ts[i].low {
-	case "bought", "buy", "buying", "rent", "renting", "rented", "got":
+	case "bought", "buy", "buying", "rent", "renting", "rented", "got", "share", "sharing", "shares":
 	default:
 		return 0
 	}
@@ -3243,7 +3244,48 @@ func switchValue(rest []token) string {
 	return ""
 }
 
-// switchedOwn reads "<switched> my <thing> from A to B" (or "… to B from A"): the
+// paidInto reads "<putting> N into my <thing>": the thing's attribute (one or two plain
+// words) and the amount N, with its period when one follows ("putting 5% into my 401k",
+// "paying 200 a month into the ISA", "we put 300 euro on the savings every month").
+func paidInto(rest []token) (attr, value string) {
+	for i := 0; i+4 < len(rest); i++ {
+		if !paidVerbs[rest[i].low] || !isDigitStart(strings.TrimLeft(rest[i+1].low, "£$€")) {
+			continue
+		}
+		j := i + 2
+		for j < len(rest) && j < i+6 && !intoWords[rest[j].low] && !rest[j-1].end {
+			j++
+		}
+		if j+2 >= len(rest) || !intoWords[rest[j].low] || rest[j+1].low != "my" && rest[j+1].low != "our" && rest[j+1].low != "the" {
+			return "", ""
+		}
+		end := j + 2
+		plain := func(w string) bool { // "pension", "401k", "isa"
+			return w != "" && !strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		}
+		for end < len(rest) && end-(j+2) < 2 && plain(rest[end].low) && !stopValue[rest[end].low] && !fillers[rest[end].low] && !rest[end-1].end {
+			end++
+		}
+		thing := rest[j+2 : end]
+		if len(thing) == 0 {
+			return "", ""
+		}
+		for _, t := range thing {
+			if w := t.low; len(w) < 3 && !isDigitStart(w) || verbForm(w) || pronouns[w] || abstractWords[w] || emptyWords[w] || relations[w] != "" {
+				return "", ""
+			}
+		}
+		return Kebab(join(thing)), join(rest[i+1 : j])
+	}
+	return "", ""
+}
+
+var (
+	paidVerbs = wordSet(`put putting puts pay paying pays save saving saves contribute contributing contributes stick sticking pop popping chuck chucking`)
+	intoWords = wordSet(`into in to towards on`)
+)
+
+// switchedOwn reads// switchedOwn reads "<switched> my <thing> from A to B" (or "… to B from A"): the
 // attribute the thing names (a label of the table, a word that cues one attribute, or a
 // thing of its own of one or two plain nouns) and B. "moved my current account from
 // Barclays to Monzo" is the bank; "switched our energy from British Gas to Octopus",
