@@ -22,7 +22,7 @@ import (
 // endedObjectRe is a verb that ends what follows it: "cancelled the Amex", "switching
 // from Aetna to Cigna", "moved the savings from ASN to Bunq", "fontaines have replaced
 // wet leg", "thai has overtaken korean".
-var endedObjectRe = regexp.MustCompile(`(?i)\b(?:stopped|stopping|dropped|dropping|cancell?ed|cancelling|discontinued|ditched|ditching|finished|quit|quitting|unsubbed from|unsubscribed from|binned|deleted|uninstalled|got rid of|gave up|given up|giving up|grew out of|grown out of|came off|come off|rolled off|overplayed|done with|finished with|said goodbye to|switch(?:ed|ing) (?:\S+ ){0,2}?from|mov(?:ed|ing) (?:\S+ ){0,2}?(?:away |out )?from|moved out of|swapped out|traded in|nicked|stole|left|replaced|overtaken|overtook|took over from|taken over from|pulled out of|withdrew from|withdrawn from|backed out of)$`)
+var endedObjectRe = regexp.MustCompile(`(?i)\b(?:(?:stop|stopped|stopping) (?:seeing|using|going to)|stopped|stopping|dropped|dropping|cancell?ed|cancelling|discontinued|ditched|ditching|finished|quit|quitting|unsubbed from|unsubscribed from|binned|deleted|uninstalled|got rid of|gave up|given up|giving up|grew out of|grown out of|came off|come off|rolled off|overplayed|done with|finished with|said goodbye to|switch(?:ed|ing) (?:\S+ ){0,2}?from|mov(?:ed|ing) (?:\S+ ){0,2}?(?:away |out )?from|moved out of|swapped out|traded in|nicked|stole|left|replaced|overtaken|overtook|took over from|taken over from|pulled out of|withdrew from|withdrawn from|backed out of)$`)
 
 // endedSubjectRe is what ends the thing or person said before it: "bex left??",
 // "Dr. Haddad is retiring", "Graham's gone on sabbatical", "payments migration shipped",
@@ -110,6 +110,10 @@ func endedNames(p prepared, said string) []endedName {
 				}
 				if ts[i].low == "left" && i+1 < len(ts) && (ts[i+1].low == "for" || ts[i+1].low == "to" || pronouns[ts[i+1].low] || firstPerson[ts[i+1].low]) {
 					continue // "left for Lisbon", "left her a note"
+				}
+				if (ts[i].low == "dropped" || ts[i].low == "dropping") && slices.ContainsFunc(ts[i+1:min(len(ts), i+6)], func(t token) bool { return t.low == "to" || t.low == "by" }) &&
+					slices.ContainsFunc(ts[i+1:min(len(ts), i+7)], func(t token) bool { return isDigitStart(strings.TrimLeft(t.low, "£$€")) }) {
+					continue // "dropped the direct debit to 95": lowered, not ended
 				}
 				add(ts[i+1:], false, ci)
 			}

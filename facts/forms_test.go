@@ -1222,6 +1222,8 @@ func TestShapelessAddresses(t *testing.T) {
 func TestEndedNames(t *testing.T) {
 	cases := map[string][]string{
 		"finally cancelled the Audible sub, never listened to it":         {"Audible"},
+		"had to stop seeing Amadi, the practice closed":                   {"Amadi"},
+		"lidl dropped the price to 1.49":                                  nil,
 		"my physio Anouk is off on maternity leave":                       {"physio Anouk"},
 		"the basil plant didn't make it":                                  {"basil plant"},
 		"we're doing Crete instead of Sicily this year":                   {"Sicily"},
@@ -1341,6 +1343,7 @@ func TestOwnThingsNamedPlainly(t *testing.T) {
 		{"Hugo got headhunted by Stripe", []string{"hugo/employer=Stripe"}},
 		{"they've moved again, from Croydon to Bromley", []string{"user/home=Bromley"}},
 		{"Maya: aaand Idris is back with Noor", []string{"idris/partner=Noor", "-aaand/partner=Noor"}},
+		{"Tom: Ava and Reuben called off the engagement, she's fine", []string{"ava/partner!=Reuben"}},
 	})
 	if !SameValue("the 11th", "March 11") || SameValue("the 11th", "March 12") {
 		t.Error(`"the 11th" and "March 11" are one date, "March 12" another`)

@@ -959,7 +959,7 @@ func partnerName(ts []token) string {
 	// "my dad and Leopold have been together for a while", "I and Sam got married".
 	if len(ts) > 2 && ts[0].low == "and" && isCapitalised(ts[1]) && !notName(ts[1].low) {
 		for _, t := range ts[2:min(len(ts), 8)] {
-			if t.low == "together" || t.low == "married" || t.low == "engaged" || t.low == "dating" || t.low == "couple" {
+			if t.low == "together" || t.low == "married" || t.low == "engaged" || t.low == "engagement" || t.low == "dating" || t.low == "couple" {
 				return nameRun(ts[1:2])
 			}
 		}

@@ -257,7 +257,7 @@ var (
 var chatWords = map[string]string{
 	"sis": "sister", "bro": "brother", "mgr": "manager", "gf": "girlfriend", "bf": "boyfriend",
 	"hubby": "husband", "bestie": "friend", "bff": "friend", "roomie": "roommate",
-	"coworkers": "colleagues", "dept": "department", "fav": "fave", "acct": "account",
+	"coworkers": "colleagues", "dept": "department", "fav": "fave", "acct": "account", "dd": "direct debit",
 	"contrib": "contribution", "pmt": "payment", "pmts": "payments", "addr": "address",
 	"appt": "appointment", "bday": "birthday", "yr": "year", "yrs": "years", "hr": "hour",
 	"bc": "because", "b/c": "because", "cuz": "because", "thru": "through", "tho": "though",

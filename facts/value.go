@@ -425,7 +425,7 @@ func capitalised(ts []token) string {
 func isCapitalisedWord(t token) bool { return isCapitalised(t) }
 
 var (
-	negationRe = regexp.MustCompile(`(?i)\b(?:no longer|not any ?more|any ?more|any longer|no more|sold|quit|quitting|stopped|cancell?ed|gave up|given up|got rid of|split up|broke up|broken up|dumped|stepped down|step down|retired|moved out|dropped out|ditched|rehomed?|ended|withdrew|deleted|done with|won't be|isn't|is not|not actually|never was|lost my|handed (?:\w+ ){0,4}back|left the|'s left|has left|i left|stolen|nicked|stole|written off|wrote off|(?:taken|took|taking) (?:me|him|her|us|them) off|(?:came|come|coming) off)\b|(?:\b(?:i'm|im|i am|we're|we are|am|are|was|were)|^\W*)\s*not\b`)
+	negationRe = regexp.MustCompile(`(?i)\b(?:no longer|not any ?more|any ?more|any longer|no more|sold|quit|quitting|stopped|cancell?ed|gave up|given up|got rid of|split up|broke up|broken up|called off the (?:engagement|wedding)|called (?:it|the engagement|the wedding) off|broke off the engagement|dumped|stepped down|step down|retired|moved out|dropped out|ditched|rehomed?|ended|withdrew|deleted|done with|won't be|isn't|is not|not actually|never was|lost my|handed (?:\w+ ){0,4}back|left the|'s left|has left|i left|stolen|nicked|stole|written off|wrote off|(?:taken|took|taking) (?:me|him|her|us|them) off|(?:came|come|coming) off)\b|(?:\b(?:i'm|im|i am|we're|we are|am|are|was|were)|^\W*)\s*not\b`)
 	// keptOnRe denies an ending: "i'm not giving up my flat white", "never quitting".
 	keptOnRe = regexp.MustCompile(`(?i)\b(?:not|never|won't|wont|can't|cant)\s+(?:be\s+)?(?:giving up|give up|quitting|quit|stopping|stop|cancell?ing|cancel|dropping|ditching|leaving|changing)\b`)
 	// changeRe marks a clause that names the new value of a change ("quit the cafe,
