@@ -1356,7 +1356,15 @@ func TestNotDenies(t *testing.T) {
 		{"I'm not allergic to amoxicillin after all", []string{"user/allergy!=amoxicillin"}},
 		{"results: NOT allergic to amoxicillin", []string{"user/allergy!=amoxicillin"}},
 		{"not giving up my oat latte, ever", []string{"-user/drink!=oat latte"}},
+		// In a correction, what the speaker reports having said is the value corrected.
+		{"hang on, I told you the rent went to £1,300 — misread it, it's £1,280", []string{"user/rent!=£1,300"}},
+		{"Sorry I told you wrong: the commute is still 40 minutes", []string{"-user/commute!=40 minutes"}},
 	})
+	for text, want := range map[string]bool{"wait i said 40 min before": true, "I told you the 14th": true, "I told you wrong": false, "i said wrong": false, "they said 40": false} {
+		if got := saysWhatWasSaid(tokenize(text)); got != want {
+			t.Errorf("saysWhatWasSaid(%q) = %v, want %v", text, got, want)
+		}
+	}
 	if !mentionsAttribute(Fact{Attribute: "flights", Value: "waste those flights"}) {
 		t.Error(`"waste those flights" read as a value of flights`)
 	}

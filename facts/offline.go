@@ -138,12 +138,40 @@ type clause struct {
 	// and valueAt the index in toks where its value starts (labelAttr).
 	label   string
 	valueAt int
+	// corrects: the clause's memory corrects what was said (correctingRe).
+	corrects bool
 }
 
 // negated reports a clause that denies what it states (negated); a labelled statement
 // may deny in its value ("results: NOT allergic to penicillin").
 func (c clause) negated() bool {
-	return negated(c.text) || c.label != "" && c.valueAt < len(c.toks) && negated(join(c.toks[c.valueAt:]))
+	return negated(c.text) || c.label != "" && c.valueAt < len(c.toks) && negated(join(c.toks[c.valueAt:])) || c.corrects && saysWhatWasSaid(c.toks)
+}
+
+// saysWhatWasSaid reports a clause that reports the speaker's own earlier words ("I told
+// you the rent went to £1,250", "wait i said 55 min before"): in a correction, its value
+// is the one corrected. "I told you wrong" reports nothing.
+func saysWhatWasSaid(ts []token) bool {
+	for i := 1; i+1 < len(ts); i++ {
+		if !firstPerson[ts[i-1].low] {
+			continue
+		}
+		j := i
+		switch ts[i].low {
+		case "said", "wrote", "mentioned":
+		case "told":
+			if ts[i+1].low != "you" {
+				continue
+			}
+			j++
+		default:
+			continue
+		}
+		if j+1 < len(ts) && ts[j+1].low != "wrong" && ts[j+1].low != "incorrectly" && ts[j+1].low != "the" && !ts[j].end || j+2 < len(ts) && ts[j+1].low == "the" && ts[j+2].low != "wrong" {
+			return true
+		}
+	}
+	return false
 }
 
 // prepared is an input split into clauses, before scoring.
@@ -271,6 +299,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			continue
 		}
 		p.mem = addText(text)
+		corrects := correctingRe.MatchString(text)
 		if len(x.Vector) > 0 && text == strings.TrimSpace(x.Text) {
 			given[p.mem] = x.Vector
 		}
@@ -317,7 +346,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 						merged = slices.Concat(first, c)
 					}
 					ci++
-					cl = clause{toks: merged, text: join(merged), label: label, valueAt: len(first)}
+					cl = clause{toks: merged, text: join(merged), label: label, valueAt: len(first), corrects: corrects}
 					ppl.held = [2]string{}
 					cl.subj, cl.rest, cl.role = ppl.subject(merged, p.self)
 					cl.held = ppl.held
@@ -325,7 +354,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 						cl.subj, cl.rest, cl.role = p.self, merged[len(first):], ""
 					}
 				} else {
-					cl = clause{toks: c, text: join(c)}
+					cl = clause{toks: c, text: join(c), corrects: corrects}
 					ppl.held = [2]string{}
 					cl.subj, cl.rest, cl.role = ppl.subject(c, p.self)
 					cl.held = ppl.held
