@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // A state ended by its name: a memory that says a thing is over — "cancelled the Amex",
@@ -192,9 +193,13 @@ func endedValue(ts []token, subj bool) string {
 	}
 	// A word under three letters cannot find its memory (Names): "BahnCard 50" is named
 	// by "BahnCard", "Dr. Osei" by "Osei".
-	ws = slices.DeleteFunc(ws, func(t token) bool { return len([]rune(t.low)) < 3 })
+	// A level or a code with a digit is named whole: "not A2", "not B1".
+	coded := func(t token) bool {
+		return len(t.low) >= 2 && strings.ContainsFunc(t.low, unicode.IsDigit) && strings.ContainsFunc(t.low, unicode.IsLetter) && isWordRunes(t.low)
+	}
+	ws = slices.DeleteFunc(ws, func(t token) bool { return len([]rune(t.low)) < 3 && !coded(t) })
 	specific := func(t token) bool {
-		return len([]rune(t.low)) >= 3 && !common[t.low] && !genericWords[t.low] && !endedGeneric[t.low] && !endedStops[t.low] && !strings.HasSuffix(t.low, "ing") &&
+		return coded(t) || len([]rune(t.low)) >= 3 && !common[t.low] && !genericWords[t.low] && !endedGeneric[t.low] && !endedStops[t.low] && !strings.HasSuffix(t.low, "ing") &&
 			!pronouns[t.low] && !firstPerson[t.low] && !fillers[t.low] && !evaluations[t.low] && relations[t.low] == ""
 	}
 	if !slices.ContainsFunc(ws, specific) {
@@ -275,4 +280,9 @@ func endedFacts(p prepared, said string, fs []Fact, values map[string][]string) 
 		out = append(out, f)
 	}
 	return out
+}
+
+// isWordRunes reports a word of letters and digits only ("a2", "4b").
+func isWordRunes(w string) bool {
+	return !strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }

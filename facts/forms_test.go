@@ -1223,6 +1223,7 @@ func TestEndedNames(t *testing.T) {
 	cases := map[string][]string{
 		"finally cancelled the Audible sub, never listened to it":         {"Audible"},
 		"had to stop seeing Amadi, the practice closed":                   {"Amadi"},
+		"sorry, its C1 not B2, misread the letter":                        {"B2"},
 		"lidl dropped the price to 1.49":                                  nil,
 		"my physio Anouk is off on maternity leave":                       {"physio Anouk"},
 		"the basil plant didn't make it":                                  {"basil plant"},
@@ -1354,6 +1355,7 @@ func TestOwnThingsNamedPlainly(t *testing.T) {
 func TestNotDenies(t *testing.T) {
 	wantSentences(t, []sentenceCase{
 		{"I'm not allergic to amoxicillin after all", []string{"user/allergy!=amoxicillin"}},
+		{"my son is allergic to sesame, we found out at nursery", []string{"son/allergy=sesame", "-son/allergy=allergic"}},
 		{"results: NOT allergic to amoxicillin", []string{"user/allergy!=amoxicillin"}},
 		{"not giving up my oat latte, ever", []string{"-user/drink!=oat latte"}},
 		// In a correction, what the speaker reports having said is the value corrected.

@@ -95,6 +95,16 @@ func value(attr attribute, ts, all []token, role string) string {
 			return m[1]
 		}
 	}
+	if attr.name == "allergy" || attr.name == "intolerance" {
+		// "I am NOT allergic to shellfish": what follows "allergic to", not "allergic".
+		for i, t := range ts[:max(len(ts)-1, 0)] {
+			if (strings.HasPrefix(t.low, "allergic") || strings.HasPrefix(t.low, "intolerant")) && ts[i+1].low == "to" {
+				if v := thingPhrase(skipDeterminers(ts[i+2:])); v != "" {
+					return v
+				}
+			}
+		}
+	}
 	if attr.name == "language" {
 		// "learning french on duolingo": the language, not the app.
 		for _, t := range ts {
