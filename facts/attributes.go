@@ -185,6 +185,27 @@ func DistinctKinds(a, b string) bool {
 	return okx && oky && !loose(x.kind) && !loose(y.kind) && x.kind != y.kind
 }
 
+// HoldsAmounts reports whether an attribute may hold an amount: one of the table's
+// amounts (rent, rate, budget, commute, …) or one outside the table. A person, a place or
+// a day holding a number was read wrongly ("my GIS exam is on 12 January" read as a
+// supervisor "12").
+func HoldsAmounts(attr string) bool {
+	attr = Kebab(attr)
+	if a, ok := attributeByName(attr); ok {
+		return a.kind == kindNumber
+	}
+	return !roleAttrs[attr] // a role is held by a person
+}
+
+// roleAttrs are the attributes the roles name (manager, supervisor, cleaner, …).
+var roleAttrs = func() map[string]bool {
+	m := map[string]bool{}
+	for _, a := range roles {
+		m[a] = true
+	}
+	return m
+}()
+
 // multiSuffixes name multi-valued attributes outside the table by their last word.
 var multiSuffixes = []string{"pet", "pets", "hobby", "hobbies", "language", "languages", "allergy", "allergies", "subscription", "subscriptions", "flatmate", "flatmates", "client", "clients", "tool", "tools", "likes", "dislikes", "offer", "offers", "medication", "medications", "condition", "conditions", "intolerance", "intolerances", "cloud-storage", "research-tool", "exercise", "watches", "watches-sport", "named"}
 

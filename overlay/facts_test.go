@@ -423,6 +423,8 @@ func TestAmountNamedIn(t *testing.T) {
 				"upped the pension to 6% today":                   {fact("user", "pension", "6%")},
 				"moving to Leeds for a job at the University":     {fact("user", "home", "Leeds")},
 				"flew out of Manchester, not the University city": {fact("user", "university", "Manchester")},
+				"my exam is on 12 June":                           {fact("user", "supervisor", "12")},
+				"the exam moved to 19 June":                       {fact("user", "exam", "19 June")},
 			}}
 			st, h := open(t)
 			o, err := New(Config{Store: st, Host: h, Embedder: overlaytest.BagEmbedder{}, Facts: x})
@@ -434,6 +436,8 @@ func TestAmountNamedIn(t *testing.T) {
 				{Content: "moving to Leeds for a job at the University", EventTime: at(1)},
 				{Content: "upped the pension to 6% today", EventTime: at(2)},
 				{Content: "flew out of Manchester, not the University city", EventTime: at(2)},
+				{Content: "my exam is on 12 June", EventTime: at(3)},
+				{Content: "the exam moved to 19 June", EventTime: at(4)},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -441,6 +445,8 @@ func TestAmountNamedIn(t *testing.T) {
 			wantStatuses(t, statuses(t, o, "dee", trs), map[string]store.Status{
 				"checked the pension portal, I'm putting in 4%": store.StatusSuperseded,
 				"moving to Leeds for a job at the University":   store.StatusActive,
+				// A supervisor holding a number was read wrongly: no amount's slot.
+				"my exam is on 12 June": store.StatusActive,
 			})
 			if r, err := o.Store().Get(t.Context(), "dee", trs[2].RecordID); err != nil || r.Slot != "user/rate" {
 				t.Errorf("the new rate has slot %q (%v), want user/rate", r.Slot, err)

@@ -1009,7 +1009,7 @@ func namedIn(f facts.Fact, cands []store.Record) string {
 	for _, c := range cands {
 		subj, attr, ok := strings.Cut(c.Slot, "/")
 		if !ok || strings.Contains(attr, "/") || subj != facts.Kebab(f.Subject) || attr == facts.Kebab(f.Attribute) ||
-			!facts.SingleValued(attr) || facts.DistinctKinds(f.Attribute, attr) {
+			!facts.SingleValued(attr) || facts.DistinctKinds(f.Attribute, attr) || !facts.HoldsAmounts(attr) {
 			continue
 		}
 		if !slices.ContainsFunc(RecordFacts(c), func(cf facts.Fact) bool { return cf.Group() == c.Slot && amount(cf.Value) }) {
