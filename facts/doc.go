@@ -76,7 +76,9 @@
 //     and a bedtime, a regular service's clock time ("the 8:10 train": train-time), and
 //     how often an activity is done (<activity>-frequency: only where no activity is
 //     read by form and no amount is said with the period, "runs 10 km every morning"
-//     being a distance), an email address in any clause.
+//     being a distance), an email address in any clause, a thing of the speaker's
+//     switched from one provider to another ("moved my current account from Barclays
+//     to Monzo": the bank) and an amount paid into one ("putting 5% into my 401k").
 //   - Medicines by their generic names' stems (amlodipine, ramipril, atorvastatin,
 //     sertraline, …; drugFacts): each a medication (several at once), one given up
 //     ("swapped me off the amlodipine onto ramipril 2.5mg") denied, each dose in the

@@ -3314,9 +3314,8 @@ func switchedOwn(rest []token) (attr, value string) {
 		if value == "" || emptyValue(value) || abstractValue(value) {
 			return "", ""
 		}
-		thing := append(tokenize(join(rest[j:end])), token{low: ":", orig: ":"})
-		thing[len(thing)-2].colon = true
-		thing = thing[:len(thing)-1]
+		thing := slices.Clone(rest[j:end]) // read as a label: "<thing>:"
+		thing[len(thing)-1].colon = true
 		if a, _ := labelAttr(thing); a != "" {
 			if at, ok := attributeByName(a); ok && (at.kind == kindDate || at.kind == kindTime || at.kind == kindDay) {
 				return "", "" // "moved my flight to may 10": a time moved, read as one

@@ -184,12 +184,8 @@ func clauses(s string) [][]token {
 			// "have moved again, from Brixton to Peckham": where from and to, one clause.
 		case prev.end && !isDigitStart(ts[i].low):
 			cut = true
-		case prev.colon && i-start <= 2 && !slices.ContainsFunc(ts[start:i], func(t token) bool {
-			return verbForm(t.low) && !(i-start == 2 && t.low == ts[start].low && strings.HasSuffix(t.low, "ing")) || particles[t.low]
-		}):
-			// "bedtime: 11pm" is a label and its value; "wake up: 6:30" is read whole;
-			// "heating timer: 7am" is a label, its -ing word naming the timer's kind.
-			cut = true
+		case prev.colon && i-start <= 2 && !labelActs(ts[start:i]):
+			cut = true // "bedtime: 11pm" is a label and its value; "wake up: 6:30" is read whole
 		case (ts[i].low == "but" || ts[i].low == "so" || ts[i].low == "and" || ts[i].low == "then" || ts[i].low == "because" || ts[i].low == "cos" || ts[i].low == "since" && i+1 < len(ts) && startsStatement(ts[i+1:])) &&
 			i+1 < len(ts) && startsStatement(ts[i+1:]):
 			cut = true
@@ -214,6 +210,17 @@ func clauses(s string) [][]token {
 		out = append(out, ts[start:])
 	}
 	return apposed(out)
+}
+
+// labelActs reports a short label before a colon that says an act, not a thing: a verb
+// or a particle ("wake up:"). In "heating timer:" the word in -ing names the timer's kind.
+func labelActs(ts []token) bool {
+	for k, t := range ts {
+		if particles[t.low] || verbForm(t.low) && !(k == 0 && len(ts) == 2 && strings.HasSuffix(t.low, "ing")) {
+			return true
+		}
+	}
+	return false
 }
 
 // apposed joins a relation and the name set off by commas after it into the clause that

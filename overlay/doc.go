@@ -93,6 +93,10 @@
 //     and "travel-insurance": one head word, facts.SharesTopic) joins that slot when the
 //     user has none of its own (adoptSlots; a fact read by meaning joins one by the
 //     Sentry topic projection instead);
+//   - an amount under an attribute the user has no slot of joins the one candidate of
+//     its subject, holding an amount in a slot that may hold one (facts.HoldsAmounts),
+//     whose memory names the attribute in its own words: "putting the rent up to 1240"
+//     joins "rent paid. 1150 a month" (read as a price) (namedIn, TestAmountNamedIn);
 //   - a denial that names a value an earlier candidate stated while the extractor read
 //     no fact from it ("so me and Tomás broke up" after "been seeing someone called
 //     Tomás"), or only facts by meaning of other slots and values ("bex left?? new
