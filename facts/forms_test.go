@@ -1346,6 +1346,12 @@ func TestOwnThingsNamedPlainly(t *testing.T) {
 		{"Maya: aaand Idris is back with Noor", []string{"idris/partner=Noor", "-aaand/partner=Noor"}},
 		{"Tom: Ava and Reuben called off the engagement, she's fine", []string{"ava/partner!=Reuben"}},
 	})
+	if got := daysRe.FindString("everyone's in Monday to Thursday now"); got != "Monday to Thursday" {
+		t.Errorf("days %q, want a range: Monday to Thursday", got)
+	}
+	if !newsOf("gym update") || newsOf("the Guardian") {
+		t.Error(`"gym update" is a chat opener's label, "the Guardian" a value`)
+	}
 	if !SameValue("the 11th", "March 11") || SameValue("the 11th", "March 12") {
 		t.Error(`"the 11th" and "March 11" are one date, "March 12" another`)
 	}

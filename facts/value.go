@@ -21,7 +21,7 @@ var (
 	monthName = `(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
 	dateRe    = regexp.MustCompile(`(?i)\b` + monthName + `\s+\d{1,2}(?:st|nd|rd|th)?\b(?:\s+to\s+\d{1,2})?|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthName + `\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b|\b` + monthName + `\b`)
 	dayName   = `(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?|weekends?|weekdays?)`
-	daysRe    = regexp.MustCompile(`(?i)\b` + dayName + `(?:(?:\s*,\s*|\s+and\s+|\s+)(?:` + dayName + `))*\b`)
+	daysRe    = regexp.MustCompile(`(?i)\b` + dayName + `(?:(?:\s*,\s*|\s+and\s+|\s+|\s+to\s+|\s*[-–]\s*)(?:` + dayName + `))*\b`)
 	addressRe = regexp.MustCompile(`(?i)\b(?:flat\s+\d+[a-z]?,?\s+)?\d+[a-z]?\s+(?:[a-z]+\s+){1,2}(?:street|road|lane|avenue|close|drive|way|court|place|view|square|crescent|terrace|gardens|st|rd|ave)\b`)
 	yearRe    = regexp.MustCompile(`^(?:19|20)\d\d$`)
 )
@@ -813,8 +813,17 @@ func wordSet(s string) map[string]bool {
 // junk reports a fact whose value carries no content word, only names its attribute,
 // or has no shape of its attribute's kind of value: Extract drops it.
 func junk(f Fact, cased bool) bool {
-	return emptyValue(f.Value) || namesAttribute(f) || shapeless(f, cased)
+	return emptyValue(f.Value) || namesAttribute(f) || shapeless(f, cased) || newsOf(f.Value)
 }
+
+// newsOf reports a value that is a chat opener's label ("gym update", "brother news"):
+// it names what the message is about, not a state.
+func newsOf(v string) bool {
+	ws := words.Split(v)
+	return len(ws) > 0 && newsWords[ws[len(ws)-1]]
+}
+
+var newsWords = wordSet(`update updates news recap rant confession psa`)
 
 // shapeless reports a fact read by meaning whose value has the wrong shape for its
 // attribute: a clause (see verbal) where the attribute wants a thing, a place, an
