@@ -1344,6 +1344,7 @@ func TestOwnThingsNamedPlainly(t *testing.T) {
 		{"Hugo got headhunted by Stripe", []string{"hugo/employer=Stripe"}},
 		{"they've moved again, from Croydon to Bromley", []string{"user/home=Bromley"}},
 		{"Maya: aaand Idris is back with Noor", []string{"idris/partner=Noor", "-aaand/partner=Noor"}},
+		{"Finished Middlemarch at last, on Oskar's advice", []string{"user/named!=Middlemarch", "-oskar/named!=Middlemarch"}},
 		{"Tom: Ava and Reuben called off the engagement, she's fine", []string{"ava/partner!=Reuben"}},
 	})
 	if got := daysRe.FindString("everyone's in Monday to Thursday now"); got != "Monday to Thursday" {

@@ -1027,7 +1027,14 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 	// that person's fact ("they've revised zara's average to 62", "correction on mum's
 	// room"), and an object pronoun refers to the last person named ("they've put him
 	// on metformin", "best number for her is the reception").
+	// A clause that opens with the speaker's act, its subject left out as diaries leave
+	// it ("Finished The Covenant of Water at last … on Arjun's recommendation"), is the
+	// speaker's unless the possessive is the act's object ("booked kasia's flight").
+	acts := len(ts) > 0 && (pastVerbs[ts[0].low] || len(ts[0].low) >= 5 && strings.HasSuffix(ts[0].low, "ed"))
 	for i, t := range ts {
+		if acts && i > 3 {
+			break
+		}
 		w := strings.TrimSuffix(strings.TrimSuffix(t.low, "'s"), "’s")
 		if w == t.low || i+1 >= len(ts) {
 			continue

@@ -813,7 +813,15 @@ func wordSet(s string) map[string]bool {
 // junk reports a fact whose value carries no content word, only names its attribute,
 // or has no shape of its attribute's kind of value: Extract drops it.
 func junk(f Fact, cased bool) bool {
-	return emptyValue(f.Value) || namesAttribute(f) || shapeless(f, cased) || newsOf(f.Value)
+	return emptyValue(f.Value) || namesAttribute(f) || shapeless(f, cased) || newsOf(f.Value) || f.Confidence > 0 && possessiveOnly(f.Value)
+}
+
+// possessiveOnly reports a value that is one word owning nothing said ("Ines's" of
+// "photos at Ines's wedding"); only the meaning reads such a value (the form reads
+// "a new job at Sainsbury's").
+func possessiveOnly(v string) bool {
+	v = strings.TrimSpace(v)
+	return !strings.Contains(v, " ") && (strings.HasSuffix(v, "'s") || strings.HasSuffix(v, "’s"))
 }
 
 // newsOf reports a value that is a chat opener's label ("gym update", "brother news"):
