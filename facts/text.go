@@ -460,6 +460,7 @@ var participleNext = wordSet(`gone got been moved started left quit taken finish
 
 // fillers are words that start a clause without being its subject.
 var fillers = map[string]bool{
+	"ngl": true, "imo": true, "lmao": true, "lmfao": true, "istg": true,
 	"and": true, "but": true, "so": true, "oh": true, "also": true, "ok": true, "okay": true, "well": true, "btw": true, "plus": true,
 	"then": true, "anyway": true, "update": true, "lol": true, "honestly": true, "wait": true, "no": true, "yes": true, "yeah": true,
 	"sorry": true, "ugh": true, "actually": true, "correction": true, "fyi": true, "just": true, "because": true, "cos": true, "hey": true,

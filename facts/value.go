@@ -28,6 +28,7 @@ var (
 
 // stopValue words end a value phrase.
 var stopValue = map[string]bool{
+	"ngl": true, "imo": true, "lmao": true, "lmfao": true, "istg": true,
 	"for": true, "with": true, "and": true, "but": true, "because": true, "since": true, "now": true, "today": true, "yesterday": true,
 	"last": true, "next": true, "this": true, "tonight": true, "too": true, "as": true, "well": true, "lol": true, "which": true, "where": true,
 	"that": true, "so": true, "after": true, "before": true, "until": true, "till": true, "by": true, "is": true, "are": true, "was": true,
