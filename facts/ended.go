@@ -29,7 +29,7 @@ var endedObjectRe = regexp.MustCompile(`(?i)\b(?:(?:stop|stopped|stopping) (?:se
 // "Dr. Haddad is retiring", "Graham's gone on sabbatical", "payments migration shipped",
 // "the fiddle leaf fig has died", "the BahnCard isn't worth it for me anymore", "okafor
 // sold the whole building".
-var endedSubjectRe = regexp.MustCompile(`(?i)^(?:(?:is|has|have|was|had|just|finally|officially|now|already|sadly)\s+)*(?:left|quit|retired|retiring|died|passed away|didn'?t make it|did not make it|shipped|fell through|froze (?:my|our) \S+|ran out|has run out|expired|goes on (?:\S+ )?leave|gone on (?:\S+ )?(?:leave|sabbatical|secondment)|going on (?:\S+ )?(?:leave|sabbatical|secondment)|off on (?:\S+ )?(?:leave|sabbatical|secondment)|on (?:maternity|paternity) leave|sold (?:the|his|her|their) (?:whole )?(?:building|house|flat|place|practice|business|company)|stops \S+ing|isn'?t worth it|is not worth it|not worth it any ?more|can'?t come any ?more|cant come any ?more|isn'?t coming any ?more|moving away|moved away|moved out|moving out|dropped out|pulled out|handed (?:it|them|\S+) over|won'?t be (?:coming|doing it|around) any ?more|wont be (?:coming|doing it|around) any ?more|(?:was|got|has been|have been) (?:stolen|nicked|written off)|was (?:only |just )?(?:in my basket|the (?:other )?(?:quote|offer|one|option)s?\b)|is no longer (?:my|our|his|her|their|\S+'s) \S+)\b`)
+var endedSubjectRe = regexp.MustCompile(`(?i)^(?:(?:is|has|have|was|had|been|just|finally|officially|now|already|sadly)\s+)*(?:left|quit|retired|retiring|died|passed away|didn'?t make it|did not make it|shipped|fell through|froze (?:my|our) \S+|ran out|has run out|expired|goes on (?:\S+ )?leave|gone on (?:\S+ )?(?:leave|sabbatical|secondment)|going on (?:\S+ )?(?:leave|sabbatical|secondment)|off on (?:\S+ )?(?:leave|sabbatical|secondment)|on (?:maternity|paternity) leave|sold (?:the|his|her|their) (?:whole )?(?:building|house|flat|place|practice|business|company)|stops \S+ing|isn'?t worth it|is not worth it|not worth it any ?more|can'?t come any ?more|cant come any ?more|isn'?t coming any ?more|moving away|moved away|moved out|moving out|dropped out|pulled out|handed (?:it|them|\S+) over|won'?t be (?:coming|doing it|around) any ?more|wont be (?:coming|doing it|around) any ?more|(?:was|got|has been|have been) (?:stolen|nicked|written off)|was (?:only |just )?(?:in my basket|the (?:other )?(?:quote|offer|one|option)s?\b)|is no longer (?:my|our|his|her|their|\S+'s) \S+|(?:is |are |'s )?dead to me|dethroned|is over)\b`)
 
 // correctingRe marks a memory that corrects what was said: its "not X" denies X.
 var correctingRe = regexp.MustCompile(`(?i)\b(?:sorry|i meant|meant to say|correction|correct an earlier|typo|my mistake|mistake|my bad|misspoke|wait,? no|no wait|oops|got (?:that|it|the \w+) wrong|had it wrong|said wrong|told you wrong|i was wrong|disregard|misread|ahem|not actually|turns out|(?:i|we) (?:said|told you)\b[^.!?]{0,40}\b(?:before|earlier))\b`)
@@ -128,6 +128,9 @@ func endedNames(p prepared, said string) []endedName {
 			}
 			last := strings.Fields(rest[:m[1]])
 			w := last[len(last)-1]
+			if w == "over" && len(last) > 1 && last[len(last)-2] == "is" && i+len(last) < len(ts) {
+				continue // "joris is over in rotterdam": there, not ended
+			}
 			if (w == "left" || w == "quit" || w == "retired" || w == "died") && i+len(last) < len(ts) && !endedFollow[ts[i+len(last)].low] {
 				continue // "leo left his water bottle at school"; "julien's left the CHU" ends the CHU, not julien
 			}
