@@ -1353,6 +1353,9 @@ func TestOwnThingsNamedPlainly(t *testing.T) {
 	if got := daysRe.FindString("everyone's in Monday to Thursday now"); got != "Monday to Thursday" {
 		t.Errorf("days %q, want a range: Monday to Thursday", got)
 	}
+	if sc := scope("Mr Brandt is covering for the rest of the semester"); sc != "" {
+		t.Errorf("scope %q: for the rest of a term is from now on, no condition", sc)
+	}
 	if !newsOf("gym update") || newsOf("the Guardian") {
 		t.Error(`"gym update" is a chat opener's label, "the Guardian" a value`)
 	}
