@@ -1183,6 +1183,10 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	},
 	readPair(func(c clause) (string, string) { return paidInto(c.rest) }),
 	func(c clause, self string, _ bool) (formReading, bool) {
+		s, a, v := owed(c, self)
+		return formReading{subject: s, attr: a, value: v}, a != ""
+	},
+	func(c clause, self string, _ bool) (formReading, bool) {
 		// "moved my current account from Barclays to Monzo": the thing named is what it
 		// was switched to.
 		a, v := switchedOwn(c.rest)

@@ -3285,7 +3285,44 @@ var (
 	intoWords = wordSet(`into in to towards on`)
 )
 
-// switchedOwn reads// switchedOwn reads "<switched> my <thing> from A to B" (or "… to B from A"): the
+// owed reads a debt between the speaker and another: "Femi still owes me $500" (femi's
+// owes-<speaker>, $500), "he owes me nothing now" (0), "I owe dad 300" (the speaker's
+// owes-dad). The other is named, a relation, or the clause's subject; "" when the clause
+// states no amount owed.
+func owed(c clause, self string) (subject, attr, value string) {
+	ts := c.rest
+	for i := 0; i+2 < len(ts); i++ {
+		if w := ts[i].low; w != "owes" && w != "owe" {
+			continue
+		}
+		obj := ts[i+1].low
+		switch {
+		case obj == "me" || obj == "us":
+			if c.subj == self || c.subj == "" {
+				return "", "", ""
+			}
+			subject, attr = c.subj, "owes-"+Kebab(self)
+		case c.subj == self && relations[obj] != "" && roles[obj] == "":
+			subject, attr = self, "owes-"+relations[obj]
+		case c.subj == self && isCapitalised(ts[i+1]) && isWord(obj) && !notName(obj):
+			subject, attr = self, "owes-"+Kebab(obj)
+		default:
+			return "", "", ""
+		}
+		for _, t := range ts[i+2 : min(len(ts), i+5)] {
+			switch v := strings.TrimLeft(t.low, "£$€"); {
+			case v == "nothing" || v == "zero" || v == "nada":
+				return subject, attr, "0"
+			case isDigitStart(v):
+				return subject, attr, t.orig
+			}
+		}
+		return "", "", ""
+	}
+	return "", "", ""
+}
+
+// switchedOwn reads "<switched> my <thing> from A to B" (or "… to B from A"): the
 // attribute the thing names (a label of the table, a word that cues one attribute, or a
 // thing of its own of one or two plain nouns) and B. "moved my current account from
 // Barclays to Monzo" is the bank; "switched our energy from British Gas to Octopus",
