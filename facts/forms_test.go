@@ -1227,6 +1227,7 @@ func TestEndedNames(t *testing.T) {
 		"lidl dropped the price to 1.49":                                  nil,
 		"Wren: Big Thief has been dethroned":                              {"Big Thief"},
 		"spin is dead to me, rowing now":                                  {"spin"},
+		"the Ritz cancelled on us, overbooked":                            {"Ritz"},
 		"my brother joris is over in rotterdam":                           nil,
 		"my physio Anouk is off on maternity leave":                       {"physio Anouk"},
 		"the basil plant didn't make it":                                  {"basil plant"},
