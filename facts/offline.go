@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/atma-dev/atma/internal/words"
 )
@@ -1182,6 +1183,14 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 		return formReading{subject: subj, attr: a, value: v}, a != "" && subj != ""
 	},
 	readPair(func(c clause) (string, string) { return paidInto(c.rest) }),
+	func(c clause, self string, cased bool) (formReading, bool) {
+		// "you can call me Alex", "I'd like to go by Sasha from now on".
+		m := calledRe.FindStringSubmatch(c.text)
+		if m == nil || c.subj != self || notName(strings.ToLower(m[1])) || cased && !unicode.IsUpper([]rune(m[1])[0]) {
+			return formReading{}, false
+		}
+		return formReading{subject: self, attr: "preferred-name", value: m[1]}, true
+	},
 	func(c clause, self string, _ bool) (formReading, bool) {
 		s, a, v := owed(c, self)
 		return formReading{subject: s, attr: a, value: v}, a != ""

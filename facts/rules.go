@@ -3285,6 +3285,10 @@ var (
 	intoWords = wordSet(`into in to towards on`)
 )
 
+// calledRe reads the name the speaker asks to be called by: "you can call me Alex",
+// "I'd like to go by Sasha", not "nobody calls me Alexandra".
+var calledRe = regexp.MustCompile(`(?i)(?:^|\b(?:can|please|pls|just|to|and|or|rather|now|will|gonna)\b|,)\s*(?:call me|go by)\s+([\p{L}][\p{L}'-]+)`)
+
 // owed reads a debt between the speaker and another: "Femi still owes me $500" (femi's
 // owes-<speaker>, $500), "he owes me nothing now" (0), "I owe dad 300" (the speaker's
 // owes-dad). The other is named, a relation, or the clause's subject; "" when the clause
