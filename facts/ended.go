@@ -67,9 +67,9 @@ type endedName struct {
 	clause  int
 }
 
-// endedNames reads the names a memory (p, its clauses' text said) says are ended (see
-// endedObjectRe, endedSubjectRe, endedAfterRe).
-func endedNames(p prepared, said string) []endedName {
+// endedNames reads the names a memory says are ended (see endedObjectRe, endedSubjectRe,
+// endedAfterRe, and in a correction what it reports was said, reportedAt).
+func endedNames(p prepared) []endedName {
 	var out []endedName
 	add := func(ts []token, subj bool, ci int) {
 		v := endedValue(ts, subj)
@@ -77,7 +77,7 @@ func endedNames(p prepared, said string) []endedName {
 			out = append(out, endedName{value: v, subject: subj, clause: ci})
 		}
 	}
-	corrects := correctingRe.MatchString(said)
+	corrects := p.corrects
 	for ci, c := range p.clauses {
 		ts := c.toks
 		// The clause in lower case, once, and where each word starts and ends in it.
@@ -100,8 +100,8 @@ func endedNames(p prepared, said string) []endedName {
 				}
 				continue
 			}
-			if corrects && (ts[i].low == "said" || ts[i].low == "wrote") && i > 0 && firstPerson[ts[i-1].low] && i+1 < len(ts) {
-				add(ts[i+1:], false, ci) // "sorry i said hornets before, it's the harriers"
+			if j := reportedAt(ts, i); corrects && j > 0 {
+				add(ts[j:], false, ci) // "sorry i said hornets before, it's the harriers"
 				continue
 			}
 			before := low[:ends[i]]
@@ -198,7 +198,7 @@ func endedValue(ts []token, subj bool) string {
 	// by "BahnCard", "Dr. Osei" by "Osei".
 	// A level or a code with a digit is named whole: "not A2", "not B1".
 	coded := func(t token) bool {
-		return len(t.low) >= 2 && strings.ContainsFunc(t.low, unicode.IsDigit) && strings.ContainsFunc(t.low, unicode.IsLetter) && isWordRunes(t.low)
+		return len(t.low) >= 2 && strings.ContainsFunc(t.low, unicode.IsDigit) && strings.ContainsFunc(t.low, unicode.IsLetter) && alnum(t.low)
 	}
 	ws = slices.DeleteFunc(ws, func(t token) bool { return len([]rune(t.low)) < 3 && !coded(t) })
 	specific := func(t token) bool {
@@ -228,8 +228,8 @@ func endedValue(ts []token, subj bool) string {
 // state is known only by its name, and the overlay gives the earlier memory that names
 // it the same fact (namedVersions). A person who leaves is no subject of the denial: the
 // state was the speaker's (or the replacing fact's subject's).
-func endedFacts(p prepared, said string, fs []Fact, values map[string][]string) []Fact {
-	ended := endedNames(p, said)
+func endedFacts(p prepared, fs []Fact, values map[string][]string) []Fact {
+	ended := endedNames(p)
 	if len(ended) == 0 {
 		return fs
 	}
@@ -283,9 +283,4 @@ func endedFacts(p prepared, said string, fs []Fact, values map[string][]string) 
 		out = append(out, f)
 	}
 	return out
-}
-
-// isWordRunes reports a word of letters and digits only ("a2", "4b").
-func isWordRunes(w string) bool {
-	return !strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }

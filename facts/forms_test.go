@@ -1255,7 +1255,7 @@ func TestEndedNames(t *testing.T) {
 	for text, want := range cases {
 		p := prepareForTest(t, text)
 		var got []string
-		for _, e := range endedNames(p, p.text()) {
+		for _, e := range endedNames(p) {
 			got = append(got, e.value)
 		}
 		if !slices.Equal(got, want) {
@@ -1277,7 +1277,7 @@ func TestEndedNames(t *testing.T) {
 // it reads them.
 func prepareForTest(t *testing.T, text string) prepared {
 	t.Helper()
-	p := prepared{self: "user"}
+	p := prepared{self: "user", corrects: correctingRe.MatchString(text)}
 	var ppl people
 	for _, s := range sentences(shorthand(unshout(text))) {
 		for _, c := range clauses(s.text) {

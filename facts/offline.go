@@ -139,7 +139,7 @@ type clause struct {
 	// and valueAt the index in toks where its value starts (labelAttr).
 	label   string
 	valueAt int
-	// corrects: the clause's memory corrects what was said (correctingRe).
+	// corrects: the clause's memory corrects what was said (prepared.corrects).
 	corrects bool
 }
 
@@ -153,26 +153,44 @@ func (c clause) negated() bool {
 // you the rent went to £1,250", "wait i said 55 min before"): in a correction, its value
 // is the one corrected. "I told you wrong" reports nothing.
 func saysWhatWasSaid(ts []token) bool {
-	for i := 1; i+1 < len(ts); i++ {
-		if !firstPerson[ts[i-1].low] {
-			continue
-		}
-		j := i
-		switch ts[i].low {
-		case "said", "wrote", "mentioned":
-		case "told":
-			if ts[i+1].low != "you" {
-				continue
-			}
-			j++
-		default:
-			continue
-		}
-		if j+1 < len(ts) && ts[j+1].low != "wrong" && ts[j+1].low != "incorrectly" && ts[j+1].low != "the" && !ts[j].end || j+2 < len(ts) && ts[j+1].low == "the" && ts[j+2].low != "wrong" {
+	for i := range ts {
+		if reportedAt(ts, i) > 0 {
 			return true
 		}
 	}
 	return false
+}
+
+// reportedAt returns where the words start that ts[i] reports the speaker said: after
+// "I said", "I wrote", "I mentioned", "I told you" ("i said hornets before", "I told you
+// the rent went to £1,250"); 0 when ts[i] reports nothing, or reports only that it was
+// wrong ("I told you wrong", "i said the wrong day").
+func reportedAt(ts []token, i int) int {
+	if i == 0 || !firstPerson[ts[i-1].low] {
+		return 0
+	}
+	j := i + 1
+	switch ts[i].low {
+	case "said", "wrote", "mentioned":
+	case "told":
+		if j >= len(ts) || ts[j].low != "you" {
+			return 0
+		}
+		j++
+	default:
+		return 0
+	}
+	if j >= len(ts) || ts[j-1].end {
+		return 0
+	}
+	k := j
+	if ts[k].low == "the" && k+1 < len(ts) {
+		k++
+	}
+	if ts[k].low == "wrong" || ts[k].low == "incorrectly" {
+		return 0
+	}
+	return j
 }
 
 // prepared is an input split into clauses, before scoring.
@@ -191,6 +209,8 @@ type prepared struct {
 	ended []Fact
 	// nots are the clauses' "<new> not <old>" pairs, read once for both corrections.
 	nots nots
+	// corrects: the memory corrects what was said (correctingRe).
+	corrects bool
 }
 
 // text is the clauses' words, a clause after another.
@@ -300,7 +320,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			continue
 		}
 		p.mem = addText(text)
-		corrects := correctingRe.MatchString(text)
+		p.corrects = correctingRe.MatchString(text)
 		if len(x.Vector) > 0 && text == strings.TrimSpace(x.Text) {
 			given[p.mem] = x.Vector
 		}
@@ -347,7 +367,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 						merged = slices.Concat(first, c)
 					}
 					ci++
-					cl = clause{toks: merged, text: join(merged), label: label, valueAt: len(first), corrects: corrects}
+					cl = clause{toks: merged, text: join(merged), label: label, valueAt: len(first), corrects: p.corrects}
 					ppl.held = [2]string{}
 					cl.subj, cl.rest, cl.role = ppl.subject(merged, p.self)
 					cl.held = ppl.held
@@ -355,7 +375,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 						cl.subj, cl.rest, cl.role = p.self, merged[len(first):], ""
 					}
 				} else {
-					cl = clause{toks: c, text: join(c), corrects: corrects}
+					cl = clause{toks: c, text: join(c), corrects: p.corrects}
 					ppl.held = [2]string{}
 					cl.subj, cl.rest, cl.role = ppl.subject(c, p.self)
 					cl.held = ppl.held
@@ -466,7 +486,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		if f, ok := validUntil(said, p.self); ok && !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() }) {
 			facts, why = append(facts, f), ""
 		}
-		if fs := endedFacts(p, said, facts, knownValues(in[i], known)); len(fs) > 0 {
+		if fs := endedFacts(p, facts, knownValues(in[i], known)); len(fs) > 0 {
 			facts, why = orderFacts(fs), ""
 		}
 		facts = append(facts, correctedAway(p, facts, in[i].Values)...)

@@ -768,12 +768,12 @@ func amountLabel(label, amount string) (string, string) {
 	if drugRe.MatchString(label) {
 		return Kebab(label) + doseSuffix, amount // "bumped my lantus up to 20"
 	}
+	// "salary" is a cue of rate: the attribute an amount of it is read into by
+	// meaning. A label of two words names its own thing ("savings goal" is no monthly
+	// budget), and a word that cues two attributes decides nothing.
 	var cued []string
-	for _, a := range attributes {
-		// "salary" is a cue of rate: the attribute an amount of it is read into by
-		// meaning. A label of two words names its own thing ("savings goal" is no
-		// monthly budget), and a word that cues two attributes decides nothing.
-		if a.kind == kindNumber && slices.Contains(a.cues, label) {
+	for _, a := range attributeCues[label] {
+		if a.kind == kindNumber {
 			cued = append(cued, a.name)
 		}
 	}
@@ -1740,14 +1740,14 @@ var notValues = wordSet(`not very pretty quite getting being gonna gotta going`)
 
 // attributeCue reports a word that is one of the attribute table's cues: "camera" (a
 // device), "car", "rent".
-func attributeCue(w string) bool { return attributeCues[w] }
+func attributeCue(w string) bool { return len(attributeCues[w]) > 0 }
 
-// attributeCues are the cues of the attribute table, gathered once.
-var attributeCues = func() map[string]bool {
-	m := map[string]bool{}
+// attributeCues are the attributes of the table by their cues, gathered once.
+var attributeCues = func() map[string][]attribute {
+	m := map[string][]attribute{}
 	for _, a := range attributes {
 		for _, c := range a.cues {
-			m[c] = true
+			m[c] = append(m[c], a)
 		}
 	}
 	return m
@@ -1813,7 +1813,7 @@ var labelTails = wordSet(`now currently nowadays lately atm rn days these right`
 // words ending in a colon, naming an attribute of the table or one of labelNames. A
 // "favourite <thing>:" label names the favourite attribute.
 func labelAttr(ts []token) (attr string, own bool) {
-	ts, own, ok := labelWords(ts)
+	ts, own, _, ok := labelWords(ts)
 	if !ok {
 		return "", false
 	}
@@ -1832,17 +1832,8 @@ func labelAttr(ts []token) (attr string, own bool) {
 	if _, ok := attributeByName(Kebab(name)); ok {
 		return Kebab(name), own
 	}
-	if len(ts) == 1 {
-		// "hotel sorted:", "hotel:": a word that cues one attribute of the table names it.
-		var cued []string
-		for _, a := range attributes {
-			if slices.Contains(a.cues, name) {
-				cued = append(cued, a.name)
-			}
-		}
-		if len(cued) == 1 {
-			return cued[0], own
-		}
+	if cued := attributeCues[name]; len(ts) == 1 && len(cued) == 1 {
+		return cued[0].name, own // "hotel sorted:", "hotel:": a word that cues one attribute names it
 	}
 	return "", false
 }
@@ -1859,9 +1850,9 @@ func openLabelAttr(ts, next []token) (attr string, own bool) {
 	// says the thing is the speaker's one names it plainly enough, as two nouns do.
 	// "hotel sorted: …", "flights done: …": a thing said to be settled is named as
 	// plainly.
-	led := slices.ContainsFunc(skipFillers(ts), func(t token) bool { return ownLeads[t.low] || t.low == "my" || t.low == "new" }) ||
-		len(ts) > 1 && labelSettled[ts[len(ts)-1].low]
-	ts, own, ok := labelWords(ts)
+	led := slices.ContainsFunc(skipFillers(ts), func(t token) bool { return ownLeads[t.low] || t.low == "my" || t.low == "new" })
+	ts, own, settled, ok := labelWords(ts)
+	led = led || settled
 	if !ok || len(next) == 0 {
 		return "", false
 	}
@@ -1982,10 +1973,10 @@ var chatLabels = wordSet(`update updates news note notes psa fyi reminder questi
 // labelWords returns the one or two words that name a label — at most six words ending
 // in a colon, past a possessor ("mum's"), labelLeads ("my current") and labelTails
 // ("now") — and whether the label is the speaker's own (no possessor other than my/our).
-func labelWords(ts []token) (words []token, own, ok bool) {
+func labelWords(ts []token) (words []token, own, settled, ok bool) {
 	ts = skipFillers(ts)
 	if len(ts) == 0 || len(ts) > 6 || !ts[len(ts)-1].colon {
-		return nil, false, false
+		return nil, false, false, false
 	}
 	own = true
 	if w := ts[0].low; strings.HasSuffix(w, "'s") && len(ts) > 1 {
@@ -2007,12 +1998,12 @@ func labelWords(ts []token) (words []token, own, ok bool) {
 		ts = ts[:n-1]
 	}
 	if n := len(ts); n > 1 && labelSettled[ts[n-1].low] {
-		ts = ts[:n-1]
+		ts, settled = ts[:n-1], true
 		if n := len(ts); n > 1 && (ts[n-1].low == "is" || ts[n-1].low == "are" || ts[n-1].low == "now") {
 			ts = ts[:n-1]
 		}
 	}
-	return ts, own, len(ts) > 0 && len(ts) <= 2
+	return ts, own, settled, len(ts) > 0 && len(ts) <= 2
 }
 
 // ts0 is the first word of ts, or "".
@@ -3260,22 +3251,13 @@ func paidInto(rest []token) (attr, value string) {
 			return "", ""
 		}
 		end := j + 2
-		plain := func(w string) bool { // "pension", "401k", "isa"
-			return w != "" && !strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		for end < len(rest) && end-(j+2) < 2 && alnum(rest[end].low) && !stopValue[rest[end].low] && !fillers[rest[end].low] && !rest[end-1].end {
+			end++ // "pension", "401k", "isa"
 		}
-		for end < len(rest) && end-(j+2) < 2 && plain(rest[end].low) && !stopValue[rest[end].low] && !fillers[rest[end].low] && !rest[end-1].end {
-			end++
+		if a := ownThing(rest[j+2 : end]); a != "" {
+			return a, join(rest[i+1 : j])
 		}
-		thing := rest[j+2 : end]
-		if len(thing) == 0 {
-			return "", ""
-		}
-		for _, t := range thing {
-			if w := t.low; len(w) < 3 && !isDigitStart(w) || verbForm(w) || pronouns[w] || abstractWords[w] || emptyWords[w] || relations[w] != "" {
-				return "", ""
-			}
-		}
-		return Kebab(join(thing)), join(rest[i+1 : j])
+		return "", ""
 	}
 	return "", ""
 }
@@ -3326,6 +3308,21 @@ func owed(c clause, self string) (subject, attr, value string) {
 	return "", "", ""
 }
 
+// ownThing is the attribute of a thing of the speaker's named in one or two plain words
+// ("pension", "401k", "savings account"): no pronoun, verb, relation, abstract or empty
+// word, and no word under three letters but a number; "" when it names none.
+func ownThing(words []token) string {
+	if len(words) == 0 || len(words) > 2 {
+		return ""
+	}
+	for _, t := range words {
+		if w := t.low; len(w) < 3 && !isDigitStart(w) || verbForm(w) || pronouns[w] || abstractWords[w] || emptyWords[w] || relations[w] != "" {
+			return ""
+		}
+	}
+	return Kebab(join(words))
+}
+
 // switchedOwn reads "<switched> my <thing> from A to B" (or "… to B from A"): the
 // attribute the thing names (a label of the table, a word that cues one attribute, or a
 // thing of its own of one or two plain nouns) and B. "moved my current account from
@@ -3363,19 +3360,14 @@ func switchedOwn(rest []token) (attr, value string) {
 			}
 			return a, value
 		}
-		words, _, _ := labelWords(thing)
-		if n := len(words); n > 0 && accountWords[words[n-1].low] && (n == 1 || accountKinds[words[n-2].low]) {
+		words, _, _, _ := labelWords(thing)
+		if n := len(words); n > 0 && strings.TrimSuffix(words[n-1].low, "s") == "account" && (n == 1 || accountKinds[words[n-2].low]) {
 			return "bank", value // "moved my current account from …"
 		}
-		if len(words) == 0 || len(words) > 2 {
-			return "", ""
+		if a := ownThing(words); a != "" && !slices.ContainsFunc(words, func(t token) bool { return !isWord(t.low) || stopValue[t.low] }) {
+			return a, value
 		}
-		for _, t := range words {
-			if w := t.low; len(w) < 3 || !isWord(w) || stopValue[w] || pronouns[w] || verbForm(w) || abstractWords[w] || emptyWords[w] || relations[w] != "" {
-				return "", ""
-			}
-		}
-		return Kebab(join(words)), value
+		return "", ""
 	}
 	return "", ""
 }
@@ -3812,7 +3804,6 @@ var namedSchoolRe = regexp.MustCompile(`\b(?i:starts at|started at|starting at|s
 
 // accountKinds are the kinds of an everyday bank account: "my chequing account is with
 // TD", "my main accounts still with lloyds".
-var accountWords = wordSet(`account accounts acct acc`)
 
 var accountKinds = wordSet(`current bank savings chequing checking main everyday day-to-day`)
 

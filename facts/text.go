@@ -772,6 +772,11 @@ var nameAdverbs = wordSet(`only also just still never always finally really usua
 // pastVerbs are irregular past forms that follow a name: "Ravi sent", "Mia bought".
 var pastVerbs = wordSet(`sent bought won told found brought taught kept met paid put read saw spent stood threw wrote drove flew grew knew became began fell felt heard held lost meant rode sang sat slept spoke swam wore woke gave got took made came went ran left sold`)
 
+// alnum reports a word of letters and digits only ("a2", "401k", "isa").
+func alnum(s string) bool {
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
 func isWord(s string) bool {
 	for _, r := range s {
 		if !unicode.IsLetter(r) && r != '-' && r != '\'' {

@@ -854,9 +854,6 @@ func shapeless(f Fact, cased bool) bool {
 		if strings.TrimLeft(f.Value, "0123456789.,:") == "" {
 			return true // "has hers at 11": a bare number names no place, team or person
 		}
-		if r, _ := utf8.DecodeRuneInString(f.Value); a.kind == kindPerson && unicode.IsDigit(r) {
-			return true // "my dose is 50mg": an amount is nobody
-		}
 		if properName(f.Value) {
 			return false // "Leeds United", "Crowded House": a name, not "laptop crashed"
 		}
@@ -923,12 +920,12 @@ func mentionsAttribute(f Fact) bool {
 	return false
 }
 
-// AmountUnit names what an amount measures, by its unit: "percent" (4%), "money"
+// amountUnit names what an amount measures, by its unit: "percent" (4%), "money"
 // (£450, $85 an hour, 300 euro), "dose" (50mg), "duration" (55 min), "distance"
 // (5 km), "clock" (7:15, 6am); "" when the value says no unit. Two amounts of different
 // units in one slot measure different things ("$70 an hour" and "4%" are no versions of
 // one rate).
-func AmountUnit(v string) string {
+func amountUnit(v string) string {
 	if !strings.ContainsFunc(v, unicode.IsDigit) {
 		return ""
 	}
@@ -940,6 +937,16 @@ func AmountUnit(v string) string {
 	return ""
 }
 
+// OtherUnits reports two amounts said with units of different kinds (amountUnit).
+func OtherUnits(a, b string) bool {
+	ua := amountUnit(a)
+	if ua == "" {
+		return false
+	}
+	ub := amountUnit(b)
+	return ub != "" && ua != ub
+}
+
 var amountUnits = []struct {
 	name string
 	re   *regexp.Regexp
@@ -947,9 +954,10 @@ var amountUnits = []struct {
 	{"percent", regexp.MustCompile(`(?i)\d\s?(?:%|percent\b|per cent\b)`)},
 	{"money", regexp.MustCompile(`(?i)[£$€¥₹]\s?\d|\d\s?(?:euros?|dollars?|pounds?|quid|bucks|eur|usd|gbp|lakhs?|lpa)\b`)},
 	{"dose", doseUnits},
-	{"clock", regexp.MustCompile(`(?i)\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b`)},
-	{"duration", regexp.MustCompile(`(?i)\b\d+\s?(?:min|mins|minutes?|hours?|hrs?)\b`)},
-	{"distance", regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:km|kms|kilometres?|kilometers?|miles?)\b`)},
+	{"clock", clockRe},
+	{"duration", commuteUnits},
+	// distanceUnits without its "k": "24k" is as often a salary as a run.
+	{"distance", regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:km|kms|kilometres?|kilometers?|miles?|mi)\b`)},
 }
 
 // pointsBack are the words that point at a thing already spoken of.

@@ -63,7 +63,7 @@ func sharedSlot(old, new []fx.Fact) (fx.Fact, fx.Fact, bool) {
 // (scope mismatch, supersede); a new scope → scoped exception; a value without the old
 // one's exception ("except in december") → coexistence (the rule beside its exception;
 // a narrower scope such as "for the two of us" is no exception); amounts of different
-// units (fx.AmountUnit: "$70 an hour", "4%") → coexistence; another value of a
+// units (fx.OtherUnits: "$70 an hour", "4%") → coexistence; another value of a
 // single-valued attribute → temporal update (value discrepancy when the input corrects
 // itself); another value of a multi-valued one → coexistence.
 func decideFacts(old, new fx.Fact, newText string) (judge.Steps, judge.Verdict) {
@@ -98,7 +98,7 @@ func decideFacts(old, new fx.Fact, newText string) (judge.Steps, judge.Verdict) 
 		st, ct, act, why = judge.StatusConsistent, judge.TypeNone, judge.ActionKeep, fmt.Sprintf("the new input denies %q, not %q", new.Value, old.Value)
 	case !single:
 		st, ct, act, why = judge.StatusConsistent, judge.TypeNone, judge.ActionCoexist, fmt.Sprintf("%s holds several values at once", new.Attribute)
-	case fx.AmountUnit(old.Value) != "" && fx.AmountUnit(new.Value) != "" && fx.AmountUnit(old.Value) != fx.AmountUnit(new.Value):
+	case fx.OtherUnits(old.Value, new.Value):
 		// "$70 an hour" and "4%": the slot's name is shared, the thing measured is not.
 		st, ct, act, why = judge.StatusConsistent, judge.TypeNone, judge.ActionCoexist, fmt.Sprintf("%s and %s measure different things", old.Value, new.Value)
 	case fx.CorrectionCue.MatchString(newText) || deniesOld(newText, old.Value):
