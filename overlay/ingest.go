@@ -181,11 +181,11 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 			tr.FactNote = strings.TrimPrefix(tr.FactNote+"; "+note, "; ")
 		}
 		if len(fs) > 0 {
-			fs = joinValueGroups(fs, cands)
-			if fs, err = o.adoptSlots(ctx, user, fs, cands, proj); err != nil {
+			candFacts = decodeFacts(candFacts, cands)
+			fs = joinValueGroups(fs, cands, candFacts)
+			if fs, err = o.adoptSlots(ctx, user, fs, cands, candFacts, proj); err != nil {
 				return nil, err
 			}
-			candFacts = decodeFacts(candFacts, cands)
 			f := primaryFact(fs, cands, candFacts)
 			// Each group is one value's time line: a single-valued slot's, or one value's
 			// of a multi-valued attribute (facts.Fact.Group).
@@ -936,13 +936,13 @@ func (o *Overlay) withSlot(ctx context.Context, user, slot string, cands []store
 // brother lives in Albuquerque") has its attribute for certain, however close the topic
 // head puts it to another of the subject's memories ("my brother and Seraphina have been
 // together"). Without heads facts keep their keys.
-func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, cands []store.Record, proj gate.Projection) ([]facts.Fact, error) {
+func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, cands []store.Record, candFacts [][]facts.Fact, proj gate.Projection) ([]facts.Fact, error) {
 	out := slices.Clone(fs)
 	for i, f := range out {
 		if !facts.SingleValued(f.Attribute) || facts.NamesItsOwner(f.Attribute) || slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Group() }) {
 			continue
 		}
-		if a := namedIn(f, cands); a != "" {
+		if a := namedIn(f, cands, candFacts); a != "" {
 			// "bumped the 401k to 6%" after "checked the 401k portal: I'm at 4%" (rate):
 			// the earlier memory names the thing, its fact has it under another word.
 			if has, err := o.hasSlot(ctx, user, f.Group()); err != nil {
@@ -999,20 +999,20 @@ func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, 
 // paid. 1150 a month" holds a price, and names the rent); else "". Only amounts: an
 // amount's attribute is read by meaning from few words, where a place or a name has
 // its own ("moving to Leeds for a job at the University of Leeds" is no university).
-func namedIn(f facts.Fact, cands []store.Record) string {
+func namedIn(f facts.Fact, cands []store.Record, candFacts [][]facts.Fact) string {
 	attrWords := strings.Split(facts.Kebab(f.Attribute), "-")
 	amount := func(v string) bool { return strings.ContainsFunc(v, unicode.IsDigit) }
 	if slices.ContainsFunc(attrWords, func(w string) bool { return len(w) < 3 }) || !amount(f.Value) {
 		return ""
 	}
 	found := ""
-	for _, c := range cands {
+	for i, c := range cands {
 		subj, attr, ok := strings.Cut(c.Slot, "/")
 		if !ok || strings.Contains(attr, "/") || subj != facts.Kebab(f.Subject) || attr == facts.Kebab(f.Attribute) ||
 			!facts.SingleValued(attr) || facts.DistinctKinds(f.Attribute, attr) || !facts.HoldsAmounts(attr) {
 			continue
 		}
-		if !slices.ContainsFunc(RecordFacts(c), func(cf facts.Fact) bool { return cf.Group() == c.Slot && amount(cf.Value) }) {
+		if !slices.ContainsFunc(candFacts[i], func(cf facts.Fact) bool { return cf.Group() == c.Slot && amount(cf.Value) }) {
 			continue
 		}
 		said := words.Split(c.Content)
@@ -1107,12 +1107,12 @@ func namedVersions(fs []facts.Fact, cands []store.Record, candFacts [][]facts.Fa
 // "watercolors"), so that the two statements share that value's history. An activity
 // joins the same subject's group of the same activity under another activity attribute
 // too ("chess" as a hobby, then as something watched: facts.Activity).
-func joinValueGroups(fs []facts.Fact, cands []store.Record) []facts.Fact {
-	// The candidates' groups of a multi-valued attribute, each by the fact that names
-	// it, decoded once.
+func joinValueGroups(fs []facts.Fact, cands []store.Record, candFacts [][]facts.Fact) []facts.Fact {
+	// The candidates' groups of a multi-valued attribute, each by the fact that names it
+	// (candFacts: the candidates' facts, decoded).
 	var groups []facts.Fact
-	for _, c := range cands {
-		for _, cf := range RecordFacts(c) {
+	for i, c := range cands {
+		for _, cf := range candFacts[i] {
 			if c.Slot == cf.Group() && !facts.SingleValued(cf.Attribute) {
 				groups = append(groups, cf)
 			}
