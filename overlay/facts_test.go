@@ -45,6 +45,18 @@ func fact(subject, attribute, value string) facts.Fact {
 	return facts.Fact{Subject: subject, Attribute: attribute, Value: value}
 }
 
+// factsOverlay opens an overlay on open's store whose facts come from x, with the bag
+// embedder.
+func factsOverlay(t *testing.T, open func(t *testing.T) (store.Store, TxHost), x facts.Extractor) (*Overlay, store.Store) {
+	t.Helper()
+	st, h := open(t)
+	o, err := New(Config{Store: st, Host: h, Embedder: overlaytest.BagEmbedder{}, Facts: x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, st
+}
+
 // wantStatuses reports each memory of want whose status in got (statuses) is another.
 func wantStatuses(t *testing.T, got, want map[string]store.Status) {
 	t.Helper()
@@ -361,11 +373,7 @@ func TestNamedVersions(t *testing.T) {
 				"bex left?? new manager is tariq":       {fact("user", "manager", "tariq"), bexLeft},
 				"Kit is moving away, no more park runs": {kitGone},
 			}}
-			st, h := open(t)
-			o, err := New(Config{Store: st, Host: h, Embedder: overlaytest.BagEmbedder{}, Facts: x})
-			if err != nil {
-				t.Fatal(err)
-			}
+			o, st := factsOverlay(t, open, x)
 			trs, err := o.Add(t.Context(), "dee", []Input{
 				{Content: "can you move spotify playlists over to apple music?", EventTime: at(1)},
 				{Content: "been seeing someone called Tomás for a couple of months", EventTime: at(1)},
@@ -426,11 +434,7 @@ func TestAmountNamedIn(t *testing.T) {
 				"my exam is on 12 June":                           {fact("user", "supervisor", "12")},
 				"the exam moved to 19 June":                       {fact("user", "exam", "19 June")},
 			}}
-			st, h := open(t)
-			o, err := New(Config{Store: st, Host: h, Embedder: overlaytest.BagEmbedder{}, Facts: x})
-			if err != nil {
-				t.Fatal(err)
-			}
+			o, _ := factsOverlay(t, open, x)
 			trs, err := o.Add(t.Context(), "dee", []Input{
 				{Content: "checked the pension portal, I'm putting in 4%", EventTime: at(1)},
 				{Content: "moving to Leeds for a job at the University", EventTime: at(1)},
