@@ -89,6 +89,10 @@ type Input struct {
 	// that names one of them is about that slot ("whistler is sold out, so we're doing
 	// banff instead"; "farah's back on platform").
 	Values map[string][]string `json:"values,omitempty"`
+	// Ended are values some of Slots held and no longer hold, by slot key, newest
+	// first: a memory that says one is taken up again names it ("back on YNAB" after
+	// "cancelled YNAB").
+	Ended map[string][]string `json:"ended,omitempty"`
 	// Vector is the backbone's vector of Text when the caller has one (the overlay
 	// embeds every memory anyway): the offline extractor then does not embed it again.
 	// It must come from the extractor's own embedder.

@@ -941,7 +941,8 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 		// Who holds the speaker's role, said on the way.
 		{"my boyfriend tom loves climbing", []string{"user/partner=tom"}},
 		// A bare label with a capitalised value, or a number after "on".
-		{"hilton status is Gold now, finally", []string{"user/hilton-status=Gold"}},
+		{"boiler cover is with Homeserve now", []string{"user/boiler-cover=Homeserve"}},
+		{"hilton status is Gold now, finally", []string{"user/loyalty-status=Gold"}}, // a scheme's tier (TestLoyaltyTier)
 		{"thermostat's on 19 in our house", []string{"-thermostat/thermostat=19"}},
 		{"main credit card is the amex gold", []string{"user/credit-card=amex gold"}},
 		// A topic marker is no value.
@@ -1389,5 +1390,40 @@ func TestNotDenies(t *testing.T) {
 	}
 	if !mentionsAttribute(Fact{Attribute: "flights", Value: "waste those flights"}) {
 		t.Error(`"waste those flights" read as a value of flights`)
+	}
+}
+
+// A loyalty scheme's tier is one slot of its holder, whatever the scheme; a card, a medal
+// or jewellery in gold is none (written for the purpose).
+func TestLoyaltyTier(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		{"finally platinum on marriott bonvoy, the suite upgrades begin", []string{"user/loyalty-status=Platinum"}},
+		{"Hilton knocked me down to Silver, I barely travelled", []string{"user/loyalty-status=Silver"}},
+		{"made Emirates Gold this week after all the Dubai runs", []string{"user/loyalty-status=Gold"}},
+		{"my brother Sami is diamond with Delta, gets upgraded every time", []string{"sami/loyalty-status=Diamond"}},
+		{"not gold on BA anymore, dropped a tier", []string{"user/loyalty-status!=Gold"}},
+		{"she won gold at the county championships", []string{"-user/loyalty-status=Gold"}},
+		{"my gold earrings went missing at the gym", []string{"-user/loyalty-status=Gold"}},
+		{"got approved for an Amex Gold, points galore", []string{"-user/loyalty-status=Gold"}},
+	})
+}
+
+// A value said to have ended is taken up again by name: "back on X", "resubscribed to
+// X", shown as an ended value (Input.Ended) or told by an earlier input of the call.
+func TestReturnToEndedValue(t *testing.T) {
+	ended := map[string][]string{"user/subscription/headspace": {"Headspace"}}
+	for _, text := range []string{"back on Headspace, the free app wasn't cutting it", "resubscribed to Headspace this morning", "rejoined Headspace after the sale"} {
+		res := extract(t, []Input{{Text: text, Slots: []string{"user/subscription"}, Ended: ended}})
+		if got := factKeys(res[0].Facts); !slices.Contains(got, "user/subscription=Headspace") {
+			t.Errorf("%q: facts %v, want user/subscription=Headspace", text, got)
+		}
+	}
+	res := extract(t, []Input{{Text: "cancelled Duolingo Plus, not worth it"}, {Text: "back on Duolingo Plus, the streak called"}})
+	first, second := factKeys(res[0].Facts), factKeys(res[1].Facts)
+	if len(first) == 0 || !strings.Contains(first[0], "!=Duolingo Plus") || !slices.Contains(second, strings.Replace(first[0], "!=", "=", 1)) {
+		t.Errorf("facts %v then %v, want the ended value's slot taken up again", first, second)
+	}
+	if got := factKeys(extract(t, []Input{{Text: "back on Headspace, the free app wasn't cutting it"}})[0].Facts); slices.Contains(got, "user/subscription=Headspace") {
+		t.Errorf("no ended value known: facts %v", got)
 	}
 }

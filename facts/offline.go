@@ -247,6 +247,7 @@ type slotSeen struct {
 	subject, attribute string
 	vecs               [][]float32
 	values             []string // newest first (Input.Values)
+	ended              []string // values said to have ended, newest first (Input.Ended)
 }
 
 // Extract extracts the facts of each input; see Extractor for how inputs of one call
@@ -537,7 +538,9 @@ func addSeen(seen []slotSeen, f Fact, p prepared) []slotSeen {
 	if vec != nil {
 		seen[i].vecs = append(seen[i].vecs, vec)
 	}
-	if !f.Negated {
+	if f.Negated {
+		seen[i].ended = append([]string{f.Value}, slices.DeleteFunc(seen[i].ended, func(v string) bool { return strings.EqualFold(v, f.Value) })...)
+	} else {
 		seen[i].values = append([]string{f.Value}, slices.DeleteFunc(seen[i].values, func(v string) bool { return strings.EqualFold(v, f.Value) })...)
 	}
 	return seen
@@ -828,7 +831,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 	for i := range facts {
 		facts[i].defaultOwner, facts[i].genericEvent = false, false
 	}
-	for _, f := range valueMentions(in, p, facts, values) {
+	for _, f := range valueMentions(in, p, facts, values, knownEnded(in, known)) {
 		// Read by form, the change replaces what the meaning made of the same version group
 		// (of a multi-valued attribute, the same value: "ben moved out :( new flatmate is
 		// chloe" keeps chloe).
@@ -1125,6 +1128,10 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	},
 	// An address is an email whoever's clause states it ("use r.k@proton.me from now on").
 	readValue("email", func(c clause) string { return emailRe.FindString(c.text) }),
+	func(c clause, self string, _ bool) (formReading, bool) {
+		subj, v, neg := loyaltyTier(c, self)
+		return formReading{subject: subj, attr: "loyalty-status", value: v, negated: neg, keepNegation: true}, v != ""
+	},
 	readPair(func(c clause) (string, string) { return serviceProvider(c.rest) }),
 	func(c clause, _ string, _ bool) (formReading, bool) {
 		v, neg, ok := studyFact(c.rest, len(skipFillers(c.toks)) == len(c.rest))

@@ -2137,23 +2137,38 @@ func teamAt(ts []token, j int) string {
 // another takes its place ("whistler is sold out, so we're doing banff instead"). The
 // slot is the one whose value it names; the attribute needs no word of its own.
 
-// backTo reads "back on/in/to/at X" and "back to being a X": the phrase X.
-var backTo = regexp.MustCompile(`(?i)\bback (?:on|in|to|at|with|into)(?: being)?(?: the| a| an| my| our)? ([\p{L}\d][\p{L}\d'&-]*(?: [\p{L}\d][\p{L}\d'&-]*){0,3})`)
+// backTo reads "back on/in/to/at X" and "back to being a X", or a verb of taking X up
+// again ("resubscribed to X", "rejoined X"): the phrase X.
+var backTo = regexp.MustCompile(`(?i)(?:\bback (?:on|in|to|at|with|into)|\bre-?(?:subscribed|joined|activated|enrolled|registered|signed)(?: up)?(?: to| with| for| on| at| in)?)(?: being)?(?: the| a| an| my| our)? ([\p{L}\d][\p{L}\d'&-]*(?: [\p{L}\d][\p{L}\d'&-]*){0,3})`)
 
 // knownValues returns the values the extractor knows of the user's slots, by key
 // ("<subject>/<attribute>"), newest first: those the call's earlier inputs stated (known)
 // before those the input is shown (Input.Values).
 func knownValues(in Input, known []slotSeen) map[string][]string {
+	return slotValues(in.Values, known, func(s slotSeen) []string { return s.values })
+}
+
+// knownEnded returns the values the extractor knows to have ended, as knownValues
+// does the values (Input.Ended, slotSeen.ended).
+func knownEnded(in Input, known []slotSeen) map[string][]string {
+	return slotValues(in.Ended, known, func(s slotSeen) []string { return s.ended })
+}
+
+// slotValues merges given values by slot key with those of the call's earlier inputs
+// (of), newest first; a multi-valued attribute's group key ("rosa/subscription/ynab")
+// counts as its attribute's.
+func slotValues(given map[string][]string, known []slotSeen, of func(slotSeen) []string) map[string][]string {
 	values := map[string][]string{}
-	for k, vs := range in.Values {
+	for k, vs := range given {
 		if subj, attr, ok := strings.Cut(k, "/"); ok {
+			attr, _, _ = strings.Cut(attr, "/")
 			k = Kebab(subj) + "/" + Kebab(attr)
 			values[k] = append(values[k], vs...)
 		}
 	}
 	for _, s := range known {
-		if k := s.subject + "/" + Kebab(s.attribute); len(s.values) > 0 {
-			values[k] = append(slices.Clone(s.values), values[k]...)
+		if k := s.subject + "/" + Kebab(s.attribute); len(of(s)) > 0 {
+			values[k] = append(slices.Clone(of(s)), values[k]...)
 		}
 	}
 	return values
@@ -2162,21 +2177,23 @@ func knownValues(in Input, known []slotSeen) map[string][]string {
 // valueMentions returns the facts of clauses that tell a change of an existing slot by
 // its values — those of Input.Values and those the call's earlier inputs stated (known)
 // — for the slots no other fact of the memory read by form.
-func valueMentions(in Input, p prepared, have []Fact, values map[string][]string) []Fact {
-	if len(values) == 0 {
+func valueMentions(in Input, p prepared, have []Fact, values, ended map[string][]string) []Fact {
+	if len(values) == 0 && len(ended) == 0 {
 		return nil
 	}
 	words := p.words()
 	var out []Fact
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(values))
 	byKind, hasByKind := valueOfKind(in, p, have, keys, values)
 	if hasByKind {
 		out = append(out, byKind)
 	}
+	for k := range ended {
+		if _, ok := values[k]; !ok {
+			keys = append(keys, k) // a slot whose every known value ended may be taken up again
+		}
+	}
+	slices.Sort(keys)
 	for _, key := range keys {
 		subj, attr, ok := strings.Cut(key, "/")
 		if !ok || slices.ContainsFunc(have, func(f Fact) bool { return f.Subject == subj && Kebab(f.Attribute) == attr && f.Confidence == 0 }) ||
@@ -2223,8 +2240,9 @@ func valueMentions(in Input, p prepared, have []Fact, values map[string][]string
 					// "tom's back from canada, switched my emergency contact back to him".
 					back = p.referent
 				}
-				if i := slices.IndexFunc(vals, func(v string) bool { return back != "" && (SameValue(v, back) || SameValue(v, phrase(tokenize(back)))) }); i >= 0 {
-					f.Value = vals[i]
+				was := append(slices.Clone(vals), ended[key]...)
+				if i := slices.IndexFunc(was, func(v string) bool { return back != "" && (SameValue(v, back) || SameValue(v, phrase(tokenize(back)))) }); i >= 0 {
+					f.Value = was[i]
 					out = append(out, f)
 					break
 				}
@@ -4110,4 +4128,58 @@ func drugFacts(c clause, self string, base Fact) []Fact {
 		}
 	}
 	return out
+}
+
+// A loyalty scheme's tier: "FINALLY silver on ba exec club", "Skyward knocked me down to
+// Silver", "made Flying Blue Silver this week", "Dele is Platinum again", "delta gold
+// medallion this yr". The tier is one state of its holder whatever the scheme (most
+// people chase one), so every scheme's tier is one slot, loyalty-status.
+var (
+	tierWords = wordSet(`bronze silver gold platinum diamond titanium`)
+	// loyaltyRe: words of a scheme around the tier in its clause.
+	loyaltyRe = regexp.MustCompile(`(?i)\b(?:status|tier|club|lounges?|miles|avios|points|medallion|skywards?|flying blue|exec(?:utive)?|upgrad\w*|downgrad\w*|frequent flyer|elite|qualifying|scheme|loyalty|member(?:ship)?|bonvoy|honors|flights?|flew|flying|airline|trips)\b`)
+	// tierLeads: a word before the tier (past the scheme's name) that says someone holds
+	// it or moved to it.
+	tierLeads = wordSet(`hit made reached earned kept keep regained got to is am im i'm still now again finally not`)
+	// tierNouns: a thing after the tier word that makes it a material or an award.
+	tierNouns = wordSet(`card cards medal medals ring rings star stars chain necklace coast mine rush standard fish foil plated tooth crown earrings earring watch jewellery jewelry leaf paint glitter bar bars plan package award award`)
+)
+
+// loyaltyTier reads a tier said of the clause's subject (or of the speaker, whom a
+// scheme moved: "BA downgraded me to Blue"), in title case, and whether the clause
+// denies it ("not gold anymore").
+func loyaltyTier(c clause, self string) (subj, tier string, neg bool) {
+	ts := c.toks
+	for i, t := range ts {
+		blue := t.low == "blue" && i > 0 && ts[i-1].low == "to" && loyaltyRe.MatchString(c.text)
+		if !tierWords[t.low] && !blue {
+			continue
+		}
+		if i+1 < len(ts) && tierNouns[ts[i+1].low] {
+			return "", "", false // "gold medal", "an amex gold card"
+		}
+		j := i - 1
+		for j >= 0 && isCapitalised(ts[j]) && !tierLeads[ts[j].low] || j >= 0 && (ts[j].low == "on" || ts[j].low == "ba" || ts[j].low == "exec") && j < i-1 {
+			j-- // the scheme's name before the tier: "made Flying Blue Silver"
+		}
+		lead := j >= 0 && tierLeads[ts[j].low] && !(j > 0 && (ts[j-1].low == "amex" || ts[j-1].low == "card"))
+		if j >= 0 && (ts[j].low == "amex" || ts[j].low == "a" || ts[j].low == "an" || ts[j].low == "the" || ts[j].low == "of") {
+			return "", "", false // "an Amex Gold", "the gold one"
+		}
+		if !lead && !loyaltyRe.MatchString(c.text) {
+			return "", "", false
+		}
+		subj = c.subj
+		if k := slices.IndexFunc(ts[:i], func(t token) bool { return t.low == "me" }); k > 0 && verbish(ts[k-1].low) {
+			subj = self // "Skyward knocked me down to Silver"
+		}
+		if ft := skipFillers(ts); len(ft) > 1 && c.subj == Kebab(ft[0].low) && (ft[1].low == "status" || ft[1].low == "tier") {
+			subj = self // "hilton status is Gold": the scheme names the speaker's tier
+		}
+		if subj == "" {
+			return "", "", false
+		}
+		return subj, strings.ToUpper(t.low[:1]) + t.low[1:], c.negated()
+	}
+	return "", "", false
 }

@@ -712,6 +712,21 @@ func TestRecentSlotsValues(t *testing.T) {
 	}
 }
 
+// A denied value is shown apart, as one the slot held and no longer holds ("back on
+// YNAB" after "cancelled YNAB" names it), never as a value the slot holds.
+func TestRecentSlotsEnded(t *testing.T) {
+	o := newTestOverlay(t, func(c *Config) { c.Facts = &mapExtractor{} })
+	gone := facts.Fact{Subject: "rosa", Attribute: "subscription", Value: "YNAB", Negated: true}
+	o.noteFacts("ana", []facts.Fact{gone, fact("ana", "home", "Leeds")})
+	r := o.recentSlots("ana")
+	if got := r.endedValues(); !slices.Equal(got[gone.Slot()], []string{"YNAB"}) || len(got) != 1 {
+		t.Errorf("ended %v, want %s: YNAB only", got, gone.Slot())
+	}
+	if got := r.values(); len(got[gone.Slot()]) != 0 || !slices.Equal(got["ana/home"], []string{"Leeds"}) {
+		t.Errorf("values %v: the ended YNAB is no value held", got)
+	}
+}
+
 // slowStore commits late: the next chunk is embedded well before this one is stored.
 type slowStore struct{ store.Store }
 

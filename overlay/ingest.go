@@ -674,14 +674,14 @@ func RecordFacts(r store.Record) []facts.Fact {
 // the memories without facts (the traces say why) rather than losing them.
 func (o *Overlay) extract(ctx context.Context, user string, inputs []Input, vecs [][]float32) ([]facts.Result, error) {
 	recent := o.recentSlots(user)
-	slots, values := recent.list(), recent.values()
+	slots, values, ended := recent.list(), recent.values(), recent.endedValues()
 	in := make([]facts.Input, len(inputs))
 	for i, x := range inputs {
 		at := x.EventTime
 		if at.IsZero() {
 			at = o.cfg.Now()
 		}
-		in[i] = facts.Input{Text: x.Content, Time: at, Slots: slots, Values: values, Vector: vecs[i]}
+		in[i] = facts.Input{Text: x.Content, Time: at, Slots: slots, Values: values, Ended: ended, Vector: vecs[i]}
 	}
 	// Whom the last memory's pronouns referred to carries over to this chunk.
 	in[0].Referent = recent.referent()
@@ -722,11 +722,12 @@ func (o *Overlay) noteFacts(user string, fs []facts.Fact) {
 	}
 	r := o.recentSlots(user)
 	for _, f := range fs {
-		v := f.Value
 		if f.Negated {
-			v = ""
+			r.add(f.Slot(), "")
+			r.addEnded(f.Slot(), f.Value)
+			continue
 		}
-		r.add(f.Slot(), v)
+		r.add(f.Slot(), f.Value)
 	}
 }
 
@@ -749,6 +750,7 @@ type recentSlots struct {
 	mu     sync.Mutex
 	keys   []string            // oldest first
 	vals   map[string][]string // by key, newest first
+	ended  map[string][]string // values said to have ended, by key, newest first
 	ref    string              // the last extraction's facts.Result.Referent
 	seeded bool                // read from the bank (seedSlots)
 	// last is the id of the user's newest record in the bank as this process last saw
@@ -839,7 +841,7 @@ func (o *Overlay) seedSlots(ctx context.Context, user string) {
 func (r *recentSlots) reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.keys, r.vals, r.last, r.seeded = nil, nil, "", true
+	r.keys, r.vals, r.ended, r.last, r.seeded = nil, nil, nil, "", true
 }
 
 // forgetSlots drops what the extractor is shown of user's slots: after a delete they
@@ -860,26 +862,55 @@ func (r *recentSlots) add(key, value string) {
 	if len(r.keys) > maxRecentSlots {
 		for _, k := range r.keys[:len(r.keys)-maxRecentSlots] {
 			delete(r.vals, k)
+			delete(r.ended, k)
 		}
 		r.keys = r.keys[len(r.keys)-maxRecentSlots:]
 	}
 	if value == "" {
 		return
 	}
-	if r.vals == nil {
-		r.vals = map[string][]string{}
+	r.vals = newestFirst(r.vals, key, value)
+}
+
+// addEnded records value as one that key's slot held and no longer holds (after add
+// has made key recent).
+func (r *recentSlots) addEnded(key, value string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if slices.Contains(r.keys, key) {
+		r.ended = newestFirst(r.ended, key, value)
 	}
-	vs := slices.DeleteFunc(r.vals[key], func(v string) bool { return strings.EqualFold(v, value) })
+}
+
+// newestFirst puts value first among m's values of key (at most maxRecentValues),
+// making m when nil.
+func newestFirst(m map[string][]string, key, value string) map[string][]string {
+	if m == nil {
+		m = map[string][]string{}
+	}
+	vs := slices.DeleteFunc(m[key], func(v string) bool { return strings.EqualFold(v, value) })
 	vs = append([]string{value}, vs...)
-	r.vals[key] = vs[:min(len(vs), maxRecentValues)]
+	m[key] = vs[:min(len(vs), maxRecentValues)]
+	return m
 }
 
 // values returns a copy of the keys' values.
 func (r *recentSlots) values() map[string][]string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make(map[string][]string, len(r.vals))
-	for k, v := range r.vals {
+	return cloneValues(r.vals)
+}
+
+// endedValues returns a copy of the keys' ended values.
+func (r *recentSlots) endedValues() map[string][]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return cloneValues(r.ended)
+}
+
+func cloneValues(m map[string][]string) map[string][]string {
+	out := make(map[string][]string, len(m))
+	for k, v := range m {
 		out[k] = slices.Clone(v)
 	}
 	return out
