@@ -1427,3 +1427,16 @@ func TestReturnToEndedValue(t *testing.T) {
 		t.Errorf("no ended value known: facts %v", got)
 	}
 }
+
+// Who does which chore: each doer's chore, several of one doer joined; the bins' day or
+// a kitchen one is in is no chore (written for the purpose).
+func TestChores(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		{"new rota: I'm on ironing and Priya does the dishes", []string{"user/chore=ironing", "priya/chore=dishes"}},
+		{"Marek is doing the bathroom this month, poor guy", []string{"marek/chore=bathroom"}},
+		{"recycling is my job now and mopping is Dana's", []string{"user/chore=recycling", "dana/chore=mopping"}},
+		{"swapped again: I do the kitchen + floors, Tom has the bathroom", []string{"user/chore=kitchen and floors", "tom/chore=bathroom"}},
+		{"the bins go out on Thursday night", []string{"-user/chore=bins"}},
+		{"I'm in the kitchen baking bread all afternoon", []string{"-user/chore=kitchen"}},
+	})
+}

@@ -1058,6 +1058,9 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 	if fs := scheduleFacts(c, self, base); len(fs) > 0 {
 		return fs
 	}
+	if fs := choreFacts(c, self, base); len(fs) > 0 {
+		return fs
+	}
 	if fs := drugFacts(c, self, base); len(fs) > 0 {
 		return fs
 	}
