@@ -1440,3 +1440,22 @@ func TestChores(t *testing.T) {
 		{"I'm in the kitchen baking bread all afternoon", []string{"-user/chore=kitchen"}},
 	})
 }
+
+// Units written out are their short forms ("100 milligrams" is 100mg), a move may say
+// two particles ("dropping back down to 50 milligrams"), and a setting verb says where a
+// thing of the speaker's is set (written for the purpose).
+func TestSpelledUnitsAndSettings(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		{"the consultant is putting me up to 20 milligrams of the citalopram", []string{"user/citalopram-dose=20 milligrams"}},
+		{"thermostat sits at 18 overnight now", []string{"user/thermostat=18"}},
+		{"overdraft is at 450 after the car repair", []string{"user/overdraft=450"}},
+		{"Priya is at 450 followers already", []string{"-user/priya=450"}},
+	})
+	res := extract(t, []Input{{Text: "we're dropping back down to 10 milligrams next week", Values: map[string][]string{"user/citalopram-dose": {"20mg"}}}})
+	if got := factKeys(res[0].Facts); !slices.Contains(got, "user/citalopram-dose=10 milligrams") {
+		t.Errorf("facts %v, want user/citalopram-dose=10 milligrams (the unit of 20mg, spelled out)", got)
+	}
+	if unitOf("100 milligrams") != unitOf("100mg") {
+		t.Error("milligrams and mg are one unit")
+	}
+}

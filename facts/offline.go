@@ -1200,6 +1200,13 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 		if ts := skipFillers(c.toks); c.subj != self && len(ts) > 0 && c.subj == Kebab(ts[0].low) && strings.HasPrefix(a, c.subj+"-") {
 			return formReading{subject: self, attr: a, value: v}, true
 		}
+		// A thing in lower case read as the clause's subject ("thermostat stays on 19",
+		// "card is at 2200") is the speaker's thing, not a person.
+		if ts := skipFillers(c.toks); a != "" && c.subj != self && a == c.subj && len(ts) > 1 {
+			if t := ts[0]; t.low == "the" && Kebab(strings.TrimSuffix(ts[1].low, "'s")) == a || Kebab(strings.TrimSuffix(t.low, "'s")) == a && (!isCapitalised(t) || !cased) {
+				return formReading{subject: self, attr: a, value: v}, true
+			}
+		}
 		return formReading{attr: a, value: v}, a != "" && c.subj == self
 	},
 	func(c clause, self string, _ bool) (formReading, bool) {

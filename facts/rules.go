@@ -1524,6 +1524,9 @@ func ownedAs(c clause) (attr, value string) {
 	return Kebab(join(rest[j:end])), value
 }
 
+// settingVerbs say where a thing is set, as "is" does: "stays on 19".
+var settingVerbs = wordSet(`stays stay sits lives remains`)
+
 // ownLabel reads "my <label> is <value>" where the label is an attribute of its own: no
 // attribute of the table (read by meaning), no relation or role (a subject), but a thing
 // the speaker has one of — an open slot: "my bank is monzo" (bank), "our vet's the
@@ -1572,6 +1575,11 @@ func ownLabel(c clause, cased bool) (attr, value string) {
 		w := ts[k].low
 		if len(label) > 0 && (w == "is" || w == "are" && strings.HasSuffix(label[len(label)-1], "s")) {
 			// "my bank is …"; a plural thing with "are": "my running shoes are …".
+			next = k + 1
+			break
+		}
+		if len(label) > 0 && settingVerbs[w] && k+2 < len(ts) && (ts[k+1].low == "on" || ts[k+1].low == "at") && isNumber(ts[k+2].low) {
+			// "thermostat stays on 19", "heating lives at 20 now": a setting, as "is on".
 			next = k + 1
 			break
 		}
@@ -1917,7 +1925,7 @@ var noteAmountRe = regexp.MustCompile(`(?i)^(?:[£$€]\s?\d[\d,]*(?:\.\d+)?k?(?
 // noteUnit is the unit of an amount as notes write it (noteAmountRe, unitMoveRe): a
 // percentage, thousands, times or an amount per a period ("3x/wk", "/mo"), a dose, a
 // weight, a distance, a rate, a time.
-const noteUnit = `(?:%|k\b|x/\p{L}+|x\b|/\p{L}+|mg\b|mcg\b|ml\b|kg\b|lbs?\b|km\b|mi\b|miles\b|iu\b|bpm\b|hours?\b|hrs?\b|minutes\b|mins?\b)`
+const noteUnit = `(?:%|k\b|x/\p{L}+|x\b|/\p{L}+|mg\b|mcg\b|milligrams?\b|micrograms?\b|ml\b|kg\b|lbs?\b|km\b|mi\b|miles\b|iu\b|bpm\b|hours?\b|hrs?\b|minutes\b|mins?\b)`
 
 // amountLabelWord reports a word that may stand in a note's label: a plain noun or a
 // word of letters and digits ("401k", "a1c"), never a verb, pronoun, person, day, month,
@@ -2347,19 +2355,23 @@ func valueOfKind(in Input, p prepared, have []Fact, keys []string, values map[st
 
 // unitMoveRe is an amount a value moves to, said without its thing: "bumped to 5x/wk",
 // "back to 3x/wk for a month", "cut to 4.0%", "dropped to 3.9%".
-var unitMoveRe = regexp.MustCompile(`(?i)\b(?:bumped|bump|bumping|upped|up|down|dropped|drop|dropping|cut|cuts|cutting|back|raised|lowered|increased|reduced|went|going|gone|moved)\s+(?:it\s+|up\s+|down\s+|back\s+)?to\s+([£$€]?\d[\d,.]*\s?` + noteUnit + `(?:/\p{L}+)?)`)
+var unitMoveRe = regexp.MustCompile(`(?i)\b(?:bumped|bump|bumping|upped|up|down|dropped|drop|dropping|cut|cuts|cutting|back|raised|lowered|increased|reduced|went|going|gone|moved)\s+(?:(?:it|up|down|back)\s+){0,2}to\s+([£$€]?\d[\d,.]*\s?` + noteUnit + `(?:/\p{L}+)?)`)
 
 // unitOf is the shape of an amount's unit — what is left without its digits, as the
 // amount is written: "3x/wk" → "x/wk", "$1,850/mo" → "$/mo", "4.2%" → "%", "10 mg" → "mg";
 // "" for a bare number, whose unit is not said.
 func unitOf(v string) string {
-	return strings.ToLower(strings.Map(func(r rune) rune {
+	u := strings.ToLower(strings.Map(func(r rune) rune {
 		if unicode.IsDigit(r) || r == '.' || r == ',' || unicode.IsSpace(r) {
 			return -1
 		}
 		return r
 	}, v))
+	return cmp.Or(spelledUnits[u], u)
 }
+
+// spelledUnits are units written out, by their short form's: "100 milligrams" is 100mg.
+var spelledUnits = map[string]string{"milligram": "mg", "milligrams": "mg", "microgram": "mcg", "micrograms": "mcg"}
 
 // slotOfUnit returns amount v as a fact of the one speaker's slot whose newest value has
 // v's unit (unitOf), else nothing: two such slots, or a fact of that unit read by form in

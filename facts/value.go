@@ -254,7 +254,7 @@ var (
 // dose, minutes of commute, a distance run, a height.
 var (
 	sleepUnits    = regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:hours?|hrs?|h)\b`)
-	doseUnits     = regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml|g|units?|iu|puffs?|tablets?|pills?|drops?)\b`)
+	doseUnits     = regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml|g|milligrams?|micrograms?|units?|iu|puffs?|tablets?|pills?|drops?)\b`)
 	commuteUnits  = regexp.MustCompile(`(?i)\b\d+\s?(?:-\s?)?(?:min|mins|minutes?|hours?|hrs?|h)\b`)
 	distanceUnits = regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:k|km|kms|kilometres?|kilometers?|miles?|mi)\b`)
 	heightUnits   = regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?\s?(?:cm|m|foot|feet|ft|inch|inches|in)\b|\b(?:five|six|four) (?:foot|feet)\b`)
