@@ -1459,3 +1459,13 @@ func TestSpelledUnitsAndSettings(t *testing.T) {
 		t.Error("milligrams and mg are one unit")
 	}
 }
+
+// Politeness and "note that" open a clause without being its subject (written for the
+// purpose).
+func TestPolitenessIsNoSubject(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		{"Please note that my cousin Irena has moved to Brno", []string{"irena/home=Brno", "-please/home=Brno"}},
+		{"Kindly remember that I am living in Ghent now", []string{"user/home=Ghent", "-kindly/home=Ghent"}},
+		{"For your information, my brother Omar works at Siemens now", []string{"omar/employer=Siemens"}},
+	})
+}

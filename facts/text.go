@@ -475,6 +475,8 @@ var fillers = map[string]bool{
 	"meanwhile": true, "otherwise": true, "besides": true, "anyhow": true,
 	// Greetings and exclamations: "Hi Audrey!" is said to Audrey, about nobody.
 	"hi": true, "hello": true, "hiya": true, "thanks": true, "congrats": true, "wow": true, "woohoo": true, "yay": true, "aww": true,
+	// Politeness: "Please note that my friend Theo has moved", "Kindly update: …".
+	"please": true, "pls": true, "plz": true, "kindly": true,
 }
 
 // timeLeads open a clause with when it holds, before the subject.
@@ -509,7 +511,10 @@ func skipFillers(ts []token) []token {
 
 // leadPhrases are asides of several words that open a clause before its subject.
 var leadPhrases = [][]string{{"of", "course"}, {"by", "the", "way"}, {"turns", "out"}, {"it", "turns", "out"}, {"in", "other", "news"},
-	{"fun", "fact"}, {"to", "be", "fair"}, {"for", "the", "record"}, {"long", "story", "short"}, {"speaking", "of", "which"}, {"as", "it", "turns", "out"}}
+	{"fun", "fact"}, {"to", "be", "fair"}, {"for", "the", "record"}, {"long", "story", "short"}, {"speaking", "of", "which"}, {"as", "it", "turns", "out"},
+	// What the speaker asks to be noted, before what is to be noted.
+	{"note", "that"}, {"remember", "that"}, {"be", "aware", "that"}, {"keep", "in", "mind", "that"}, {"for", "your", "information"}, {"for", "your", "info"},
+	{"just", "so", "you", "know"}}
 
 // leadPhrase returns how many words of ts an aside of leadPhrases takes, else 0.
 func leadPhrase(ts []token) int {
