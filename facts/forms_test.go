@@ -1469,3 +1469,21 @@ func TestPolitenessIsNoSubject(t *testing.T) {
 		{"For your information, my brother Omar works at Siemens now", []string{"omar/employer=Siemens"}},
 	})
 }
+
+// A language level on the CEFR scale and a work shift are slots of their holder; an exam
+// passed, a visa's class, a night out are none (written for the purpose).
+func TestLevelsAndShifts(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		{"my teacher says I'm a solid C1 in French now", []string{"user/language-level=C1"}},
+		{"Marta started the A2.2 course at the Goethe-Institut", []string{"marta/language-level=A2.2"}},
+		{"the tutor moved me up to B2 after the mock", []string{"user/language-level=B2"}},
+		{"passed the B1 exam last month", []string{"-user/language-level=B1"}},
+		{"my B1/B2 visa runs out in August", []string{"-user/language-level=B1"}},
+		{"they've put me on earlies for the whole of March", []string{"user/shift=earlies"}},
+		{"Amara works nights at the care home", []string{"amara/shift=nights"}},
+		{"Joe switched to day shifts, finally a normal sleep", []string{"joe/shift=days"}},
+		{"with Ravi on lates I cook for one most evenings", []string{"ravi/shift=lates", "-user/shift=lates"}},
+		{"we go on nights out every friday", []string{"-user/shift=nights"}},
+		{"I work days like this one from home", []string{"-user/shift=days"}},
+	})
+}

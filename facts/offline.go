@@ -1132,6 +1132,14 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	// An address is an email whoever's clause states it ("use r.k@proton.me from now on").
 	readValue("email", func(c clause) string { return emailRe.FindString(c.text) }),
 	func(c clause, self string, _ bool) (formReading, bool) {
+		subj, v := languageLevel(c, self)
+		return formReading{subject: subj, attr: "language-level", value: v, keepNegation: true}, v != "" && subj != ""
+	},
+	func(c clause, self string, _ bool) (formReading, bool) {
+		subj, v := workShift(c, self)
+		return formReading{subject: subj, attr: "shift", value: v, keepNegation: true}, v != "" && subj != ""
+	},
+	func(c clause, self string, _ bool) (formReading, bool) {
 		subj, v, neg := loyaltyTier(c, self)
 		return formReading{subject: subj, attr: "loyalty-status", value: v, negated: neg, keepNegation: true}, v != ""
 	},
