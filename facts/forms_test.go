@@ -1487,3 +1487,25 @@ func TestLevelsAndShifts(t *testing.T) {
 		{"I work days like this one from home", []string{"-user/shift=days"}},
 	})
 }
+
+// A week or season apart and a day's part are conditions; a bare hour moved by someone
+// fits a slot of times, never one of names (written for the purpose).
+func TestWeeksApartAndBareHours(t *testing.T) {
+	for text, want := range map[string]string{
+		"easter week the gym opens at 10 instead":           "easter week",
+		"sunday evenings tho = pizza, no exceptions":        "sunday evenings",
+		"over the holidays the cleaner comes on wednesdays": "over the holidays",
+		"I moved to Hull on friday morning":                 "",
+	} {
+		if got := scope(text); got != want {
+			t.Errorf("scope(%q) = %q, want %q", text, got, want)
+		}
+	}
+	res := extract(t, []Input{{Text: "Priya moved the retro to 3 😩", Values: map[string][]string{"user/manager": {"Priya"}, "user/retro-time": {"2pm"}}}})
+	if got := factKeys(res[0].Facts); slices.Contains(got, "user/manager=3") {
+		t.Errorf("facts %v: an hour is no manager", got)
+	}
+	if !kindFits([]string{"9:30"}, "10") || kindFits([]string{"Priya"}, "10") {
+		t.Error("a bare hour fits clock times, not names")
+	}
+}

@@ -2444,6 +2444,11 @@ var dayOfMonthRe = regexp.MustCompile(`(?i)\b(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b
 // a day of the month (typedKind), or of none of those kinds.
 func kindFits(vals []string, v string) bool {
 	k := typedKind(v)
+	if k == nil && isDigitStart(v) {
+		// "hannah moved standup to 10": an hour or an amount, which fits a slot of clock
+		// times or amounts, never one of names (the manager Hannah).
+		return len(vals) == 0 || slices.ContainsFunc(vals, func(x string) bool { return typedKind(x) == clockRe || isDigitStart(x) })
+	}
 	return len(vals) == 0 || slices.ContainsFunc(vals, func(x string) bool { return typedKind(x) == k })
 }
 

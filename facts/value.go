@@ -442,7 +442,10 @@ var (
 	// changeRe marks a clause that names the new value of a change ("quit the cafe,
 	// now a baker"): the cue of negation then belongs to the old value.
 	changeRe = regexp.MustCompile(`(?i)\b(?:now|instead|switched to|new|started|moved to|moved into|into (?:a|an|the|my|our) (?:new )?(?:flat|house|place|home|apartment|room)|back on|back to)\b`)
-	scopeRe  = regexp.MustCompile(`(?i)\b(?:except(?: on| in| for| when| during)?|only (?:when|on|in|if|during|for)|unless|during|until|till|for (?:anyone|new)\b [a-z]+(?: [a-z]+)?|for the (?:summer|winter|spring|autumn|holidays|weekend|week|month|year|term|time being|kids|children|twins|boys|girls|family|baby|dog|dogs|cat|cats|guests|team|next [a-z]+(?: [a-z]+)?)\b|after \d{1,2}\s?(?:am|pm)?|when (?:i|we|friends)\b)[^,.;!?]*|\b(?:in the (?:mornings?|afternoons?|evenings?)|at (?:night|weekends|the weekend)|on (?:weekends|weekdays|work days|workdays|` + dayName + `))\b`)
+	scopeRe  = regexp.MustCompile(`(?i)\b(?:except(?: on| in| for| when| during)?|only (?:when|on|in|if|during|for)|unless|during|until|till|for (?:anyone|new)\b [a-z]+(?: [a-z]+)?|for the (?:summer|winter|spring|autumn|holidays|weekend|week|month|year|term|time being|kids|children|twins|boys|girls|family|baby|dog|dogs|cat|cats|guests|team|next [a-z]+(?: [a-z]+)?)\b|after \d{1,2}\s?(?:am|pm)?|when (?:i|we|friends)\b)[^,.;!?]*|\b(?:in the (?:mornings?|afternoons?|evenings?)|at (?:night|weekends|the weekend)|on (?:weekends|weekdays|work days|workdays|` + dayName + `)` +
+		// A week or season apart, or a day's part: "christmas week the bins go on saturday",
+		// "saturday mornings tho = iced mocha", "over the summer".
+		`|(?:christmas|easter|bank holiday|bank hol|half[- ]term|holiday) weeks?|over (?:the )?(?:christmas|easter|summer|winter|holidays)|(?:mon|tues|wednes|thurs|fri|satur|sun)days? (?:mornings?|afternoons?|evenings?|nights?))\b`)
 	eventRe  = regexp.MustCompile(`(?i)\b(?:back in|since|from|as of|starting(?: in| on| from)?|in)\s+(?:early\s+|late\s+|mid\s+)?(?:the\s+)?(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)?(` + monthName + `)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?|\b(last (?:month|week|year))\b|\bon the (\d{1,2})(?:st|nd|rd|th)\b`)
 )
 
