@@ -1509,3 +1509,17 @@ func TestWeeksApartAndBareHours(t *testing.T) {
 		t.Error("a bare hour fits clock times, not names")
 	}
 }
+
+// A value of a kind said of someone else is none of the speaker's slots of that kind
+// (written for the purpose).
+func TestValueOfKindSaidOfAnother(t *testing.T) {
+	vals := map[string][]string{"user/bin-day": {"Monday"}}
+	res := extract(t, []Input{{Text: "Omar's rota changed so he does Wednesdays now", Values: vals}})
+	if got := factKeys(res[0].Facts); slices.Contains(got, "user/bin-day=Wednesdays") {
+		t.Errorf("facts %v: Omar's day is not the bins'", got)
+	}
+	res = extract(t, []Input{{Text: "council changed the rounds, ours go out wednesdays from now on", Values: vals}})
+	if got := factKeys(res[0].Facts); !slices.Contains(got, "user/bin-day=wednesdays") {
+		t.Errorf("facts %v, want user/bin-day=wednesdays", got)
+	}
+}

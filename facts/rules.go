@@ -2426,7 +2426,7 @@ func slotOfKind(p prepared, have []Fact, keys []string, values map[string][]stri
 			continue
 		}
 		v := kind.FindString(text)
-		if v == "" || slices.ContainsFunc(have, func(f Fact) bool { return f.Confidence == 0 && kind.MatchString(f.Value) }) {
+		if v == "" || slices.ContainsFunc(have, func(f Fact) bool { return f.Confidence == 0 && kind.MatchString(f.Value) }) || saidOfAnother(p, v) {
 			continue
 		}
 		if found.Attribute != "" {
@@ -2435,6 +2435,19 @@ func slotOfKind(p prepared, have []Fact, keys []string, values map[string][]stri
 		found = Fact{Subject: subj, Attribute: attr, Value: strings.TrimSpace(v)}
 	}
 	return found, found.Attribute != ""
+}
+
+// saidOfAnother reports a value said in a clause about someone else, he or she ("Samira's
+// timetable changed so she does Tuesdays now"): none of the speaker's slots.
+func saidOfAnother(p prepared, v string) bool {
+	for _, c := range p.clauses {
+		if !strings.Contains(strings.ToLower(c.text), strings.ToLower(strings.TrimSpace(v))) {
+			continue
+		}
+		ts := skipFillers(c.toks)
+		return len(ts) > 0 && pronouns[ts[0].low]
+	}
+	return false
 }
 
 // dayOfMonthRe is a day of the month said alone: "25th", "the 18th".
