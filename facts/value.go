@@ -446,7 +446,7 @@ var (
 		// A week or season apart, or a day's part: "christmas week the bins go on saturday",
 		// "saturday mornings tho = iced mocha", "over the summer".
 		`|(?:christmas|easter|bank holiday|bank hol|half[- ]term|holiday) weeks?|over (?:the )?(?:christmas|easter|summer|winter|holidays)|(?:mon|tues|wednes|thurs|fri|satur|sun)days? (?:mornings?|afternoons?|evenings?|nights?))\b`)
-	eventRe  = regexp.MustCompile(`(?i)\b(?:back in|since|from|as of|starting(?: in| on| from)?|in)\s+(?:early\s+|late\s+|mid\s+)?(?:the\s+)?(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)?(` + monthName + `)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?|\b(last (?:month|week|year))\b|\bon the (\d{1,2})(?:st|nd|rd|th)\b`)
+	eventRe = regexp.MustCompile(`(?i)\b(?:back in|since|from|as of|starting(?: in| on| from)?|in)\s+(?:early\s+|late\s+|mid\s+)?(?:the\s+)?(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)?(` + monthName + `)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?|\b(last (?:month|week|year))\b|\bon the (\d{1,2})(?:st|nd|rd|th)\b`)
 )
 
 // oneDay is a day's name in the singular: "on Friday" is one day, "on Fridays" a habit.
