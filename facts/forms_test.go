@@ -1523,3 +1523,16 @@ func TestValueOfKindSaidOfAnother(t *testing.T) {
 		t.Errorf("facts %v, want user/bin-day=wednesdays", got)
 	}
 }
+
+// A bank known by its name is the bank of whoever is with it or moves to it; a word that
+// is also a bank's name is one only with a capital (written for the purpose).
+func TestKnownBanks(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		{"been with Santander since uni, the app is fine", []string{"user/bank=Santander"}},
+		{"my pay goes into nationwide now", []string{"user/bank=nationwide"}},
+		{"Lena moved to Revolut as well", []string{"lena/bank=Revolut"}},
+		{"my salary account is at Rabobank", []string{"user/bank=Rabobank"}},
+		{"I need to chase the landlord about the boiler", []string{"-user/bank=the landlord"}},
+		{"I've been with Tom since we were nineteen", []string{"-user/bank=Tom"}},
+	})
+}

@@ -3853,7 +3853,7 @@ var namedSchoolRe = regexp.MustCompile(`\b(?i:starts at|started at|starting at|s
 // accountKinds are the kinds of an everyday bank account: "my chequing account is with
 // TD", "my main accounts still with lloyds".
 
-var accountKinds = wordSet(`current bank savings chequing checking main everyday day-to-day`)
+var accountKinds = wordSet(`current bank savings chequing checking main everyday day-to-day salary giro`)
 
 // bankWith reads the subject's bank: "I bank with Barclays", "my current account is
 // with Nationwide", "moved my current account to Starling", "switched banks to Monzo",
@@ -3879,11 +3879,55 @@ func bankWith(rest []token) string {
 			}
 		case t.low == "banks" && i > 0 && movesTo(rest[i-1].low) && i+1 < len(rest) && rest[i+1].low == "to":
 			j = i + 2 // "switched banks to Monzo"
+		case (t.low == "with" || t.low == "w" || t.low == "into" || t.low == "to") && i+1 < len(rest):
+			// A bank known by its name: "been with Barclays since I was sixteen", "salary
+			// goes into barclays", "shona moved to Monzo too".
+			if n := knownBank(rest[i+1:]); n != "" {
+				return n
+			}
 		}
 		if j >= 0 && j < len(rest) {
 			if v := providerName(rest[j:]); v != "" {
 				return v
 			}
+		}
+	}
+	return ""
+}
+
+// bankNames are banks known by name alone, in lower case, by their first word (the rest
+// of a longer name after a space): a bank's name need not say "bank".
+var bankNames = map[string][]string{
+	"barclays": {""}, "monzo": {""}, "starling": {""}, "nationwide": {""}, "hsbc": {""}, "lloyds": {""}, "natwest": {""},
+	"santander": {""}, "halifax": {""}, "tsb": {""}, "revolut": {""}, "first": {"direct"}, "metro": {"bank"}, "virgin": {"money"},
+	"chase": {""}, "n26": {""}, "ing": {""}, "sparkasse": {""}, "commerzbank": {""}, "deutsche": {"bank"}, "bbva": {""},
+	"caixabank": {""}, "rabobank": {""}, "abn": {"amro"}, "bunq": {""}, "wells": {"fargo"}, "citibank": {""}, "capital": {"one"},
+	"schwab": {""}, "scotiabank": {""}, "tangerine": {""}, "nubank": {""}, "kbc": {""}, "bnp": {"paribas"}, "unicredit": {""},
+	"pko": {""}, "mbank": {""}, "openbank": {""}, "dkb": {""}, "comdirect": {""}, "postbank": {""}, "volksbank": {""},
+	"raiffeisen": {""}, "nordea": {""}, "danske": {"bank"}, "handelsbanken": {""}, "swedbank": {""}, "aib": {""},
+	"hdfc": {""}, "icici": {""}, "kotak": {""}, "dbs": {""}, "ocbc": {""}, "uob": {""}, "maybank": {""}, "commbank": {""},
+	"westpac": {""}, "anz": {""}, "kiwibank": {""}, "cahoot": {""}, "chime": {""}, "ally": {"bank"}, "wise": {""},
+}
+
+// knownBank returns the bank ts opens with (bankNames), as written; "chase", "wise" and
+// "ing", words too, only with a capital.
+func knownBank(ts []token) string {
+	if len(ts) == 0 {
+		return ""
+	}
+	if ts[0].low == "the" && len(ts) > 1 {
+		ts = ts[1:]
+	}
+	rests, ok := bankNames[ts[0].low]
+	if !ok || (ts[0].low == "chase" || ts[0].low == "wise" || ts[0].low == "ing") && !isCapitalised(ts[0]) {
+		return ""
+	}
+	for _, r := range rests {
+		if r == "" {
+			return ts[0].orig
+		}
+		if len(ts) > 1 && ts[1].low == r {
+			return ts[0].orig + " " + ts[1].orig
 		}
 	}
 	return ""
