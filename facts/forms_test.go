@@ -1536,3 +1536,27 @@ func TestKnownBanks(t *testing.T) {
 		{"I've been with Tom since we were nineteen", []string{"-user/bank=Tom"}},
 	})
 }
+
+// When a document runs out, in more words; a month is a value though "may" is a verb; a
+// slot of dates takes no ticket by meaning; of two slots of dates, a changed date joins
+// the one the text names (written for the purpose).
+func TestExpiriesAndDatedSlots(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		{"My passport expires in May, so I need to sort it", []string{"user/passport-expiry=May"}},
+		{"my residence permit is expiring in March 2027", []string{"user/permit-expiry=March 2027"}},
+		{"the new visa came, it is valid for five years, until April 2031", []string{"user/visa-expiry=April 2031"}},
+		{"renewed the passport and it expires 2036 now", []string{"user/passport-expiry=2036"}},
+		{"you may want to book early", []string{"-user/passport-expiry=May"}},
+	})
+	res := extract(t, []Input{{Text: "passport expires in June 2027, need to renew"}, {Text: "switched to the Deutschlandticket, 58 a month"}})
+	for _, k := range factKeys(res[1].Facts) {
+		if strings.HasPrefix(k, "user/passport-expiry") {
+			t.Errorf("facts %v: a ticket is no expiry date", factKeys(res[1].Facts))
+		}
+	}
+	vals := map[string][]string{"user/flight": {"3 October"}, "user/passport-expiry": {"9 December"}}
+	res = extract(t, []Input{{Text: "the airline has changed the flight, now it departs on 2 October", Values: vals}})
+	if got := factKeys(res[0].Facts); !slices.Contains(got, "user/flight=2 October") {
+		t.Errorf("facts %v, want user/flight=2 October (the slot the text names)", got)
+	}
+}

@@ -728,8 +728,10 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			if !ok {
 				a = openAttribute(reuse)
 			}
-			if v = strings.Trim(value(a, rest, c.toks, role), " ,.'\""); v != "" {
+			if v = strings.Trim(value(a, rest, c.toks, role), " ,.'\""); v != "" && (!HoldsDate(reuse) || Dated(v)) {
 				attr, attrScore = a, reuseS
+			} else {
+				v = "" // a ticket is no passport's expiry date, however near the words
 			}
 		}
 		// Else the best attribute whose kind of value the clause holds: "25 a month" is

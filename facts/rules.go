@@ -664,11 +664,12 @@ func commuteMode(text string) string {
 
 // expiryRe reads when a document or an agreement runs out: "my passport runs out in
 // feb 2026", "the lease ends on 30 june", "visa expires in january".
-var expiryRe = regexp.MustCompile(`(?i)\b(passport|visa|contract|lease|tenancy|membership|licen[cs]e|insurance|warranty|railcard|permit|mot|tariff)\s+(?:runs? out|expires?|ends|is up|finishes|lapses)\s+(?:in |on |at the end of |end of )?((?:` + monthName + `)(?:\s+\d{4}|\s+\d{1,2}(?:st|nd|rd|th)?)?|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:` + monthName + `)(?:\s+\d{4})?|20\d\d)\b`)
+var expiryRe = regexp.MustCompile(`(?i)\b(passport|visa|contract|lease|tenancy|membership|licen[cs]e|insurance|warranty|railcard|permit|mot|tariff)\s+(?:(?:is |'s )?(?:runs? out|running out|expires?|expiring|ends|ending|is up|finishes|lapses)|(?:is |'s )?(?:valid|good) (?:till|til|until|to))\s+(?:in |on |at the end of |end of )?((?:` + monthName + `)(?:\s+\d{4}|\s+\d{1,2}(?:st|nd|rd|th)?)?|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:` + monthName + `)(?:\s+\d{4})?|20\d\d)\b`)
 
 // validRe reads how long a document holds, said apart from its name: "new passport
-// came!! good til 2036", "picked up the new passport, valid till 2035".
-var validRe = regexp.MustCompile(`(?i)\b(?:valid|good)\s+(?:till|til|until|to|thru|through)\s+((?:(?:` + monthName + `)\s+)?\d{4}|(?:` + monthName + `)(?:\s+\d{1,2}(?:st|nd|rd|th)?)?)\b`)
+// came!! good til 2036", "picked up the new passport, valid till 2035", "the new one
+// came today and it expires 2036".
+var validRe = regexp.MustCompile(`(?i)\b(?:(?:valid|good)(?:\s+for\s+[\w ]{1,20}?)?,?\s+(?:till|til|until|to|thru|through)|(?:it|which|that)\s+(?:expires|runs out)(?:\s+in|\s+on)?)\s+((?:(?:` + monthName + `)\s+)?\d{4}|(?:` + monthName + `)(?:\s+\d{1,2}(?:st|nd|rd|th)?)?)\b`)
 
 // documentRe names a document that runs out.
 var documentRe = regexp.MustCompile(`(?i)\b(passport|visa|licen[cs]e|railcard|permit|id card|residence card|green card|blue card)\b`)
@@ -1784,7 +1785,7 @@ var evaluations = wordSet(`great good bad awful terrible amazing lovely nice fin
 	fantastic horrible shit crap weird strange annoying boring expensive cheap busy closed open broken dead gone full empty
 	late early slow fast tiny huge massive small big better worse best worst new old same different down up out off over
 	done sorted ready sick ill tired sore mine yours ours always never mess nightmare disaster joke dump pain wreck tip
-	shambles`)
+	shambles valid invalid expired due`)
 
 // favouriteOf names the attribute of a favourite by its kind, the one plain word after
 // "favourite" when there is one (ts): "favourite driver" is favourite-driver, so that a
@@ -2414,7 +2415,7 @@ var CorrectionCue = regexp.MustCompile(`(?i)\b(sorry|i meant|meant to say|correc
 // kind with a value in text, or a value of the kind read by form in the memory, leave
 // it unread: whose it is, is not said.
 func slotOfKind(p prepared, have []Fact, keys []string, values map[string][]string, text string) (Fact, bool) {
-	var found Fact
+	var found []Fact
 	for _, key := range keys {
 		subj, attr, _ := strings.Cut(key, "/")
 		vals := values[key]
@@ -2429,12 +2430,20 @@ func slotOfKind(p prepared, have []Fact, keys []string, values map[string][]stri
 		if v == "" || slices.ContainsFunc(have, func(f Fact) bool { return f.Confidence == 0 && kind.MatchString(f.Value) }) || saidOfAnother(p, v) {
 			continue
 		}
-		if found.Attribute != "" {
-			return Fact{}, false
-		}
-		found = Fact{Subject: subj, Attribute: attr, Value: strings.TrimSpace(v)}
+		found = append(found, Fact{Subject: subj, Attribute: attr, Value: strings.TrimSpace(v)})
 	}
-	return found, found.Attribute != ""
+	if len(found) > 1 {
+		// Two slots of the kind: the one the text names ("KLM has changed the flight: now
+		// it departs on 2 October" with a flight date and a passport's expiry), else none.
+		words := spacedWords(text)
+		found = slices.DeleteFunc(found, func(f Fact) bool {
+			return !slices.ContainsFunc(strings.Split(f.Attribute, "-"), func(w string) bool { return len(w) > 2 && !genericWords[w] && mentions(words, w) })
+		})
+	}
+	if len(found) != 1 {
+		return Fact{}, false
+	}
+	return found[0], true
 }
 
 // saidOfAnother reports a value said in a clause about someone else, he or she ("Samira's

@@ -629,6 +629,9 @@ var emptyWords = func() map[string]bool {
 
 // emptyValue reports a value with no content word (see emptyWords).
 func emptyValue(v string) bool {
+	if t := strings.TrimSpace(v); t != "" && unicode.IsUpper([]rune(t)[0]) && isMonthOrDay(strings.ToLower(t)) {
+		return false // "May", the month, not the verb
+	}
 	for _, w := range strings.FieldsFunc(strings.ToLower(v), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’'
 	}) {
@@ -651,6 +654,9 @@ func emptyValue(v string) bool {
 // after the job ("I work as a teacher", "I'm a doctor": the attributes teacher and
 // doctor are someone's teacher or doctor).
 func namesAttribute(f Fact) bool {
+	if !emptyValue(f.Value) && strings.TrimSpace(f.Value) != "" && isMonthOrDay(strings.ToLower(strings.TrimSpace(f.Value))) {
+		return false // "May", the month (emptyValue)
+	}
 	attr := strings.Fields(strings.ReplaceAll(Kebab(f.Attribute), "-", " "))
 	job := Kebab(f.Attribute) == "job"
 	for _, w := range words.Split(f.Value) {

@@ -260,8 +260,8 @@ func TestAdoptSlot(t *testing.T) {
 
 // A fact read by meaning never adopts a candidate's slot, however near the topic head
 // puts the two memories, when the two attributes take values of different kinds (a
-// running distance is no home) or when its attribute names its owner (a medicine's dose
-// is never another medicine's).
+// running distance is no home; a ticket no passport's expiry date) or when its attribute
+// names its owner (a medicine's dose is never another medicine's).
 func TestAdoptSlotKeeps(t *testing.T) {
 	heads := gate.NewHeads(overlaytest.BagDim, 16, 8, rand.New(rand.NewPCG(3, 4)))
 	for _, tt := range []struct {
@@ -276,6 +276,8 @@ func TestAdoptSlotKeeps(t *testing.T) {
 			fact("priya", "home", "Gdansk"), fact("priya", "running-distance", "9 km"), "priya/running-distance", 0.7},
 		{"owners", "I take levothyroxine, 50mcg every morning", "the GP's added amlodipine, 5mg every night",
 			fact("user", "levothyroxine-dose", "50mcg"), fact("user", "amlodipine-dose", "5mg"), "user/amlodipine-dose", 0.9},
+		{"dates", "passport expires in June 2027, need to renew", "switched to the Deutschlandticket, 58 a month",
+			fact("user", "passport-expiry", "June 2027"), fact("user", "ticket", "Deutschlandticket"), "user/ticket", 0.7},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			nf := tt.newFact

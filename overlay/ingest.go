@@ -1010,8 +1010,10 @@ func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, 
 		best, bestA := "", o.cfg.AdoptTop
 		for _, c := range cands {
 			subj, attr, ok := strings.Cut(c.Slot, "/")
-			if !ok || strings.Contains(attr, "/") || subj != facts.Kebab(f.Subject) || len(c.Embeddings.Topic) != len(proj.Top) || facts.DistinctKinds(f.Attribute, attr) {
-				// A distance is no home, a place no partner, however near the topic.
+			if !ok || strings.Contains(attr, "/") || subj != facts.Kebab(f.Subject) || len(c.Embeddings.Topic) != len(proj.Top) || facts.DistinctKinds(f.Attribute, attr) ||
+				facts.HoldsDate(attr) && !facts.Dated(f.Value) {
+				// A distance is no home, a place no partner, a price or a ticket no
+				// expiry date, however near the topic.
 				continue
 			}
 			if d := o.gate.Score(gate.Projection{Top: c.Embeddings.Topic, Log: c.Embeddings.Logic}, proj); d.A > bestA {
