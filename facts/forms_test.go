@@ -1560,3 +1560,17 @@ func TestExpiriesAndDatedSlots(t *testing.T) {
 		t.Errorf("facts %v, want user/flight=2 October (the slot the text names)", got)
 	}
 }
+
+// A message's "<thing> update:" label names the speaker's slot whose kind of value it
+// holds (written for the purpose).
+func TestNewsLabelNamesSlot(t *testing.T) {
+	vals := map[string][]string{"user/swim": {"7am"}}
+	res := extract(t, []Input{{Text: "swim update: early mornings are over. I go at 6pm now", Values: vals}})
+	if got := factKeys(res[0].Facts); !slices.Contains(got, "user/swim=6pm") {
+		t.Errorf("facts %v, want user/swim=6pm", got)
+	}
+	res = extract(t, []Input{{Text: "work update: the new office opens at 6pm on fridays", Values: vals}})
+	if got := factKeys(res[0].Facts); slices.Contains(got, "user/swim=6pm") {
+		t.Errorf("facts %v: the label names no swim", got)
+	}
+}

@@ -2337,6 +2337,16 @@ func valueOfKind(in Input, p prepared, have []Fact, keys []string, values map[st
 		f.EventTime = eventTime(text, in.Time)
 		return f, ok
 	}
+	if m := newsLabelRe.FindStringSubmatchIndex(text); m != nil {
+		// "gym update: mornings are dead to me. I go at 9pm now" after "gym at 6am": the
+		// label names the speaker's slot, whose kind of value the message holds.
+		key := p.self + "/" + Kebab(text[m[2]:m[3]])
+		if vals := values[key]; len(vals) > 0 && typedKind(vals[0]) != nil {
+			if v := strings.TrimSpace(typedKind(vals[0]).FindString(text[m[1]:])); v != "" && !SameValue(v, vals[0]) {
+				return Fact{Subject: p.self, Attribute: Kebab(text[m[2]:m[3]]), Value: v, EventTime: eventTime(text, in.Time)}, true
+			}
+		}
+	}
 	if kindChangeRe.MatchString(text) && !slices.ContainsFunc(have, func(f Fact) bool { return f.Confidence == 0 }) {
 		// "council changed the rounds, ours go out thursdays from now on" after "bin day
 		// is tuesday": a change told by a value of the slot's kind alone.
@@ -2400,6 +2410,10 @@ func slotOfUnit(p prepared, have []Fact, keys []string, values map[string][]stri
 // kindChangeRe says a state changes without naming it: "from now on", "changed the
 // rounds", "moved to", "rescheduled".
 var kindChangeRe = regexp.MustCompile(`(?i)\b(?:changed|moved|switched|rescheduled|pushed back|brought forward|now on|going forward|redone|redid|reorganised|reorganized|from next (?:week|month))\b`)
+
+// newsLabelRe is a message's opening label of news about one thing: "gym update:",
+// "Mateo: school run news -".
+var newsLabelRe = regexp.MustCompile(`^\W*(?:[\p{L}]+:\s*)?((?i:[a-z]+(?: [a-z]+)?)) (?i:update|news)\s*[:\-–—]`)
 
 // openingRe is what may stand before a cue that opens a message: punctuation and a
 // speaker's "Name: " ("Jonas: nope, it's june 14th"; not "…, sorry to hear that").
