@@ -1574,3 +1574,27 @@ func TestNewsLabelNamesSlot(t *testing.T) {
 		t.Errorf("facts %v: the label names no swim", got)
 	}
 }
+
+// How often and on which day one who serves the household comes is one slot of the
+// role's (written for the purpose).
+func TestVisits(t *testing.T) {
+	res := extract(t, []Input{
+		{Text: "our dog walker Sam comes every other tuesday, the dog adores him"},
+		{Text: "Sam's coming every tuesday now, weekly, since I'm back in the office"},
+		{Text: "Sam can't do tuesdays anymore so he's moving us to wednesdays"},
+		{Text: "my cousin comes every sunday for lunch"},
+		{Text: "Mum's carer, Irene, visits on Mondays and Fridays."},
+	})
+	want := [][]string{{"user/dog-walker-visits=fortnightly tuesday"}, {"user/dog-walker-visits=weekly tuesday"}, {"user/dog-walker-visits=wednesday"}, nil, {"mum/carer-visits=monday and friday"}}
+	for i, w := range want {
+		got := factKeys(res[i].Facts)
+		for _, k := range w {
+			if !slices.Contains(got, k) {
+				t.Errorf("input %d: facts %v, want %s", i, got, k)
+			}
+		}
+		if w == nil && slices.ContainsFunc(got, func(k string) bool { return strings.Contains(k, "-visits") }) {
+			t.Errorf("input %d: facts %v, want no visits (a cousin serves nobody)", i, got)
+		}
+	}
+}

@@ -845,6 +845,11 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 		facts = append(facts, f)
 	}
 	facts = switchedAway(p, facts, values)
+	for _, f := range visitFacts(p, facts, values) {
+		// A visit schedule told by form replaces what the meaning made of the clause's day.
+		facts = slices.DeleteFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() || sameVisitDays(g, f) })
+		facts = append(facts, f)
+	}
 	if len(facts) > 0 {
 		return orderFacts(facts), ""
 	}
