@@ -1598,3 +1598,21 @@ func TestVisits(t *testing.T) {
 		}
 	}
 }
+
+// A clause that only asks the assistant to keep a note is about nothing (written for the
+// purpose).
+func TestMemoryCommandsAreNoFacts(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		{"update your notes: I'm on sertraline 100mg now", []string{"user/sertraline-dose=100mg", "-user/job=notes", "-user/landlord=notes"}},
+		{"Note to self: the gas meter reading is due on Friday", []string{"-note/allergy=self"}},
+		{"add to my profile: lives in Tucson", []string{"user/home=Tucson", "-user/food=profile"}},
+	})
+	for _, text := range []string{"Note to self", "update your notes", "pls log this", "add this to my profile", "heads up"} {
+		if !memoryCommandRe.MatchString(text) {
+			t.Errorf("%q is a memory command", text)
+		}
+	}
+	if memoryCommandRe.MatchString("note to self the boiler is fixed") {
+		t.Error("a note's content is no command")
+	}
+}

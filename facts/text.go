@@ -516,6 +516,10 @@ var leadPhrases = [][]string{{"of", "course"}, {"by", "the", "way"}, {"turns", "
 	{"note", "that"}, {"remember", "that"}, {"be", "aware", "that"}, {"keep", "in", "mind", "that"}, {"for", "your", "information"}, {"for", "your", "info"},
 	{"just", "so", "you", "know"}}
 
+// memoryCommandRe is a clause that only asks the assistant to keep what follows or went
+// before: "Note to self", "update your notes", "log this", "add to my profile".
+var memoryCommandRe = regexp.MustCompile(`(?i)^(?:(?:pls|please|can you|could you|kindly)\s+)?(?:note to self|(?:update|check) (?:your|my) (?:notes|records|profile|memory|file)|log (?:this|it|that)|note (?:this|it|that)(?: down)?|add (?:this |that )?to (?:my|your) (?:profile|notes|records)|heads up|remember (?:this|that)|for your (?:notes|records)|fyi for your notes|keep (?:this|that) in mind|make a note(?: of (?:this|that))?|jot (?:this|that) down|save (?:this|that))\W*$`)
+
 // leadPhrase returns how many words of ts an aside of leadPhrases takes, else 0.
 func leadPhrase(ts []token) int {
 	for _, ph := range leadPhrases {
