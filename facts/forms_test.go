@@ -1616,3 +1616,12 @@ func TestMemoryCommandsAreNoFacts(t *testing.T) {
 		t.Error("a note's content is no command")
 	}
 }
+
+// An amount someone puts "me" on is the speaker's slot of its unit (written for the
+// purpose).
+func TestAmountPutOnMe(t *testing.T) {
+	res := extract(t, []Input{{Text: "Dr Shah wants me back on 25mg from Monday", Values: map[string][]string{"user/quetiapine-dose": {"50mg"}}}})
+	if got := factKeys(res[0].Facts); !slices.Contains(got, "user/quetiapine-dose=25mg") {
+		t.Errorf("facts %v, want user/quetiapine-dose=25mg", got)
+	}
+}

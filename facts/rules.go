@@ -2365,8 +2365,9 @@ func valueOfKind(in Input, p prepared, have []Fact, keys []string, values map[st
 }
 
 // unitMoveRe is an amount a value moves to, said without its thing: "bumped to 5x/wk",
-// "back to 3x/wk for a month", "cut to 4.0%", "dropped to 3.9%".
-var unitMoveRe = regexp.MustCompile(`(?i)\b(?:bumped|bump|bumping|upped|up|down|dropped|drop|dropping|cut|cuts|cutting|back|raised|lowered|increased|reduced|went|going|gone|moved)\s+(?:(?:it|up|down|back)\s+){0,2}to\s+([£$€]?\d[\d,.]*\s?` + noteUnit + `(?:/\p{L}+)?)`)
+// "back to 3x/wk for a month", "cut to 4.0%", "dropped to 3.9%", "wants me back on
+// 50mg".
+var unitMoveRe = regexp.MustCompile(`(?i)(?:\b(?:bumped|bump|bumping|upped|up|down|dropped|drop|dropping|cut|cuts|cutting|back|raised|lowered|increased|reduced|went|going|gone|moved)\s+(?:(?:it|up|down|back)\s+){0,2}to|\bme\s+(?:back\s+)?(?:on|onto|to))\s+([£$€]?\d[\d,.]*\s?` + noteUnit + `(?:/\p{L}+)?)`)
 
 // unitOf is the shape of an amount's unit — what is left without its digits, as the
 // amount is written: "3x/wk" → "x/wk", "$1,850/mo" → "$/mo", "4.2%" → "%", "10 mg" → "mg";
