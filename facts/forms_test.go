@@ -1625,3 +1625,12 @@ func TestAmountPutOnMe(t *testing.T) {
 		t.Errorf("facts %v, want user/quetiapine-dose=25mg", got)
 	}
 }
+
+// A psychiatrist, psychologist, counsellor or neurologist is one's doctor, as a GP or a
+// therapist is (written for the purpose).
+func TestMoreDoctors(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		{"Psychiatrist is Dr. Mensah at the Elm Street clinic", []string{"user/doctor=Dr Mensah", "-psychiatrist/doctor=Dr Mensah"}},
+		{"my new counsellor is called Bridget", []string{"user/doctor=Bridget"}},
+	})
+}

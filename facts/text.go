@@ -612,6 +612,7 @@ var relations = map[string]string{
 	"grandson": "grandson", "granddaughter": "granddaughter", "grandkids": "grandkids", "grandchildren": "grandkids", "stepson": "stepson",
 	"stepdaughter": "stepdaughter", "eldest": "eldest", "youngest": "youngest", "supervisor": "supervisor", "babysitter": "babysitter",
 	"nanny": "babysitter", "sitter": "babysitter", "childminder": "babysitter", "cleaner": "cleaner",
+	"psychiatrist": "doctor", "psychologist": "doctor", "counsellor": "doctor", "counselor": "doctor", "neurologist": "doctor",
 }
 
 // roles are relations that are also attributes of the user: "my manager is Dana" is the
@@ -621,6 +622,7 @@ var roles = map[string]string{
 	"girlfriend": "partner", "boyfriend": "partner", "partner": "partner", "housemate": "flatmate", "flatmate": "flatmate", "roommate": "flatmate",
 	"flatmates": "flatmate", "housemates": "flatmate", "physio": "doctor", "doctor": "doctor", "gp": "doctor", "dentist": "doctor", "vet": "vet", "tutor": "teacher",
 	"teacher": "teacher", "mentor": "teacher", "carer": "carer", "therapist": "doctor", "coach": "teacher", "gastro": "doctor",
+	"psychiatrist": "doctor", "psychologist": "doctor", "counsellor": "doctor", "counselor": "doctor", "neurologist": "doctor",
 	"supervisor": "supervisor", "babysitter": "babysitter", "nanny": "babysitter", "sitter": "babysitter", "childminder": "babysitter", "cleaner": "cleaner",
 }
 
