@@ -1634,3 +1634,19 @@ func TestMoreDoctors(t *testing.T) {
 		{"my new counsellor is called Bridget", []string{"user/doctor=Bridget"}},
 	})
 }
+
+// "X isn't in A, it's B" corrects a value the slot holds with the one the next clause
+// opens with (written for the purpose).
+func TestIsntItsCorrection(t *testing.T) {
+	vals := map[string][]string{"omar/home": {"Bolton"}}
+	for _, text := range []string{"Correction: Omar isn't in Bolton at all, it's Bury.", "sorry, Omar isn't in Bolton, he's in Bury"} {
+		res := extract(t, []Input{{Text: text, Values: vals}})
+		if got := factKeys(res[0].Facts); !slices.Contains(got, "omar/home=Bury") {
+			t.Errorf("%q: facts %v, want omar/home=Bury", text, got)
+		}
+	}
+	res := extract(t, []Input{{Text: "the shop isn't open today, it's a bank holiday", Values: vals}})
+	if got := factKeys(res[0].Facts); slices.ContainsFunc(got, func(k string) bool { return strings.HasPrefix(k, "omar/home") }) {
+		t.Errorf("facts %v: no value of Omar's home is named", got)
+	}
+}

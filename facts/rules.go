@@ -2811,6 +2811,28 @@ func notPairs(clauses []clause) nots {
 	}
 	ts := n.words
 	for i := 0; i+1 < len(ts); i++ {
+		if isnt[ts[i].low] {
+			// "Gemma isn't in Harrogate at all, it's Knaresborough": the old value after
+			// it (past a preposition), the new one opening the next clause.
+			j := i + 1
+			if j < len(ts) && placePreps[ts[j].low] {
+				j++
+			}
+			e := n.ends[i+1]
+			old := phrase(ts[j:e])
+			old = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(old, " at all"), " anymore"))
+			after := ts[e:]
+			opened := false
+			for len(after) > 0 && (after[0].low == "it" || after[0].low == "it's" || after[0].low == "its" || after[0].low == "is" || after[0].low == "she's" || after[0].low == "he's" || after[0].low == "they're" || after[0].low == "in") {
+				after, opened = after[1:], true
+			}
+			if at := len(ts) - len(after); opened && old != "" && at < len(ts) {
+				if nv := phrase(ts[at:n.ends[at]]); nv != "" {
+					n.pairs = append(n.pairs, notPair{old: old, nv: nv, at: i, k: i})
+				}
+			}
+			continue
+		}
 		if ts[i].low != "not" {
 			continue
 		}
@@ -2826,6 +2848,10 @@ func notPairs(clauses []clause) nots {
 	}
 	return n
 }
+
+// isnt are the denials whose new value follows in the next clause ("isn't in Harrogate,
+// it's Knaresborough").
+var isnt = wordSet(`isn't isnt wasn't wasnt aren't arent`)
 
 // correction reads "<new> not <old>" where old is a value of the slot (vals): the slot's
 // value is new — for a multi-valued attribute also old, denied, since each value is its
