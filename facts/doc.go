@@ -172,6 +172,20 @@
 //     valid till 2035", validUntil), and a document that runs out in a bare year; a
 //     document's name at the start of a clause is nobody's name ("passport expires in
 //     June 2025" is the speaker's).
+//   - Session 22's forms: a loyalty scheme's tier, one slot whatever the scheme
+//     (loyalty-status: "FINALLY silver on ba exec club", "Skyward knocked me down to
+//     Silver"); a language level on the CEFR scale (language-level: "I'm a solid A2
+//     now", "in the B1.1 course", not "passed the A2 exam"); a work shift (shift: "he's
+//     on nights", "changed to day shifts"); who does which chore (chores.go: "I'm on
+//     laundry", "Kit does the hoovering"); when one who serves the household comes, the
+//     role's slot (visits.go, <role>-visits: "our cleaner Ana comes every other
+//     friday"); a bank known by its name alone ("been with Barclays since I was
+//     sixteen"); a setting ("thermostat stays on 19"). A value said to have ended
+//     (Input.Ended) is taken up again by name ("back on YNAB", "resubscribed to YNAB");
+//     "X isn't in A, it's B" corrects A. Politeness and memory commands ("Please note
+//     that", "Note to self", "update your notes") open a clause without being its
+//     subject, or are no clause at all. A slot of dates (HoldsDate) takes no value that
+//     is no date, and of two slots of one kind a value joins the one the text names.
 //   - A plan's month is when the planned thing happens, not when the fact became true
 //     ("we're going to crete in july"): no event time for a trip, a flight, a stay or an
 //     event dated ahead.
