@@ -1534,6 +1534,8 @@ func TestKnownBanks(t *testing.T) {
 		{"my salary account is at Rabobank", []string{"user/bank=Rabobank"}},
 		{"I need to chase the landlord about the boiler", []string{"-user/bank=the landlord"}},
 		{"I've been with Tom since we were nineteen", []string{"-user/bank=Tom"}},
+		{"Big change: I relocated to Halifax.", []string{"user/home=Halifax", "-user/bank=Halifax"}},
+		{"moved my current account over to Halifax", []string{"user/bank=Halifax"}},
 	})
 }
 

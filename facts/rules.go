@@ -3932,8 +3932,8 @@ func bankWith(rest []token) string {
 		case (t.low == "with" || t.low == "w" || t.low == "into" || t.low == "to") && i+1 < len(rest):
 			// A bank known by its name: "been with Barclays since I was sixteen", "salary
 			// goes into barclays", "shona moved to Monzo too".
-			if n := knownBank(rest[i+1:]); n != "" {
-				return n
+			if n := knownBank(rest[i+1:]); n != "" && (t.low == "with" || t.low == "w" || !bankPlaces[strings.ToLower(n)] || slices.ContainsFunc(rest, func(u token) bool { return bankContext[u.low] })) {
+				return n // "relocated to Halifax" is a move, "moved my account to Halifax" a bank
 			}
 		}
 		if j >= 0 && j < len(rest) {
@@ -3958,6 +3958,13 @@ var bankNames = map[string][]string{
 	"hdfc": {""}, "icici": {""}, "kotak": {""}, "dbs": {""}, "ocbc": {""}, "uob": {""}, "maybank": {""}, "commbank": {""},
 	"westpac": {""}, "anz": {""}, "kiwibank": {""}, "cahoot": {""}, "chime": {""}, "ally": {"bank"}, "wise": {""},
 }
+
+// bankPlaces are banks' names that are places too: after "to" a bank only in words of
+// banking (bankContext).
+var (
+	bankPlaces  = wordSet(`halifax santander`)
+	bankContext = wordSet(`bank banks banking account accounts salary savings current switched switch card cards isa mortgage pay`)
+)
 
 // knownBank returns the bank ts opens with (bankNames), as written; "chase", "wise" and
 // "ing", words too, only with a capital.
