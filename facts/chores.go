@@ -59,16 +59,14 @@ func choreFacts(c clause, self string, base Fact) []Fact {
 			j--
 		}
 		var doer string
+		led := false // a verb of doing or having leads the chore
 		switch {
 		case j >= 0 && (choreVerbs[ts[j].low] || ts[j].low == "for" && j > 0 && ts[j-1].low == "responsible" || ts[j].low == "of" && j > 0 && ts[j-1].low == "charge"):
 			k := j - 1
 			for k >= 0 && (choreVerbs[ts[k].low] || ts[k].low == "is" || ts[k].low == "am" || ts[k].low == "are" || ts[k].low == "'m" || ts[k].low == "'s" || ts[k].low == "now" || ts[k].low == "in" || ts[k].low == "also" || ts[k].low == "still") {
 				k--
 			}
-			doer = choreDoer(ts, k, c.subj, self)
-			if room && ts[j].low == "on" && !(j+1 < len(ts) && ts[j+1].low != "the") && doer == "" {
-				continue
-			}
+			doer, led = choreDoer(ts, k, c.subj, self), true
 		case j >= 0 && ts[j].low == "me" || j >= 0 && isCapitalised(ts[j]) && ts[j].low != "i" && !room:
 			// "Lily → dishwasher" reads no verb; "me the floors" in a list does
 			continue
@@ -82,8 +80,8 @@ func choreFacts(c clause, self string, base Fact) []Fact {
 				doer = Kebab(strings.TrimSuffix(nx.low, "'s"))
 			}
 		}
-		if doer == "" || room && !choreVerbs[ts[max(j, 0)].low] && ts[max(j, 0)].low != "for" && ts[max(j, 0)].low != "of" {
-			continue
+		if doer == "" || room && !led {
+			continue // "the kitchen is mine" names no chore; "I do the kitchen" does
 		}
 		add(doer, strings.ReplaceAll(w, "-", " "))
 	}
@@ -102,13 +100,8 @@ func choreDoer(ts []token, k int, subj, self string) string {
 		return self
 	case pronouns[w]:
 		return subj
-	case isCapitalised(ts[k]) || k == 0:
-		if w == subj || k == 0 && !common[w] && !stopValue[w] {
-			return Kebab(w)
-		}
-		if isCapitalised(ts[k]) {
-			return Kebab(w)
-		}
+	case isCapitalised(ts[k]), k == 0 && (w == subj || !common[w] && !stopValue[w]):
+		return Kebab(w)
 	}
 	return ""
 }

@@ -24,21 +24,21 @@ var levelNot = wordSet(`form paper exam exams test tests certificate`)
 var levelTaken = wordSet(`passed sat failed took taken finished completed`)
 
 // languageLevel reads a CEFR level of the clause's subject (the speaker's when a tutor
-// moves "me" to it), and whether the clause denies it ("not A2").
+// moves "me" to it); the clause's negation is the fact's ("not A2").
 func languageLevel(c clause, self string) (subj, level string) {
 	ts := c.toks
 	for i, t := range ts {
-		if !cefrRe.MatchString(t.orig) || !isCapitalised(t) && t.orig != strings.ToUpper(t.orig) {
+		if !cefrRe.MatchString(t.orig) || !isCapitalised(t) {
 			continue
 		}
-		if i+1 < len(ts) && (ts[i+1].low == "/" || strings.HasPrefix(ts[i+1].low, "visa") || levelNot[ts[i+1].low]) || strings.Contains(t.orig, "/") {
+		if i+1 < len(ts) && (ts[i+1].low == "/" || strings.HasPrefix(ts[i+1].low, "visa") || levelNot[ts[i+1].low]) {
 			return "", "" // "my B1/B2 visa", "the B1 exam is on 14 May": a visa, an exam's own slot
 		}
 		if slices.ContainsFunc(ts[max(0, i-3):i], func(u token) bool { return levelTaken[u.low] }) {
 			return "", "" // "passed the A2 exam"
 		}
 		subj = c.subj
-		if k := slices.IndexFunc(ts[:i], func(u token) bool { return u.low == "me" }); k > 0 {
+		if actsOnMe(ts[:i]) {
 			subj = self // "Chiara moved me up to B1"
 		}
 		return subj, strings.ToUpper(t.orig)
@@ -61,19 +61,18 @@ func workShift(c clause, self string) (subj, shift string) {
 	if ix == nil || ix[4] >= 0 {
 		return "", "" // "on nights out" is no shift
 	}
-	m := []string{c.text[ix[0]:ix[1]], c.text[ix[2]:ix[3]]}
-	v := strings.ToLower(strings.Join(strings.Fields(m[1]), " "))
+	v := strings.ToLower(strings.Join(strings.Fields(c.text[ix[2]:ix[3]]), " "))
 	if v == "days" && !shiftMoves.MatchString(c.text) {
 		return "", ""
 	}
 	switch strings.TrimSuffix(strings.TrimSuffix(v, "s"), " shift") {
-	case "night", "nights":
+	case "night":
 		v = "nights"
-	case "day", "days":
+	case "day":
 		v = "days"
 	case "early", "earlie":
 		v = "earlies"
-	case "late", "lates":
+	case "late":
 		v = "lates"
 	default:
 		if !strings.HasSuffix(v, "s") && strings.HasSuffix(v, "shift") {
@@ -81,7 +80,7 @@ func workShift(c clause, self string) (subj, shift string) {
 		}
 	}
 	subj = c.subj
-	if slices.ContainsFunc(c.toks, func(t token) bool { return t.low == "me" }) {
+	if actsOnMe(c.toks) {
 		subj = self
 	}
 	if before := strings.Fields(c.text[:ix[0]]); len(before) > 1 && strings.EqualFold(before[len(before)-2], "with") {

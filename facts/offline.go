@@ -1147,8 +1147,8 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 		return formReading{subject: subj, attr: "shift", value: v, keepNegation: true}, v != "" && subj != ""
 	},
 	func(c clause, self string, _ bool) (formReading, bool) {
-		subj, v, neg := loyaltyTier(c, self)
-		return formReading{subject: subj, attr: "loyalty-status", value: v, negated: neg, keepNegation: true}, v != ""
+		subj, v := loyaltyTier(c, self)
+		return formReading{subject: subj, attr: "loyalty-status", value: v, keepNegation: true}, v != ""
 	},
 	readPair(func(c clause) (string, string) { return serviceProvider(c.rest) }),
 	func(c clause, _ string, _ bool) (formReading, bool) {
@@ -1212,13 +1212,15 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 		}
 		// A label of two words read as a name and its verb ("hilton status is Gold") is
 		// the speaker's thing, not a person's.
-		if ts := skipFillers(c.toks); c.subj != self && len(ts) > 0 && c.subj == Kebab(ts[0].low) && strings.HasPrefix(a, c.subj+"-") {
-			return formReading{subject: self, attr: a, value: v}, true
-		}
-		// A thing in lower case read as the clause's subject ("thermostat stays on 19",
-		// "card is at 2200") is the speaker's thing, not a person.
-		if ts := skipFillers(c.toks); a != "" && c.subj != self && a == c.subj && len(ts) > 1 {
-			if t := ts[0]; t.low == "the" && Kebab(strings.TrimSuffix(ts[1].low, "'s")) == a || Kebab(strings.TrimSuffix(t.low, "'s")) == a && (!isCapitalised(t) || !cased) {
+		// A thing read as the clause's subject is the speaker's thing, not a person:
+		// "thermostat stays on 19", "card is at 2200" in lower case (or after "the").
+		if ts := skipFillers(c.toks); a != "" && c.subj != self && len(ts) > 1 {
+			t := ts[0]
+			if t.low == "the" {
+				t = ts[1]
+			}
+			if c.subj == Kebab(ts[0].low) && strings.HasPrefix(a, c.subj+"-") ||
+				a == c.subj && Kebab(strings.TrimSuffix(t.low, "'s")) == a && (t != ts[0] || !isCapitalised(t) || !cased) {
 				return formReading{subject: self, attr: a, value: v}, true
 			}
 		}

@@ -2249,7 +2249,7 @@ func valueMentions(in Input, p prepared, have []Fact, values, ended map[string][
 					// "tom's back from canada, switched my emergency contact back to him".
 					back = p.referent
 				}
-				was := append(slices.Clone(vals), ended[key]...)
+				was := slices.Concat(vals, ended[key])
 				if i := slices.IndexFunc(was, func(v string) bool { return back != "" && (SameValue(v, back) || SameValue(v, phrase(tokenize(back)))) }); i >= 0 {
 					f.Value = was[i]
 					out = append(out, f)
@@ -4201,6 +4201,18 @@ func unnamedDose(attr, text, words string) bool {
 // reported speech, people.subject; no act on the speaker's own, drugFacts).
 var tellingVerbs = wordSet(`told tells texted messaged`)
 
+// actsOnMe reports words where someone acts on the speaker ("me"), but for telling them
+// something: "the gp put me on sertraline", "Chiara moved me up to B1", "they've moved me
+// onto nights"; not "mum told me she's on sertraline". The state is the speaker's.
+func actsOnMe(ts []token) bool {
+	for i, t := range ts {
+		if t.low == "me" && (i == 0 || !tellingVerbs[ts[i-1].low]) {
+			return true
+		}
+	}
+	return false
+}
+
 // drugFacts reads the medicines a clause names: each a "medication" fact (several at
 // once), negated when given up ("came off the amlodipine onto ramipril 2.5mg": the one
 // ends, the other starts), with its dose beside it as a fact of its own slot per
@@ -4210,11 +4222,8 @@ func drugFacts(c clause, self string, base Fact) []Fact {
 	var out []Fact
 	text := c.text
 	subj := c.subj
-	for i, t := range c.toks {
-		if t.low == "me" && self != "" && (i == 0 || !tellingVerbs[c.toks[i-1].low]) {
-			subj = self // "the gp put me on sertraline"; not "mum told me she's on sertraline"
-			break
-		}
+	if self != "" && actsOnMe(c.toks) {
+		subj = self // "the gp put me on sertraline"; not "mum told me she's on sertraline"
 	}
 	for _, ix := range drugRe.FindAllStringIndex(text, -1) {
 		name := strings.ToLower(text[ix[0]:ix[1]])
@@ -4273,13 +4282,13 @@ var (
 	// it or moved to it.
 	tierLeads = wordSet(`hit made reached earned kept keep regained got to is am im i'm still now again finally not`)
 	// tierNouns: a thing after the tier word that makes it a material or an award.
-	tierNouns = wordSet(`card cards medal medals ring rings star stars chain necklace coast mine rush standard fish foil plated tooth crown earrings earring watch jewellery jewelry leaf paint glitter bar bars plan package award award`)
+	tierNouns = wordSet(`card cards medal medals ring rings star stars chain necklace coast mine rush standard fish foil plated tooth crown earrings earring watch jewellery jewelry leaf paint glitter bar bars plan package award`)
 )
 
 // loyaltyTier reads a tier said of the clause's subject (or of the speaker, whom a
-// scheme moved: "BA downgraded me to Blue"), in title case, and whether the clause
-// denies it ("not gold anymore").
-func loyaltyTier(c clause, self string) (subj, tier string, neg bool) {
+// scheme moved: "BA downgraded me to Blue"), in title case; the clause's negation is
+// the fact's ("not gold anymore").
+func loyaltyTier(c clause, self string) (subj, tier string) {
 	ts := c.toks
 	for i, t := range ts {
 		blue := t.low == "blue" && i > 0 && ts[i-1].low == "to" && loyaltyRe.MatchString(c.text)
@@ -4287,7 +4296,7 @@ func loyaltyTier(c clause, self string) (subj, tier string, neg bool) {
 			continue
 		}
 		if i+1 < len(ts) && tierNouns[ts[i+1].low] {
-			return "", "", false // "gold medal", "an amex gold card"
+			return "", "" // "gold medal", "an amex gold card"
 		}
 		j := i - 1
 		for j >= 0 && isCapitalised(ts[j]) && !tierLeads[ts[j].low] || j >= 0 && (ts[j].low == "on" || ts[j].low == "ba" || ts[j].low == "exec") && j < i-1 {
@@ -4295,22 +4304,22 @@ func loyaltyTier(c clause, self string) (subj, tier string, neg bool) {
 		}
 		lead := j >= 0 && tierLeads[ts[j].low] && !(j > 0 && (ts[j-1].low == "amex" || ts[j-1].low == "card"))
 		if j >= 0 && (ts[j].low == "amex" || ts[j].low == "a" || ts[j].low == "an" || ts[j].low == "the" || ts[j].low == "of") {
-			return "", "", false // "an Amex Gold", "the gold one"
+			return "", "" // "an Amex Gold", "the gold one"
 		}
 		if !lead && !loyaltyRe.MatchString(c.text) {
-			return "", "", false
+			return "", ""
 		}
 		subj = c.subj
-		if k := slices.IndexFunc(ts[:i], func(t token) bool { return t.low == "me" }); k > 0 && verbish(ts[k-1].low) {
+		if actsOnMe(ts[:i]) {
 			subj = self // "Skyward knocked me down to Silver"
 		}
 		if ft := skipFillers(ts); len(ft) > 1 && c.subj == Kebab(ft[0].low) && (ft[1].low == "status" || ft[1].low == "tier") {
 			subj = self // "hilton status is Gold": the scheme names the speaker's tier
 		}
 		if subj == "" {
-			return "", "", false
+			return "", ""
 		}
-		return subj, strings.ToUpper(t.low[:1]) + t.low[1:], c.negated()
+		return subj, strings.ToUpper(t.low[:1]) + t.low[1:]
 	}
-	return "", "", false
+	return "", ""
 }

@@ -627,9 +627,16 @@ var emptyWords = func() map[string]bool {
 	return m
 }()
 
+// namedMonth reports a value that is a month's or a day's name with its capital: "May"
+// is the month, "may" the verb.
+func namedMonth(v string) bool {
+	t := strings.TrimSpace(v)
+	return t != "" && unicode.IsUpper([]rune(t)[0]) && isMonthOrDay(strings.ToLower(t))
+}
+
 // emptyValue reports a value with no content word (see emptyWords).
 func emptyValue(v string) bool {
-	if t := strings.TrimSpace(v); t != "" && unicode.IsUpper([]rune(t)[0]) && isMonthOrDay(strings.ToLower(t)) {
+	if namedMonth(v) {
 		return false // "May", the month, not the verb
 	}
 	for _, w := range strings.FieldsFunc(strings.ToLower(v), func(r rune) bool {
@@ -654,8 +661,8 @@ func emptyValue(v string) bool {
 // after the job ("I work as a teacher", "I'm a doctor": the attributes teacher and
 // doctor are someone's teacher or doctor).
 func namesAttribute(f Fact) bool {
-	if !emptyValue(f.Value) && strings.TrimSpace(f.Value) != "" && isMonthOrDay(strings.ToLower(strings.TrimSpace(f.Value))) {
-		return false // "May", the month (emptyValue)
+	if namedMonth(f.Value) {
+		return false // "May", the month
 	}
 	attr := strings.Fields(strings.ReplaceAll(Kebab(f.Attribute), "-", " "))
 	job := Kebab(f.Attribute) == "job"

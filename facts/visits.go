@@ -19,8 +19,6 @@ var (
 	visitVerbRe = regexp.MustCompile(`(?i)\b(?:comes|come|coming|came|visits|visiting|pops in|drops by|is in|'s in|putting|put|moving|moved|changing|changed|change|switching|switched)\b`)
 	// visitFreqRe: how often.
 	visitFreqRe = regexp.MustCompile(`(?i)\b(?:every other (?:week|` + oneDay + `)|every two weeks|fortnightly|biweekly|bi-weekly|every (?:week|` + oneDay + `)|weekly|once a week|twice a week|once a month|monthly)\b`)
-	// correctedRe: a slip corrected in passing ("thursday no sorry friday").
-	correctedRe = regexp.MustCompile(`(?i)\b(?:no sorry|sorry|i mean|or rather|no wait)\b`)
 	// visitDayRe: the day, maybe plural, maybe with its part.
 	visitDayRe = regexp.MustCompile(`(?i)\b(` + oneDay + `)s?\b`)
 )
@@ -38,7 +36,7 @@ func visitFacts(p prepared, fs []Fact, values map[string][]string) []Fact {
 		if i+1 < len(p.clauses) && !visitVerbRe.MatchString(p.clauses[i+1].text) {
 			text += ", " + p.clauses[i+1].text // "rosa comes weekly, on mondays"
 		}
-		freq, days := visitFreqRe.FindString(text), visitDayRe.FindAllStringSubmatch(text, -1)
+		freq, days := visitFreqRe.FindString(text), visitDayRe.FindAllStringSubmatchIndex(text, -1)
 		if freq == "" && days == nil {
 			continue
 		}
@@ -47,7 +45,7 @@ func visitFacts(p prepared, fs []Fact, values map[string][]string) []Fact {
 			continue
 		}
 		var day, moved []string
-		for _, ix := range visitDayRe.FindAllStringSubmatchIndex(text, -1) {
+		for _, ix := range days {
 			w := strings.ToLower(text[ix[2]:ix[3]])
 			if !slices.Contains(day, w) {
 				day = append(day, w)
@@ -59,7 +57,7 @@ func visitFacts(p prepared, fs []Fact, values map[string][]string) []Fact {
 		if len(moved) > 0 {
 			day = moved
 		}
-		if correctedRe.MatchString(text) && len(day) > 1 {
+		if CorrectionCue.MatchString(text) && len(day) > 1 {
 			day = day[len(day)-1:] // "every other thursday no sorry friday": the last one said
 		}
 		v := strings.ToLower(freq)
@@ -81,7 +79,7 @@ func visitFacts(p prepared, fs []Fact, values map[string][]string) []Fact {
 // visitorWords name those the role words (roles) do not.
 var (
 	serviceRoles = wordSet(`cleaner babysitter carer teacher dog-walker gardener`)
-	visitorWords = map[string]string{"carer": "carer", "walker": "dog-walker", "gardener": "gardener", "tutor": "teacher"}
+	visitorWords = map[string]string{"walker": "dog-walker", "gardener": "gardener"}
 )
 
 // visitRole is the role of the one the clause names or refers to, by the memory's facts
