@@ -723,8 +723,7 @@ func (o *Overlay) noteFacts(user string, fs []facts.Fact) {
 	r := o.recentSlots(user)
 	for _, f := range fs {
 		if f.Negated {
-			r.add(f.Slot(), "")
-			r.addEnded(f.Slot(), f.Value)
+			r.end(f.Slot(), f.Value)
 			continue
 		}
 		r.add(f.Slot(), f.Value)
@@ -857,6 +856,23 @@ func (o *Overlay) recentSlots(user string) *recentSlots {
 func (r *recentSlots) add(key, value string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.touch(key)
+	if value != "" {
+		r.vals = newestFirst(r.vals, key, value)
+	}
+}
+
+// end makes key the most recent, and value one its slot held and no longer holds.
+func (r *recentSlots) end(key, value string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.touch(key)
+	r.ended = newestFirst(r.ended, key, value)
+}
+
+// touch makes key the most recent, forgetting the oldest beyond maxRecentSlots (r.mu
+// held).
+func (r *recentSlots) touch(key string) {
 	r.keys = slices.DeleteFunc(r.keys, func(k string) bool { return k == key })
 	r.keys = append(r.keys, key)
 	if len(r.keys) > maxRecentSlots {
@@ -865,20 +881,6 @@ func (r *recentSlots) add(key, value string) {
 			delete(r.ended, k)
 		}
 		r.keys = r.keys[len(r.keys)-maxRecentSlots:]
-	}
-	if value == "" {
-		return
-	}
-	r.vals = newestFirst(r.vals, key, value)
-}
-
-// addEnded records value as one that key's slot held and no longer holds (after add
-// has made key recent).
-func (r *recentSlots) addEnded(key, value string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if slices.Contains(r.keys, key) {
-		r.ended = newestFirst(r.ended, key, value)
 	}
 }
 
