@@ -197,17 +197,17 @@ func HoldsAmounts(attr string) bool {
 	return !roleAttrs[attr] // a role is held by a person
 }
 
-// HoldsDate reports an attribute outside the table named as one that holds a date or a
-// day ("passport-expiry", "wedding-date", "bin-day"): no amount is its value.
-func HoldsDate(attr string) bool {
+// DateFits reports whether v may be a value of attr as far as dates go: an attribute
+// outside the table named as one that holds a date or a day ("passport-expiry",
+// "wedding-date", "bin-day") holds only a date, a day, a clock time or a year ("switched
+// to the Deutschlandticket" is no passport expiry); any other attribute any value.
+func DateFits(attr, v string) bool {
 	attr = Kebab(attr)
-	_, known := attributeByName(attr)
-	return !known && datedSuffix.MatchString(attr)
+	if _, known := attributeByName(attr); known || !datedSuffix.MatchString(attr) {
+		return true
+	}
+	return typedKind(v) != nil || isYear(strings.TrimSpace(v))
 }
-
-// Dated reports a value that is a date, a day, a clock time or a year: what an
-// attribute that holds a date (HoldsDate) may hold.
-func Dated(v string) bool { return typedKind(v) != nil || isYear(strings.TrimSpace(v)) }
 
 // datedSuffix ends the name of an attribute that holds a date or a day.
 var datedSuffix = regexp.MustCompile(`(?:^|-)(?:expiry|date|day|days)$`)

@@ -184,7 +184,7 @@
 //     (Input.Ended) is taken up again by name ("back on YNAB", "resubscribed to YNAB");
 //     "X isn't in A, it's B" corrects A. Politeness and memory commands ("Please note
 //     that", "Note to self", "update your notes") open a clause without being its
-//     subject, or are no clause at all. A slot of dates (HoldsDate) takes no value that
+//     subject, or are no clause at all. A slot of dates (DateFits) takes no value that
 //     is no date, and of two slots of one kind a value joins the one the text names.
 //   - A plan's month is when the planned thing happens, not when the fact became true
 //     ("we're going to crete in july"): no event time for a trip, a flight, a stay or an

@@ -728,7 +728,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			if !ok {
 				a = openAttribute(reuse)
 			}
-			if v = strings.Trim(value(a, rest, c.toks, role), " ,.'\""); v != "" && (!HoldsDate(reuse) || Dated(v)) {
+			if v = strings.Trim(value(a, rest, c.toks, role), " ,.'\""); v != "" && DateFits(reuse, v) {
 				attr, attrScore = a, reuseS
 			} else {
 				v = "" // a ticket is no passport's expiry date, however near the words

@@ -1013,7 +1013,7 @@ func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, 
 		for _, c := range cands {
 			subj, attr, ok := strings.Cut(c.Slot, "/")
 			if !ok || strings.Contains(attr, "/") || subj != facts.Kebab(f.Subject) || len(c.Embeddings.Topic) != len(proj.Top) || facts.DistinctKinds(f.Attribute, attr) ||
-				facts.HoldsDate(attr) && !facts.Dated(f.Value) {
+				!facts.DateFits(attr, f.Value) {
 				// A distance is no home, a place no partner, a price or a ticket no
 				// expiry date, however near the topic.
 				continue
