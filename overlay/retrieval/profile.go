@@ -104,7 +104,9 @@ func (p Profile) Unsure() bool { return p.Mode == ModeNeutral || !p.Confident }
 //   - nouns: "climate change", "night shift", "my switch" are no change;
 //   - anchors: a change cue after "before" names the later state the question is
 //     measured from ("what did I drink before I switched to cortado?" asks for the
-//     past), so it counts for no mode ("guard:anchor switched").
+//     past), so it counts for no mode ("guard:anchor switched"); so does one in a
+//     subordinate "when …" clause, which dates the state asked about ("who was my boss
+//     when I started?"; not "when did I start?").
 //
 // Two readings order the states of one slot (BuildPool uses them for a historical
 // query). Anchor is the content words after an unguarded "before" in a counted clause
@@ -170,6 +172,9 @@ func ProfileQuery(query string) Profile {
 					p.Anchor = ws
 				}
 			}
+		}
+		if anchorAt[i] < 0 {
+			anchorAt[i] = whenClauseAt(c)
 		}
 		if cue := earliestCue(c); cue != "" && !p.Earliest {
 			p.Earliest = true
@@ -331,6 +336,19 @@ var (
 	fillers     = set("and", "so", "then", "also", "ok", "okay", "hey", "please", "now", "well", "oh", "hi", "hello", "quick", "question", "just")
 	timeOpeners = set("before", "after", "when", "while", "since", "until", "till", "back", "during", "in", "at", "as", "by", "prior", "once", "now", "nowadays", "currently", "previously", "originally", "these", "those", "today", "yesterday", "last", "earlier", "formerly", "initially")
 )
+
+// whenClauseAt returns where a subordinate "when …" clause starts in c ("who was my boss
+// when I started?", "what was the rent when I first moved in?"), or -1: the clause
+// dates the state asked about, so a change word in it asks for no change. "When" that
+// opens a question ("when did I start?") is followed by an auxiliary and is none.
+func whenClauseAt(c clause) int {
+	for k, w := range c.words {
+		if w.text == "when" && k+1 < len(c.words) && !questionWords[c.words[k+1].text] {
+			return w.end
+		}
+	}
+	return -1
+}
 
 func startsQuestion(ws []word) bool {
 	for _, w := range ws {

@@ -71,6 +71,10 @@ func TestProfileQuery(t *testing.T) {
 		{"Who was my former boss?", hist, false, []string{"guard:person former boss"}, nil},
 		{"Where did I live before I moved to Lisbon?", hist, true, []string{"guard:anchor moved to", "anchor:lisbon"}, []string{"change:"}},
 		{"Before I moved, where did I live?", hist, true, []string{"historical:before"}, nil},
+		// A "when …" clause dates the state asked about; its change word asks for no change.
+		{"Who was my boss when I started in September?", hist, false, []string{"historical:was my", "guard:anchor started"}, []string{"change:"}},
+		{"What was the rent when I first moved in?", hist, false, []string{"guard:anchor moved in", "earliest:first"}, []string{"change:"}},
+		{"When we switched banks, what was my overdraft?", hist, false, []string{"guard:anchor switched"}, []string{"change:"}},
 
 		// Change and both states.
 		{"What is my job now, and what was it before?", trans, true, nil, nil},
@@ -78,6 +82,8 @@ func TestProfileQuery(t *testing.T) {
 		{"What did I earn last year compared to now?", trans, true, []string{"change:compared to"}, nil},
 		{"How has my job evolved over the years?", trans, true, []string{"change:over the years"}, nil},
 		{"What changed in my diet?", trans, true, []string{"change:what changed"}, nil},
+		{"When did I switch to decaf?", trans, true, nil, nil},
+		{"How did my commute change when I moved to Leeds?", trans, true, []string{"guard:anchor moved to"}, nil},
 		{"Since when do I live in Lisbon?", trans, true, []string{"change:since when"}, []string{"change:since\x00"}},
 		{"How long have I lived in Lisbon?", trans, false, []string{"change:how long have"}, []string{"historical:"}},
 		{"When did I start working at Google?", trans, true, nil, nil},
@@ -194,6 +200,8 @@ func checkProfileInvariants(t *testing.T, p Profile) {
 		want = ModeHistorical
 	case c > 0:
 		want = ModeCurrent
+	case p.Earliest:
+		want = ModeHistorical
 	default:
 		want = ModeNeutral
 	}
