@@ -148,6 +148,9 @@ type CaseTrace struct {
 	Stale    []string `json:"stale,omitempty"`
 	Rows     []string `json:"rows"`
 	Labels   []string `json:"labels,omitempty"`
+	// NoState: the overlay's packet went unlabelled, knowing no state of its first row
+	// (retrieval.Packet.NoState); it is scored as the host's is, over every row.
+	NoState bool `json:"no_state,omitempty"`
 	// Statuses are the overlay's statuses of the gold and stale memories.
 	Statuses     map[string]string `json:"statuses,omitempty"`
 	Bank         *bool             `json:"bank,omitempty"`
@@ -274,7 +277,7 @@ func RunCases(ctx context.Context, c *Corpus, split string, env Env, ablations [
 			}
 			for _, p := range s.Probes {
 				out, err := mem.query(ctx, s.ID, queryInput{Text: p.Question, Gold: p.Gold[len(p.Gold)-1], Answer: env.LLM != nil,
-					Unmarked: v.LabelsOff, Controller: v.Controller, Order: v.Order, Labels: v.Labels})
+					Unmarked: v.LabelsOff, KeepLabels: v.KeepLabels, Controller: v.Controller, Order: v.Order, Labels: v.Labels})
 				if err != nil {
 					return nil, fmt.Errorf("run cases: %s/%s: %w", s.ID, p.ID, err)
 				}
@@ -349,7 +352,7 @@ func requestedLabels(kind string) []retrieval.Label {
 
 // scoreCaseProbe scores a packet against a probe's gold and stale values.
 func scoreCaseProbe(p CaseProbe, pk retrieval.Packet) CaseTrace {
-	tr := CaseTrace{Probe: p.ID, Kind: p.Kind, Question: p.Question, Gold: p.Gold, Stale: p.Stale}
+	tr := CaseTrace{Probe: p.ID, Kind: p.Kind, Question: p.Question, Gold: p.Gold, Stale: p.Stale, NoState: pk.NoState}
 	holds := func(s string, vals []string) bool {
 		return slices.ContainsFunc(vals, func(g string) bool { return holdsKey(s, g) })
 	}

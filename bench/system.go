@@ -153,6 +153,8 @@ type Variant struct {
 	JudgeOff bool `json:"judge_off,omitempty"`
 	// LabelsOff leaves the state labels out of the packets.
 	LabelsOff bool `json:"labels_off,omitempty"`
+	// KeepLabels labels the packets that know no state all the same.
+	KeepLabels bool `json:"keep_labels,omitempty"`
 	// FactsOff runs the overlay without Env.Facts.
 	FactsOff bool `json:"facts_off,omitempty"`
 	// AllFacts lets facts of any confidence make version groups (overlay.Config.FactMin
@@ -190,6 +192,7 @@ const (
 	AblationTierFirst        = "tier-first"
 	AblationPaperLabels      = "paper-labels"
 	AblationSlotLabels       = "slot-labels"
+	AblationKeepLabels       = "keep-labels"
 	AblationControllerOff    = "controller-off"
 	AblationControllerShadow = "controller-shadow"
 	AblationControllerOnline = "controller-online"
@@ -198,7 +201,7 @@ const (
 // Ablations lists the ablation names in table order.
 func Ablations() []string {
 	return []string{AblationGateOff, AblationJudgeOff, AblationFactsOff, AblationFactMinOff, AblationLabelsOff, AblationTierFirst, AblationPaperLabels, AblationSlotLabels,
-		AblationControllerOff, AblationControllerShadow, AblationControllerOnline}
+		AblationKeepLabels, AblationControllerOff, AblationControllerShadow, AblationControllerOnline}
 }
 
 // ParseAblations turns a comma-separated list of ablation names ("all" for every one)
@@ -247,6 +250,8 @@ func ParseAblations(s string) ([]Variant, error) {
 			v.Labels = retrieval.LabelsPaper
 		case AblationSlotLabels:
 			v.Labels = retrieval.LabelsSlot
+		case AblationKeepLabels:
+			v.KeepLabels = true
 		case AblationControllerOff:
 			v.Controller = retrieval.ControllerOff
 		case AblationControllerShadow:
@@ -286,9 +291,10 @@ type queryInput struct {
 	Text   string
 	Gold   string
 	Answer bool
-	// Unmarked, Controller, Order and Labels are the variant's query options (the
-	// overlay only).
+	// Unmarked, KeepLabels, Controller, Order and Labels are the variant's query
+	// options (the overlay only).
 	Unmarked   bool
+	KeepLabels bool
 	Controller retrieval.ControllerMode
 	Order      retrieval.Order
 	Labels     retrieval.LabelRule
@@ -523,7 +529,7 @@ func (m *overlayMemory) note(user string, chunk []memoryInput, trs []overlay.Ing
 
 func (m *overlayMemory) query(ctx context.Context, user string, q queryInput) (queryOutput, error) {
 	tr, err := m.ov.Query(ctx, user, overlay.QueryRequest{
-		Text: q.Text, TopK: m.env.TopK, Controller: q.Controller, Unmarked: q.Unmarked, Order: q.Order, Labels: q.Labels,
+		Text: q.Text, TopK: m.env.TopK, Controller: q.Controller, Unmarked: q.Unmarked, KeepLabels: q.KeepLabels, Order: q.Order, Labels: q.Labels,
 		Answer: q.Answer && m.env.LLM != nil, Gold: q.Gold,
 	})
 	if err != nil {

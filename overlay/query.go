@@ -42,6 +42,9 @@ type QueryRequest struct {
 	Answer bool `json:"answer,omitempty"`
 	// Unmarked leaves the state labels out of the packet (ablation).
 	Unmarked bool `json:"unmarked,omitempty"`
+	// KeepLabels labels a packet that knows no state all the same (ablation; see
+	// retrieval.Packet.NoState).
+	KeepLabels bool `json:"keep_labels,omitempty"`
 	// Order is the pool's pre-rank ("": anchored, the paper's; "tier-first" for the
 	// ablation).
 	Order retrieval.Order `json:"order,omitempty"`
@@ -192,7 +195,7 @@ func (o *Overlay) Query(ctx context.Context, user string, q QueryRequest) (*Quer
 	for _, r := range rows {
 		tr.Final = append(tr.Final, r.ID)
 	}
-	tr.Packet = retrieval.BuildPacket(q.Text, tr.Profile, rows, retrieval.PacketOptions{Unmarked: q.Unmarked, Labels: q.Labels})
+	tr.Packet = retrieval.BuildPacket(q.Text, tr.Profile, rows, retrieval.PacketOptions{Unmarked: q.Unmarked, Labels: q.Labels, KeepLabels: q.KeepLabels})
 
 	if q.Answer && o.cfg.Answerer != nil {
 		t0 = time.Now()

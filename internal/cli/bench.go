@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -238,7 +239,7 @@ accuracy and the judge score need an LLM endpoint. --ablation adds the Table 5 r
 	cmd.Flags().IntVar(&opts.Units, "units", bench.DefaultLTPUnits, "mutable slot instances per profile (two probes each)")
 	cmd.Flags().IntVar(&opts.MaxTurns, "max-turns", 0, "keep only the first N turns of each conversation (0: all)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 0, "seed of values, templates and cue positions (0 is the paper's seed 000)")
-	cmd.Flags().StringVar(&opts.Ablation, "ablation", "", "comma-separated: gate-off, judge-off, labels-off, controller-off, controller-shadow, controller-online, or all")
+	cmd.Flags().StringVar(&opts.Ablation, "ablation", "", "comma-separated: "+strings.Join(bench.Ablations(), ", ")+", or all")
 	cmd.Flags().BoolVar(&opts.ValidateOnly, "validate-only", false, "build and validate the benchmark, print the checks and stop (no models needed)")
 	cmd.Flags().BoolVar(&opts.NoSpeaker, "no-speaker", false, "store turns without the \"Speaker: \" prefix")
 	return cmd
@@ -452,7 +453,7 @@ pairs derived from the annotations. Tune on the dev split; score the test split 
 issue is finished. --validate-only checks the corpus and prints its counts (no models needed).`,
 		Example: `  atma bench cases
   atma bench cases --split test --out runs/cases-test
-  atma bench cases --ablation tier-first,paper-labels,slot-labels
+  atma bench cases --ablation tier-first,paper-labels,slot-labels,keep-labels
   atma bench cases --validate-only --corpus bench/testdata/cases/work.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -476,7 +477,7 @@ issue is finished. --validate-only checks the corpus and prints its counts (no m
 	opts.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&opts.Corpus, "corpus", "", "corpus file (JSONL) or directory of *.jsonl files (default: the embedded corpus)")
 	cmd.Flags().StringVar(&opts.Split, "split", bench.SplitDev, "dev, test or all")
-	cmd.Flags().StringVar(&opts.Ablation, "ablation", "", "comma-separated ablations as in `bench ltp` (tier-first, paper-labels, slot-labels, …), or all")
+	cmd.Flags().StringVar(&opts.Ablation, "ablation", "", "comma-separated ablations as in `bench ltp` ("+strings.Join(bench.Ablations(), ", ")+"), or all")
 	cmd.Flags().BoolVar(&opts.ValidateOnly, "validate-only", false, "check the corpus, print its counts and stop (no models needed)")
 	return cmd
 }

@@ -162,6 +162,8 @@ type QueryRequest struct {
 	Gold string `json:"gold,omitempty"`
 	// Unmarked leaves the state labels out of the packet (ablation).
 	Unmarked bool `json:"unmarked,omitempty"`
+	// KeepLabels labels a packet that knows no state all the same (ablation).
+	KeepLabels bool `json:"keep_labels,omitempty"`
 	// Order ("anchored", "tier-first") and Labels ("state", "paper", "slot") choose the
 	// pre-rank and the label rule (ablations; empty: the defaults).
 	Order  string `json:"order,omitempty"`
@@ -169,7 +171,7 @@ type QueryRequest struct {
 }
 
 func (q QueryRequest) request() (overlay.QueryRequest, error) {
-	out := overlay.QueryRequest{Text: q.Query, TopK: q.TopK, Controller: retrieval.ControllerMode(q.Controller), Gold: q.Gold, Unmarked: q.Unmarked,
+	out := overlay.QueryRequest{Text: q.Query, TopK: q.TopK, Controller: retrieval.ControllerMode(q.Controller), Gold: q.Gold, Unmarked: q.Unmarked, KeepLabels: q.KeepLabels,
 		Order: retrieval.Order(q.Order), Labels: retrieval.LabelRule(q.Labels)}
 	var errs []error
 	switch q.Mode {

@@ -77,17 +77,21 @@
 // successor row, a row that supersedes another), transition linked memory, retrieved
 // memory, in that order, with its time. This is the paper's rule with the state labels
 // before the link to a change, on purpose, so that both sides of a recorded change say
-// which one holds now; LabelsPaper is the paper's exact order and LabelsSlot the rule
+// which one holds now — except for a question about a change, which asks for both
+// sides and gets the paper's order; LabelsPaper is the paper's exact order and LabelsSlot the rule
 // before (current only with a slot), both for the ablation table. Packet.Text is the
 // rendering an agent can paste and Packet.Messages the chat for the answer model, whose
 // system prompt makes the answer follow the requested state: current queries answer from
 // current memory (the later date holding where current memories disagree, as they do
 // when the bank missed a change), historical ones from historical memory, transition
-// queries describe the change old → new with its dates. A historical query whose packet
-// holds no historical or transition row (the bank recorded no change of what the host
-// found) is told so and answers from the dated records, rather than being told to use
-// historical memory there is none of. PacketOptions.Unmarked drops the labels (the
-// "unmarked" ablation).
+// queries describe the change old → new with its dates. A packet for a past state or a
+// change whose first row is part of no recorded change knows no state of what the
+// question is most about (Packet.NoState): it goes unlabelled, as the host's own
+// packet, so that labels calling the host's evidence "current" never steer the answer
+// away from an earlier state found among the rows, and a historical one is told that
+// no change was recorded and answers from the dated records (PacketOptions.KeepLabels
+// labels it all the same, the "keep-labels" ablation). PacketOptions.Unmarked drops the
+// labels of every packet (the "unmarked" ablation).
 //
 // # Failure classes
 //

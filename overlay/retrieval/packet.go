@@ -40,7 +40,10 @@ const (
 	// recorded move "transition linked", so "where do I live now?" would find no row
 	// that says it holds now; here the two sides are "historical" and "current", which
 	// is what the answer must follow, and the transition record between them says how
-	// they are related. `atma bench` measures both (ablations paper-labels, slot-labels).
+	// they are related. A question about a change (ModeTransition) asks for both sides:
+	// there the paper's order holds, and a record with an evolves link is transition
+	// linked whatever its status. `atma bench` measures both (ablations paper-labels,
+	// slot-labels).
 	LabelsState LabelRule = "state"
 	// LabelsPaper is the paper's order: transition; evolves links → transition linked;
 	// superseded → historical; active, successor or superseding → current; retrieved.
@@ -120,9 +123,18 @@ type Packet struct {
 	// follow the question's own wording and, failing that, to give the current state
 	// with the earlier one.
 	Unsure bool `json:"unsure"`
-	// Marked: the rows show their labels. False is the "unmarked" ablation.
-	Marked bool  `json:"marked"`
-	Rows   []Row `json:"rows"`
+	// Marked: the rows show their labels. False is the "unmarked" ablation, and the
+	// packet that knows no state of what it holds (NoState).
+	Marked bool `json:"marked"`
+	// NoState: the question asks for a past state or a change, and the first row — the
+	// evidence most about what it asks — is part of no recorded change: the bank knows
+	// no earlier state of it (a change it missed, or nothing changed). Such a packet goes
+	// unlabelled, as the host's own would: labels that called it "current" would steer
+	// the answer away from an earlier state the host may have found among the rows, or
+	// toward another thing's history, and the overlay only adds state, never takes
+	// evidence away.
+	NoState bool  `json:"no_state,omitempty"`
+	Rows    []Row `json:"rows"`
 }
 
 // PacketOptions tune BuildPacket. The zero value means defaults.
@@ -131,6 +143,9 @@ type PacketOptions struct {
 	Unmarked bool
 	// Labels is the label rule ("": LabelsState).
 	Labels LabelRule
+	// KeepLabels labels a packet that knows no state all the same (the "keep-labels"
+	// ablation; see Packet.NoState).
+	KeepLabels bool
 }
 
 // BuildPacket builds the packet of a query from its final candidates, in their order.
@@ -147,15 +162,31 @@ func BuildPacket(query string, p Profile, rows []Candidate, opt PacketOptions) P
 	if !pk.Mode.Valid() {
 		pk.Mode = ModeNeutral
 	}
+	rule := opt.Labels
+	if (rule == "" || rule == LabelsState) && pk.Mode == ModeTransition {
+		// A question about a change asks for both sides of it: the paper's order.
+		rule = LabelsPaper
+	}
 	for i, c := range rows {
 		for _, l := range c.Links {
 			if (l.Type == LinkEvolvesFrom || l.Type == LinkEvolvesTo) && transitions[l.To] {
 				c.TransitionLinked = true
 			}
 		}
-		pk.Rows[i] = Row{ID: c.ID, Label: opt.Labels.Label(c), Content: c.Content, Time: c.EventTime, Status: c.Status, Slot: c.Slot, Source: c.Source}
+		pk.Rows[i] = Row{ID: c.ID, Label: rule.Label(c), Content: c.Content, Time: c.EventTime, Status: c.Status, Slot: c.Slot, Source: c.Source}
+		if i == 0 && pk.Marked && !opt.KeepLabels && (pk.Mode == ModeHistorical || pk.Mode == ModeTransition) && !partOfChange(c) {
+			pk.Marked, pk.NoState = false, true
+		}
 	}
 	return pk
+}
+
+// partOfChange reports whether the bank recorded a change c is part of: a transition
+// record, a superseded record, or one linked to a change.
+func partOfChange(c Candidate) bool {
+	return c.Status == StatusTransition || c.Status == StatusSuperseded || c.TransitionLinked || slices.ContainsFunc(c.Links, func(l Link) bool {
+		return l.Type == LinkSupersedes || l.Type == LinkSupersededBy || l.Type == LinkEvolvesFrom || l.Type == LinkEvolvesTo
+	})
 }
 
 // Text renders the rows for an agent to paste, one line each:
@@ -210,22 +241,14 @@ var modeGuide = map[bool]map[Mode]string{
 
 const unsureGuide = "The time the question means is not certain: if its own wording says which time it means, follow that."
 
-// noChangeGuide replaces the marked historical guide when no row of the packet is
-// historical or part of a transition: the bank recorded no change of what the rows hold,
-// yet an earlier state the host found may be among them (a change the bank missed), and
-// "answer from historical memory" would make the model say it does not know.
-const noChangeGuide = "The question asks about the past, but no record here is marked as replaced: no change was recorded for them. If the dated records still show an earlier state, answer with it and say it is not marked as replaced; otherwise say you do not know."
-
-// recordsChange reports whether some row is historical or part of a recorded change.
-func (p Packet) recordsChange() bool {
-	return slices.ContainsFunc(p.Rows, func(r Row) bool {
-		return r.Label == LabelHistorical || r.Label == LabelTransition || r.Label == LabelTransitionLinked
-	})
-}
+// noChangeGuide replaces the historical guide of a packet that knows no state
+// (Packet.NoState): the bank recorded no change of what the rows hold, yet an earlier
+// state the host found may be among them (a change the bank missed).
+const noChangeGuide = "The question asks about the past, but no change was recorded for these records. If the dated records still show an earlier state, answer with it and say it is not recorded as replaced; otherwise say you do not know."
 
 // SystemPrompt is the answer model's system prompt for the packet: the rules, the
 // labels when marked, and what the answer must follow for the packet's mode (for a
-// historical question whose marked packet records no change, noChangeGuide).
+// historical question whose packet knows no state, noChangeGuide).
 func (p Packet) SystemPrompt() string {
 	var b strings.Builder
 	b.WriteString(answerIntro)
@@ -240,7 +263,7 @@ func (p Packet) SystemPrompt() string {
 	if !mode.Valid() {
 		mode = ModeNeutral
 	}
-	if p.Marked && mode == ModeHistorical && !p.recordsChange() {
+	if p.NoState && mode == ModeHistorical {
 		b.WriteString(noChangeGuide)
 	} else {
 		b.WriteString(modeGuide[p.Marked][mode])

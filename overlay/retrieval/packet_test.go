@@ -81,6 +81,15 @@ func TestBuildPacketLabels(t *testing.T) {
 	if rows[0].TransitionLinked {
 		t.Error("BuildPacket changed its input")
 	}
+	// A question about a change asks for both sides of it: they are transition linked.
+	change := ProfileQuery("how has my home changed?")
+	pk = BuildPacket("how has my home changed?", change, seeds("t1", "c2", "c1", "j2"), PacketOptions{})
+	want = map[string]Label{"t1": LabelTransition, "c2": LabelTransitionLinked, "c1": LabelTransitionLinked, "j2": LabelCurrent}
+	for _, r := range pk.Rows {
+		if r.Label != want[r.ID] {
+			t.Errorf("change query, %s: %q, want %q", r.ID, r.Label, want[r.ID])
+		}
+	}
 }
 
 func TestBuildPacketFields(t *testing.T) {
@@ -157,33 +166,38 @@ func TestAnswerPromptsGolden(t *testing.T) {
 	}
 }
 
-// A marked historical packet without a historical or transition row gets noChangeGuide
-// in place of the historical guide (the bank recorded no change, the host may have found
-// the earlier state); any such row, or an unmarked packet, keeps the mode's guide.
-func TestAnswerPromptWithoutRecordedChange(t *testing.T) {
+// A question about a past state or a change whose first row is part of no recorded
+// change gets an unlabelled packet (NoState), as the host's own, and a historical one
+// noChangeGuide; a first row in a recorded change keeps the labels and the mode's guide.
+func TestPacketWithoutRecordedState(t *testing.T) {
 	for _, tt := range []struct {
-		label  Label
-		marked bool
-		want   string
+		query   string
+		rows    []string
+		noState bool
 	}{
-		{LabelCurrent, true, noChangeGuide},
-		{LabelRetrieved, true, noChangeGuide},
-		{LabelHistorical, true, modeGuide[true][ModeHistorical]},
-		{LabelTransition, true, modeGuide[true][ModeHistorical]},
-		{LabelTransitionLinked, true, modeGuide[true][ModeHistorical]},
-		{"", false, modeGuide[false][ModeHistorical]},
+		{"what did I like doing before?", []string{"h1", "j1", "h2"}, true},
+		{"what did I like doing before?", []string{"d1", "d2"}, true},
+		{"what was my previous job?", []string{"j2", "j1"}, false},
+		{"what was my previous job?", []string{"j1", "h1"}, false},
+		{"where did I use to live?", []string{"t1", "h1"}, false},
+		{"how has my home changed?", []string{"h1", "t1", "c2"}, true},
+		{"how has my home changed?", []string{"c2", "h1"}, false},
+		{"where do I live now?", []string{"h1", "c2"}, false},
+		{"tell me about my hobbies", []string{"h1", "h2"}, false},
 	} {
-		pk := Packet{Mode: ModeHistorical, Marked: tt.marked, Rows: []Row{{ID: "a", Label: LabelCurrent}, {ID: "b", Label: tt.label}}}
-		sys := pk.SystemPrompt()
-		if !strings.Contains(sys, tt.want) {
-			t.Errorf("rows labelled current and %q (marked %t): want the guide %q in\n%s", tt.label, tt.marked, tt.want, sys)
+		p := ProfileQuery(tt.query)
+		pk := BuildPacket(tt.query, p, seeds(tt.rows...), PacketOptions{})
+		if pk.NoState != tt.noState || pk.Marked == tt.noState {
+			t.Errorf("%q over %v: no state %t, marked %t; want no state %t", tt.query, tt.rows, pk.NoState, pk.Marked, tt.noState)
 		}
-		if tt.want != noChangeGuide && strings.Contains(sys, noChangeGuide) {
-			t.Errorf("rows labelled current and %q: the no-change guide beside a recorded change", tt.label)
+		sys := pk.SystemPrompt()
+		if got := strings.Contains(sys, noChangeGuide); got != (tt.noState && p.Mode == ModeHistorical) {
+			t.Errorf("%q over %v: no-change guide %t", tt.query, tt.rows, got)
 		}
 	}
-	if sys := (Packet{Mode: ModeCurrent, Marked: true}).SystemPrompt(); strings.Contains(sys, noChangeGuide) {
-		t.Error("a current packet got the historical no-change guide")
+	// The unmarked ablation is no claim that the bank knows nothing.
+	if pk := BuildPacket("what did I like doing before?", ProfileQuery("what did I like doing before?"), seeds("h1"), PacketOptions{Unmarked: true}); pk.NoState {
+		t.Error("an unmarked packet says it knows no state")
 	}
 }
 
@@ -193,7 +207,6 @@ func TestAnswerPromptFollowsMode(t *testing.T) {
 		for _, m := range Modes {
 			for _, unsure := range []bool{false, true} {
 				pk := Packet{Mode: m, Marked: marked, Unsure: unsure}
-				// A historical row, so that the marked historical packet records a change.
 				pk.Rows = []Row{{ID: "j1", Label: LabelHistorical, Content: "I work as a nurse."}}
 				sys := pk.SystemPrompt()
 				if !strings.Contains(sys, modeGuide[marked][m]) {
@@ -205,7 +218,7 @@ func TestAnswerPromptFollowsMode(t *testing.T) {
 			}
 			g := modeGuide[marked][m]
 			if g == noChangeGuide {
-				t.Errorf("marked %t mode %s: the guide of a packet that records no change", marked, m)
+				t.Errorf("marked %t mode %s: the guide of a packet that knows no state", marked, m)
 			}
 			if other, dup := seen[g]; dup {
 				t.Errorf("marked %t: modes %s and %s share a guide", marked, m, other)
