@@ -1652,3 +1652,26 @@ func TestIsntItsCorrection(t *testing.T) {
 		t.Errorf("facts %v: no value of Omar's home is named", got)
 	}
 }
+
+// One who serves someone acts on that one's state: "my dad's cardiologist put the
+// bisoprolol up" is dad's dose, "the gp upped the lansoprazole" the speaker's; HR in
+// capitals is the department, and what it confirms is read like what it says (written
+// for the purpose).
+func TestServedOwnersAndReports(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		{"my dad's cardiologist put the bisoprolol up to 5mg", []string{"dad/bisoprolol-dose=5mg", "-user/bisoprolol-dose=5mg"}},
+		{"the gp upped the lansoprazole to 30mg", []string{"user/lansoprazole-dose=30mg"}},
+		{"the airline confirmed my flight is now 4 October", []string{"user/flight=4 October"}},
+	})
+	// Whose fact, whatever the attribute read by meaning.
+	for _, tt := range []struct{ text, key string }{
+		{"HR confirmed my new title is Principal Engineer", "user/=Principal Engineer"},
+		{"the commute is 2 hr each way now", "user/=2 hour"},
+	} {
+		subj, val, _ := strings.Cut(tt.key, "/=")
+		got := factKeys(extract(t, []Input{{Text: tt.text}})[0].Facts)
+		if !slices.ContainsFunc(got, func(k string) bool { return strings.HasPrefix(k, subj+"/") && strings.HasSuffix(k, "="+val) }) {
+			t.Errorf("%q: facts %v, want %s's fact %q", tt.text, got, subj, val)
+		}
+	}
+}

@@ -1046,8 +1046,8 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 		// the speaker's rent, put up by the landlord.
 		f := base
 		f.Attribute, f.Value, f.Negated = a, v, false
-		if put {
-			f.Subject = self
+		if put && !servesAnother(c.toks) {
+			f.Subject = self // not "mum's gp put the amlodipine up": mum's (people.servedOwner)
 		}
 		return []Fact{f}
 	}

@@ -4197,6 +4197,10 @@ func unnamedDose(attr, text, words string) bool {
 	return isDose && drugRe.MatchString(text) && !mentions(words, drug)
 }
 
+// reportingVerbs report what someone else (never the speaker) confirmed or announced,
+// read like "says": "HR confirmed my new title is Senior Analyst".
+var reportingVerbs = wordSet(`confirmed confirms announced announces`)
+
 // tellingVerbs tell the speaker something: "mum told me", "she texted me" (a subject's
 // reported speech, people.subject; no act on the speaker's own, drugFacts).
 var tellingVerbs = wordSet(`told tells texted messaged`)

@@ -272,6 +272,10 @@ var chatWords = map[string]string{
 	"r": "are", "pls": "please", "plz": "please", "abt": "about", "w/o": "without", "#": "number",
 }
 
+// hourBeforeRe ends the text before "hr" when it is an hour: "2 hr", "an hr", "per hr",
+// "1hr" (a number written onto it is no word of its own and never matches chatWordRe).
+var hourBeforeRe = regexp.MustCompile(`(?i)(?:\d|\b(?:an?|per|one|half|an extra|each|every))\s*$`)
+
 // equalsLabelRe is a note's "=" after a label of words: "coffee place = the dunkin".
 var equalsLabelRe = regexp.MustCompile(`(\p{L})\s*=\s+`)
 
@@ -339,7 +343,10 @@ func shorthand(text string) string {
 		return sub[1] + sub[2] + "'s" + sub[3]
 	})
 	for range 2 { // twice: matches that share a space ("r u") are found in turn
-		text = replaceSubmatches(chatWordRe, text, func(sub []string) string {
+		text = replaceSubmatchesAt(chatWordRe, text, func(sub []string, at int) string {
+			if strings.EqualFold(sub[2], "hr") && !hourBeforeRe.MatchString(text[:at]+sub[1]) {
+				return sub[0] // "HR confirmed my new title": the department, not an hour
+			}
 			return sub[1] + chatWords[strings.ToLower(sub[2])] + sub[3]
 		})
 	}
@@ -358,6 +365,12 @@ func shorthand(text string) string {
 // replaceSubmatches is regexp's ReplaceAllStringFunc given each match's submatches
 // (sub[0] the match), so that a replacement is not matched a second time to read them.
 func replaceSubmatches(re *regexp.Regexp, text string, repl func(sub []string) string) string {
+	return replaceSubmatchesAt(re, text, func(sub []string, _ int) string { return repl(sub) })
+}
+
+// replaceSubmatchesAt is replaceSubmatches whose repl is also told where the match
+// starts in text.
+func replaceSubmatchesAt(re *regexp.Regexp, text string, repl func(sub []string, at int) string) string {
 	matches := re.FindAllStringSubmatchIndex(text, -1)
 	if len(matches) == 0 {
 		return text
@@ -372,7 +385,7 @@ func replaceSubmatches(re *regexp.Regexp, text string, repl func(sub []string) s
 			}
 		}
 		b.WriteString(text[last:ix[0]])
-		b.WriteString(repl(sub))
+		b.WriteString(repl(sub, ix[0]))
 		last = ix[1]
 	}
 	b.WriteString(text[last:])
@@ -623,6 +636,8 @@ var roles = map[string]string{
 	"flatmates": "flatmate", "housemates": "flatmate", "physio": "doctor", "doctor": "doctor", "gp": "doctor", "dentist": "doctor", "vet": "vet", "tutor": "teacher",
 	"teacher": "teacher", "mentor": "teacher", "carer": "carer", "therapist": "doctor", "coach": "teacher", "gastro": "doctor",
 	"psychiatrist": "doctor", "psychologist": "doctor", "counsellor": "doctor", "counselor": "doctor", "neurologist": "doctor",
+	"consultant": "doctor", "surgeon": "doctor", "nurse": "doctor", "pharmacist": "doctor", "midwife": "doctor", "dietitian": "doctor", "dietician": "doctor",
+	"optician": "doctor", "specialist": "doctor", "osteopath": "doctor", "chiropractor": "doctor", "cardiologist": "doctor", "dermatologist": "doctor",
 	"supervisor": "supervisor", "babysitter": "babysitter", "nanny": "babysitter", "sitter": "babysitter", "childminder": "babysitter", "cleaner": "cleaner",
 }
 
@@ -898,7 +913,7 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 			w, told = "says", true // "mum told me she's on sertraline too"
 			i++
 		}
-		if (w == "says" || w == "said" || w == "reckons" || w == "thinks") && i+1 < len(ts) {
+		if (w == "says" || w == "said" || w == "reckons" || w == "thinks" || reportingVerbs[w] && !firstPerson[ts[0].low]) && i+1 < len(ts) {
 			if n := i + 1; n < len(ts) && ts[n].low == "that" {
 				i++
 			}
@@ -919,6 +934,11 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 				return s, r, ro
 			}
 		}
+	}
+	if owner, i := p.servedOwner(ts); i > 0 {
+		// "mum's gp put the amlodipine up to 10mg", "Marta's physio has put her in Brooks
+		// Ghost": one who serves someone acts on that one's state.
+		return owner, ts[i:], ""
 	}
 	if i := placedSelf(ts); i > 0 {
 		// "gp switched me to rosuvastatin", "marek's got me on the exercise bike": someone
@@ -1071,6 +1091,49 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 	return self, ts, ""
 }
 
+// servedOwner returns the one served and the index of the verb when the clause's actor
+// is someone's role ("mum's gp", "Marta's physio", "Dad's consultant") acting on a
+// thing or a person ("put the amlodipine up", "has put her in", "doubled it"); else 0.
+// The one served is named last (whom a later "she" means).
+func (p *people) servedOwner(ts []token) (string, int) {
+	if len(ts) < 4 || !servesAnother(ts) {
+		return "", 0
+	}
+	skip := 0
+	if ts[0].low == "my" || ts[0].low == "our" {
+		skip = 1
+	}
+	w := strings.TrimSuffix(ts[skip].low, "'s")
+	owner := relations[w]
+	if owner == "" && isWord(w) && !notName(w) && !p.things[w] && roles[w] == "" {
+		owner = Kebab(w)
+	}
+	if owner == "" {
+		return "", 0
+	}
+	for j := 2 + skip; j+1 < len(ts) && j <= 4+skip; j++ {
+		if !changingVerbs[ts[j].low] && !placingVerbs[ts[j].low] {
+			continue
+		}
+		switch ts[j+1].low {
+		case "her", "him", "them", "it", "the", "his", "their":
+			p.last = owner
+			return owner, j
+		}
+		return "", 0
+	}
+	return "", 0
+}
+
+// servesAnother reports a clause that opens with someone's role ("mum's gp", "Marta's
+// physio"): what that role does is for the one it serves (people.servedOwner).
+func servesAnother(ts []token) bool {
+	if len(ts) > 2 && (ts[0].low == "my" || ts[0].low == "our") {
+		ts = ts[1:] // "my dad's cardiologist"
+	}
+	return len(ts) > 1 && strings.HasSuffix(ts[0].low, "'s") && roles[ts[1].low] != ""
+}
+
 // placedSelf returns the index after "me" or "us" when the clause's actor places the
 // speaker somewhere ("switched me to", "put us on", "got me into", "promoted me to"), else
 // 0. The actor comes first: at most four words before the verb.
@@ -1127,11 +1190,11 @@ func actsOnOwn(ts []token) int {
 			continue
 		}
 		switch o := ts[i+1].low; {
-		case o == "my" || o == "our" || o == "his" || o == "her" || o == "their":
-			return i
+		case o == "my" || o == "our" || o == "his" || o == "her" || o == "their" || o == "it":
+			return i // "gp doubled it, 100mg from monday": the thing just named, the speaker's
 		case o == "the" && i+2 < len(ts):
-			if _, ok := attributeByName(strings.TrimSuffix(ts[i+2].low, "s")); ok {
-				return i
+			if _, ok := attributeByName(strings.TrimSuffix(ts[i+2].low, "s")); ok || drugRe.MatchString(ts[i+2].orig) {
+				return i // "landlord put the rent up", "the gp upped the sertraline"
 			}
 		}
 		return 0
