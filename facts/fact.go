@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Fact is one thing a memory states about one subject: "I moved to Porto" is the fact
@@ -180,4 +181,30 @@ func Names(text, value string) bool {
 // memory states no fact.
 func Asks(text string) bool {
 	return slices.ContainsFunc(sentences(text), func(s sentence) bool { return s.question })
+}
+
+// NameOneThing reports whether two texts name one thing in a word of its own that both
+// hold: a word of four letters or more that is no common word, verb form or number
+// ("sonic" in "sonic fiber finally reached our street. 1 gig for $50" and "sonic promo
+// ended, $65/mo from this bill"; "barclays"), but for the words in except (a speaker's
+// name, which a "Marco: " prefix puts in every memory). The overlay joins an amount read by
+// meaning to the slot of the one earlier amount whose memory names the same thing.
+func NameOneThing(a, b string, except ...string) bool {
+	words := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
+			w = strings.TrimSuffix(strings.Trim(w, "'"), "'s")
+			if utf8.RuneCountInString(w) >= 4 && !notName(w) && !verbForm(w) && !nounShaped(w) && !slices.Contains(except, w) {
+				m[w] = true
+			}
+		}
+		return m
+	}
+	wa := words(a)
+	for w := range words(b) {
+		if wa[w] {
+			return true
+		}
+	}
+	return false
 }

@@ -298,6 +298,44 @@ func TestAdoptSlotKeeps(t *testing.T) {
 	}
 }
 
+// An amount read by meaning joins the one earlier amount slot of its subject whose
+// memory names the same thing in a word of its own, whatever near word named its
+// attribute; a speaker's name in both is no such word (written for the purpose).
+func TestAdoptSlotSameThingAmount(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		old, new string
+		oldFact  facts.Fact
+		newFact  facts.Fact
+		wantSlot string
+		wantOld  store.Status
+	}{
+		{"same thing", "hyperoptic finally came to our building, 500 meg for £28", "hyperoptic promo is over, £35 a month from this bill",
+			fact("user", "price", "£28"), fact("user", "bill", "£35"), "user/price", store.StatusSuperseded},
+		{"other thing", "hyperoptic finally came to our building, 500 meg for £28", "the window cleaner wants £35 a month now",
+			fact("user", "price", "£28"), fact("user", "bill", "£35"), "user/bill", store.StatusActive},
+		{"speaker only", "Nadia: the climbing wall membership is £40", "Nadia: my eating out budget is £200 a month",
+			fact("nadia", "price", "£40"), fact("nadia", "budget", "£200"), "nadia/budget", store.StatusActive},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			nf := tt.newFact
+			nf.Confidence = 0.6
+			x := &mapExtractor{facts: map[string][]facts.Fact{tt.old: {tt.oldFact}, tt.new: {nf}}}
+			o := newTestOverlay(t, func(c *Config) { c.Facts = x })
+			trs, err := o.Add(t.Context(), "dee", []Input{{Content: tt.old, EventTime: at(1)}, {Content: tt.new, EventTime: at(2)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if trs[1].Slot != tt.wantSlot {
+				t.Errorf("%q joined slot %q, want %s", tt.new, trs[1].Slot, tt.wantSlot)
+			}
+			if st := statuses(t, o, "dee", trs); st[tt.old] != tt.wantOld {
+				t.Errorf("%q is %s after %q, want %s", tt.old, st[tt.old], tt.new, tt.wantOld)
+			}
+		})
+	}
+}
+
 // A fact read by form joins the subject's slot named in other words about the same
 // thing, and only such a slot.
 func TestAdoptSlotByName(t *testing.T) {

@@ -183,7 +183,7 @@ func (o *Overlay) ingest(ctx context.Context, user string, in Input, e embedded)
 		if len(fs) > 0 {
 			candFacts = decodeFacts(candFacts, cands)
 			fs = joinValueGroups(fs, cands, candFacts)
-			if fs, err = o.adoptSlots(ctx, user, fs, cands, candFacts, proj); err != nil {
+			if fs, err = o.adoptSlots(ctx, user, rec.Content, fs, cands, candFacts, proj); err != nil {
 				return nil, err
 			}
 			f := primaryFact(fs, cands, candFacts)
@@ -969,7 +969,7 @@ func (o *Overlay) withSlot(ctx context.Context, user, slot string, cands []store
 // brother lives in Albuquerque") has its attribute for certain, however close the topic
 // head puts it to another of the subject's memories ("my brother and Seraphina have been
 // together"). Without heads facts keep their keys.
-func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, cands []store.Record, candFacts [][]facts.Fact, proj gate.Projection) ([]facts.Fact, error) {
+func (o *Overlay) adoptSlots(ctx context.Context, user, text string, fs []facts.Fact, cands []store.Record, candFacts [][]facts.Fact, proj gate.Projection) ([]facts.Fact, error) {
 	out := slices.Clone(fs)
 	for i, f := range out {
 		if !facts.SingleValued(f.Attribute) || facts.NamesItsOwner(f.Attribute) || slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Group() }) {
@@ -984,6 +984,10 @@ func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, 
 				out[i].Attribute = a
 				continue
 			}
+		}
+		if a := sameThingAmount(f, text, cands, candFacts); a != "" {
+			out[i].Attribute = a
+			continue
 		}
 		if o.cfg.Heads == nil || len(proj.Top) == 0 {
 			continue
@@ -1027,6 +1031,36 @@ func (o *Overlay) adoptSlots(ctx context.Context, user string, fs []facts.Fact, 
 		}
 	}
 	return out, nil
+}
+
+// sameThingAmount returns the attribute of the one candidate slot of f's subject that
+// holds an amount and whose memory names the same thing as text (facts.NameOneThing),
+// when f is an amount read by meaning; else "". The attribute of an amount read by
+// meaning is a guess among near words ("sonic promo ended, $65/mo from this bill" a
+// bill, "sonic fiber finally reached our street. 1 gig for $50" a price), while a word
+// of their own that both memories hold says which earlier amount changed.
+func sameThingAmount(f facts.Fact, text string, cands []store.Record, candFacts [][]facts.Fact) string {
+	amount := func(v string) bool { return strings.ContainsFunc(v, unicode.IsDigit) }
+	if f.Confidence == 0 || !amount(f.Value) || !facts.HoldsAmounts(f.Attribute) {
+		return ""
+	}
+	found := ""
+	for i, c := range cands {
+		subj, attr, ok := strings.Cut(c.Slot, "/")
+		if !ok || strings.Contains(attr, "/") || subj != facts.Kebab(f.Subject) || attr == facts.Kebab(f.Attribute) ||
+			!facts.SingleValued(attr) || facts.NamesItsOwner(attr) || facts.DistinctKinds(f.Attribute, attr) || !facts.HoldsAmounts(attr) {
+			continue
+		}
+		if !slices.ContainsFunc(candFacts[i], func(cf facts.Fact) bool { return cf.Group() == c.Slot && amount(cf.Value) }) ||
+			!facts.NameOneThing(text, c.Content, facts.Kebab(f.Subject)) {
+			continue
+		}
+		if found != "" && found != attr {
+			return "" // two: which is meant is not said
+		}
+		found = attr
+	}
+	return found
 }
 
 // namedIn returns the attribute of the one candidate slot of f's subject, single-valued,
