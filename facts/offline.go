@@ -772,7 +772,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			v, neg = obj, true
 		}
 		f := Fact{Subject: subj, Attribute: name, Value: v, Negated: neg, Scope: scopeOf(c.text, v), EventTime: eventTime(c.text, in.Time),
-			Confidence: discounted(confidence(attrScore), msgWords)}
+			Confidence: discounted(confidence(attrScore), msgWords, v)}
 		if planAttrs[name] && !in.Time.IsZero() && f.EventTime.After(in.Time) {
 			// "we're going to crete in july": the month is when the trip happens, not when
 			// the plan was made; a plan said now is no version newer than one said later
@@ -891,16 +891,21 @@ const beginConfidence = 0.6
 // asides left out — is less certain: its confidence is scaled by longDiscount. In a turn
 // of chat that runs over several sentences ("Wow, Dave, that's awesome! … I've been
 // working on this car …") one clause that matches an attribute by meaning is weaker
-// evidence of a state than a short message that says only that. Measured with the
-// use-lite backbone against the overlay's FactMin (docs/benchmarks.md, "Session 9").
+// evidence of a state than a short message that says only that — unless its value is
+// an amount (discounted). Measured with the use-lite backbone against the overlay's
+// FactMin (docs/benchmarks.md, "Session 9"; the amounts, "Session 23").
 const (
 	longMessage  = 30
 	longDiscount = 0.8
 )
 
-// discounted is the confidence c of a fact read by meaning from a message of n words.
-func discounted(c float64, n int) float64 {
-	if n > longMessage {
+// discounted is the confidence c of a fact read by meaning from a message of n words
+// whose value is v. An amount keeps its confidence in a long message ("it works out at
+// £230.25 a week now"): a number says what the state is, where a phrase ("workplace
+// stuff", "coconut milk") is as likely a turn's topic as a state. A name does not: in a
+// chat between two people, the places and cars they mention change with every story.
+func discounted(c float64, n int, v string) float64 {
+	if n > longMessage && !strings.ContainsFunc(v, unicode.IsDigit) {
 		return c * longDiscount
 	}
 	return c

@@ -905,11 +905,16 @@ func TestAsideLeavesCasingAlone(t *testing.T) {
 	}
 }
 
-// A fact read by meaning from a message of more than 30 words is less certain.
+// A fact read by meaning from a message of more than 30 words is less certain, unless
+// its value is an amount.
 func TestLongMessageDiscount(t *testing.T) {
-	for n, want := range map[int]float64{longMessage: 0.6, longMessage + 1: 0.48} {
-		if got := discounted(0.6, n); math.Abs(got-want) > 1e-9 {
-			t.Errorf("a message of %d words: confidence %.3f, want %.3f", n, got, want)
+	for _, tt := range []struct {
+		n     int
+		value string
+		want  float64
+	}{{longMessage, "coconut milk", 0.6}, {longMessage + 1, "coconut milk", 0.48}, {longMessage + 1, "Nationwide", 0.48}, {longMessage + 1, "£230.25", 0.6}} {
+		if got := discounted(0.6, tt.n, tt.value); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%q in a message of %d words: confidence %.3f, want %.3f", tt.value, tt.n, got, tt.want)
 		}
 	}
 }
