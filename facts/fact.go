@@ -184,7 +184,7 @@ func Asks(text string) bool {
 }
 
 // NameOneThing reports whether two texts name one thing in a word of its own that both
-// hold: a word of four letters or more that is no common word, verb form or number
+// hold: a word of four letters or more that is no common word, verb form, unit or number
 // ("sonic" in "sonic fiber finally reached our street. 1 gig for $50" and "sonic promo
 // ended, $65/mo from this bill"; "barclays"), but for the words in except (a speaker's
 // name, which a "Marco: " prefix puts in every memory). The overlay joins an amount read by
@@ -194,7 +194,7 @@ func NameOneThing(a, b string, except ...string) bool {
 		m := map[string]bool{}
 		for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
 			w = strings.TrimSuffix(strings.Trim(w, "'"), "'s")
-			if utf8.RuneCountInString(w) >= 4 && !notName(w) && !verbForm(w) && !nounShaped(w) && !slices.Contains(except, w) {
+			if utf8.RuneCountInString(w) >= 4 && !notName(w) && !verbForm(w) && !nounShaped(w) && !countUnits[w] && !countUnits[w+"s"] && !slices.Contains(except, w) {
 				m[w] = true
 			}
 		}

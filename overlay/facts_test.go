@@ -314,6 +314,8 @@ func TestAdoptSlotSameThingAmount(t *testing.T) {
 			fact("user", "price", "£28"), fact("user", "bill", "£35"), "user/price", store.StatusSuperseded},
 		{"other thing", "hyperoptic finally came to our building, 500 meg for £28", "the window cleaner wants £35 a month now",
 			fact("user", "price", "£28"), fact("user", "bill", "£35"), "user/bill", store.StatusActive},
+		{"currency only", "new year goal: 200 euros a month into the emergency fund", "paid the insurance for the scooter, 180 euros, ouch",
+			fact("user", "budget", "200 euros"), fact("user", "price", "180 euros"), "user/price", store.StatusActive},
 		{"speaker only", "Nadia: the climbing wall membership is £40", "Nadia: my eating out budget is £200 a month",
 			fact("nadia", "price", "£40"), fact("nadia", "budget", "£200"), "nadia/budget", store.StatusActive},
 	} {
