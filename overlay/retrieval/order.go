@@ -43,11 +43,13 @@ func anchorWords(c clause, offset int) []string {
 }
 
 var (
-	earliestPhrase = regexp.MustCompile(`\b(?:originally|initially|at first|to begin with|in the beginning|at the (?:start|beginning))\b`)
-	firstWord      = regexp.MustCompile(`\b(?:first|original)\b`)
-	determiners    = set("my", "our", "the", "his", "her", "their", "your", "a", "an", "very")
-	subordinators  = set("when", "after", "before", "while", "once", "since", "until", "till")
-	notOrder       = set("name", "names", "aid", "floor", "class", "of")
+	earliestPhrase = regexp.MustCompile(`\b(?:originally|initially|at first|to begin with|in the beginning|at the (?:start|beginning))\b` +
+		// "which team did I start on?", "what school did she start at?": the value at the start
+		`|^(?:which|what|who|whose|where)\b.*\bdid \S+ (?:start|begin) (?:on|at|in|with|off|out)\b`)
+	firstWord     = regexp.MustCompile(`\b(?:first|original)\b`)
+	determiners   = set("my", "our", "the", "his", "her", "their", "your", "a", "an", "very")
+	subordinators = set("when", "after", "before", "while", "once", "since", "until", "till")
+	notOrder      = set("name", "names", "aid", "floor", "class", "of")
 )
 
 // earliestCue returns the words by which clause c asks for the first state, or "".

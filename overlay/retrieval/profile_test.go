@@ -75,6 +75,7 @@ func TestProfileQuery(t *testing.T) {
 		{"Who was my boss when I started in September?", hist, false, []string{"historical:was my", "guard:anchor started"}, []string{"change:"}},
 		{"What was the rent when I first moved in?", hist, false, []string{"guard:anchor moved in", "earliest:first"}, []string{"change:"}},
 		{"When we switched banks, what was my overdraft?", hist, false, []string{"guard:anchor switched"}, []string{"change:"}},
+		{"Which gym did I start at?", hist, false, []string{"earliest:which gym did i start at"}, []string{"change:"}},
 
 		// Change and both states.
 		{"What is my job now, and what was it before?", trans, true, nil, nil},
