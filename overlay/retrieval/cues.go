@@ -115,6 +115,7 @@ var cues = []cue{
 	weakCue(kindHistorical, `\b(?:my|our) first\b`, guardFirst),
 	weakCue(kindHistorical, `\bdid(?:n't| not)? (?:i|we)(?: (?:ever|once|really|actually|previously|also|still|always|usually|originally|first))? `+sv+`\b`, nil),
 	weakCue(kindHistorical, `\b(?:was|were)(?:n't| not)? (?:i|we|my|our)\b|\bhad (?:i|we)\b`, nil),
+	weakCue(kindHistorical, `^(?:who|what|which|where) (?:was|were) (?:the|his|her|their)\b`, nil),
 	weakCue(kindHistorical, `\b(?:i|we) (?:was|were|lived|worked|had|owned|liked|loved|drove|studied|stayed|dated|preferred|played|ate|earned|taught|attended|believed|wanted|needed|used)\b`, guardPerfect),
 
 	// Current.

@@ -76,6 +76,8 @@ func TestProfileQuery(t *testing.T) {
 		{"What was the rent when I first moved in?", hist, false, []string{"guard:anchor moved in", "earliest:first"}, []string{"change:"}},
 		{"When we switched banks, what was my overdraft?", hist, false, []string{"guard:anchor switched"}, []string{"change:"}},
 		{"Which gym did I start at?", hist, false, []string{"earliest:which gym did i start at"}, []string{"change:"}},
+		{"Who was the coach Dad hired in the spring?", hist, false, []string{"historical:who was the"}, nil},
+		{"What was her landlord's name?", hist, false, []string{"historical:what was her"}, nil},
 
 		// Change and both states.
 		{"What is my job now, and what was it before?", trans, true, nil, nil},
