@@ -116,6 +116,7 @@ var cues = []cue{
 	weakCue(kindHistorical, `\bdid(?:n't| not)? (?:i|we)(?: (?:ever|once|really|actually|previously|also|still|always|usually|originally|first))? `+sv+`\b`, nil),
 	weakCue(kindHistorical, `\b(?:was|were)(?:n't| not)? (?:i|we|my|our)\b|\bhad (?:i|we)\b`, nil),
 	weakCue(kindHistorical, `^(?:who|what|which|where) (?:was|were) (?:the|his|her|their)\b`, nil),
+	weakCue(kindHistorical, `^(?:who|what|which|where|how much|how many)\b[^?]*\bdid (?:i|we) [a-z]+\b`, guardOutcome),
 	weakCue(kindHistorical, `\b(?:i|we) (?:was|were|lived|worked|had|owned|liked|loved|drove|studied|stayed|dated|preferred|played|ate|earned|taught|attended|believed|wanted|needed|used)\b`, guardPerfect),
 
 	// Current.
@@ -311,6 +312,25 @@ func guardUsedTo(c clause, s, e int) verdict {
 	}
 	return verdict{}
 }
+
+// guardOutcome sets aside "what did I <verb>" when the verb asks for how things ended
+// up ("which hotel did we end up staying in?", "what did I finally pick?": the outcome
+// is the present state) or for what was said ("what did I tell you about New York?").
+func guardOutcome(c clause, s, e int) verdict {
+	ws := strings.Fields(c.text[s:e])
+	switch last := ws[len(ws)-1]; {
+	case outcomeVerbs[last]:
+		return verdict{act: drop, note: "outcome " + last}
+	case tellingVerbs[last]:
+		return verdict{act: drop, note: "told " + last}
+	}
+	return verdict{}
+}
+
+var (
+	outcomeVerbs = set("end", "ended", "wind", "eventually", "finally", "settle", "decide", "choose", "pick", "go")
+	tellingVerbs = set("tell", "say", "mention", "ask", "write", "note", "share", "text", "email", "call")
+)
 
 func guardOnce(c clause, s, e int) verdict {
 	nx, pv := first(nextWords(c, e, 1)), first(prevWords(c, s, 1))

@@ -44,8 +44,8 @@ func anchorWords(c clause, offset int) []string {
 
 var (
 	earliestPhrase = regexp.MustCompile(`\b(?:originally|initially|at first|to begin with|in the beginning|at the (?:start|beginning))\b` +
-		// "which team did I start on?", "what school did she start at?": the value at the start
-		`|^(?:which|what|who|whose|where)\b.*\bdid \S+ (?:start|begin) (?:on|at|in|with|off|out)\b`)
+		// "which team did I start on?", "what level did she start the course at?": the value at the start
+		`|^(?:which|what|who|whose|where)\b.*\bdid \S+ (?:start|begin)(?: \S+){0,3} (?:on|at|in|with|off|out)\b`)
 	firstWord     = regexp.MustCompile(`\b(?:first|original)\b`)
 	determiners   = set("my", "our", "the", "his", "her", "their", "your", "a", "an", "very")
 	subordinators = set("when", "after", "before", "while", "once", "since", "until", "till")

@@ -86,7 +86,8 @@ func (p Profile) Unsure() bool { return p.Mode == ModeNeutral || !p.Confident }
 //
 // Each clause is matched against a lexicon of cues of three kinds: historical ("used
 // to", "before", "previous", "my old …", "last year", "in 2019", "when I was", weakly
-// "did I live", "was my", "who was the"), current ("now", "currently", "still", "these days",
+// "did I live", "was my", "who was the", "which … did I <verb>" but for how it ended
+// up or what was said), current ("now", "currently", "still", "these days",
 // "anymore", "no longer", weakly "do I", "what's my") and change ("changed", "what
 // changed", "how has … evolved", "since when", "moved from … to", "switched", "when did
 // I start", weakly "since", "from … to"). A span of text counts once per kind, for the

@@ -77,6 +77,8 @@ func TestProfileQuery(t *testing.T) {
 		{"When we switched banks, what was my overdraft?", hist, false, []string{"guard:anchor switched"}, []string{"change:"}},
 		{"Which gym did I start at?", hist, false, []string{"earliest:which gym did i start at"}, []string{"change:"}},
 		{"Who was the coach Dad hired in the spring?", hist, false, []string{"historical:who was the"}, nil},
+		{"Which bakery did we order the cake from?", hist, false, []string{"historical:which bakery did we order"}, nil},
+		{"Which hotel did we end up booking?", neut, false, []string{"guard:outcome end"}, []string{"historical:"}},
 		{"What was her landlord's name?", hist, false, []string{"historical:what was her"}, nil},
 
 		// Change and both states.
