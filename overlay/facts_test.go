@@ -298,32 +298,25 @@ func TestAdoptSlotKeeps(t *testing.T) {
 	}
 }
 
-// An amount read by meaning joins the one earlier amount slot of its subject whose
-// memory names the same thing in a word of its own, whatever near word named its
-// attribute; a speaker's name in both is no such word (written for the purpose).
-func TestAdoptSlotSameThingAmount(t *testing.T) {
-	for _, tt := range []struct {
-		name     string
-		old, new string
-		oldFact  facts.Fact
-		newFact  facts.Fact
-		wantSlot string
-		wantOld  store.Status
-	}{
-		{"same thing", "hyperoptic finally came to our building, 500 meg for £28", "hyperoptic promo is over, £35 a month from this bill",
-			fact("user", "price", "£28"), fact("user", "bill", "£35"), "user/price", store.StatusSuperseded},
-		{"other thing", "hyperoptic finally came to our building, 500 meg for £28", "the window cleaner wants £35 a month now",
-			fact("user", "price", "£28"), fact("user", "bill", "£35"), "user/bill", store.StatusActive},
-		{"currency only", "new year goal: 200 euros a month into the emergency fund", "paid the insurance for the scooter, 180 euros, ouch",
-			fact("user", "budget", "200 euros"), fact("user", "price", "180 euros"), "user/price", store.StatusActive},
-		{"speaker only", "Nadia: the climbing wall membership is £40", "Nadia: my eating out budget is £200 a month",
-			fact("nadia", "price", "£40"), fact("nadia", "budget", "£200"), "nadia/budget", store.StatusActive},
-	} {
+// adoptionCase is two memories with the facts the extractor reads from them, the slot
+// the second must join and the first's status after it.
+type adoptionCase struct {
+	name     string
+	old, new string
+	oldFact  facts.Fact
+	newFact  facts.Fact
+	wantSlot string
+	wantOld  store.Status
+}
+
+// runAdoption adds each case's two memories to an overlay (cfg sets it up around the
+// case's extractor) and checks the second's slot and the first's status.
+func runAdoption(t *testing.T, cases []adoptionCase, cfg func(c *Config, x facts.Extractor)) {
+	t.Helper()
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			nf := tt.newFact
-			nf.Confidence = 0.6
-			x := &mapExtractor{facts: map[string][]facts.Fact{tt.old: {tt.oldFact}, tt.new: {nf}}}
-			o := newTestOverlay(t, func(c *Config) { c.Facts = x })
+			x := &mapExtractor{facts: map[string][]facts.Fact{tt.old: {tt.oldFact}, tt.new: {tt.newFact}}}
+			o := newTestOverlay(t, func(c *Config) { cfg(c, x) })
 			trs, err := o.Add(t.Context(), "dee", []Input{{Content: tt.old, EventTime: at(1)}, {Content: tt.new, EventTime: at(2)}})
 			if err != nil {
 				t.Fatal(err)
@@ -338,40 +331,36 @@ func TestAdoptSlotSameThingAmount(t *testing.T) {
 	}
 }
 
+// An amount read by meaning joins the one earlier amount slot of its subject whose
+// memory names the same thing in a word of its own, whatever near word named its
+// attribute; a speaker's name or a currency in both is no such word (written for the
+// purpose).
+func TestAdoptSlotSameThingAmount(t *testing.T) {
+	byMeaning := func(f facts.Fact) facts.Fact { f.Confidence = 0.6; return f }
+	runAdoption(t, []adoptionCase{
+		{"same thing", "hyperoptic finally came to our building, 500 meg for £28", "hyperoptic promo is over, £35 a month from this bill",
+			fact("user", "price", "£28"), byMeaning(fact("user", "bill", "£35")), "user/price", store.StatusSuperseded},
+		{"other thing", "hyperoptic finally came to our building, 500 meg for £28", "the window cleaner wants £35 a month now",
+			fact("user", "price", "£28"), byMeaning(fact("user", "bill", "£35")), "user/bill", store.StatusActive},
+		{"currency only", "new year goal: 200 euros a month into the emergency fund", "paid the insurance for the scooter, 180 euros, ouch",
+			fact("user", "budget", "200 euros"), byMeaning(fact("user", "price", "180 euros")), "user/price", store.StatusActive},
+		{"speaker only", "Nadia: the climbing wall membership is £40", "Nadia: my eating out budget is £200 a month",
+			fact("nadia", "price", "£40"), byMeaning(fact("nadia", "budget", "£200")), "nadia/budget", store.StatusActive},
+	}, func(c *Config, x facts.Extractor) { c.Facts = x })
+}
+
 // A fact read by form joins the subject's slot named in other words about the same
 // thing, and only such a slot.
 func TestAdoptSlotByName(t *testing.T) {
 	heads := gate.NewHeads(overlaytest.BagDim, 16, 8, rand.New(rand.NewPCG(3, 4)))
-	for _, tt := range []struct {
-		name     string
-		old, new string
-		oldFact  facts.Fact
-		newFact  facts.Fact
-		wantSlot string
-		wantOld  store.Status
-	}{
+	runAdoption(t, []adoptionCase{
 		{"same thing", "annual travel insurance is with Staysure", "switched the insurance to Battleface",
 			fact("user", "travel-insurance", "Staysure"), fact("user", "insurance-provider", "Battleface"), "user/travel-insurance", store.StatusSuperseded},
 		{"other kind", "bins go out on thursday", "bin lorry comes at 7am",
 			fact("user", "bin-day", "thursday"), fact("user", "bin-time", "7am"), "user/bin-time", store.StatusActive},
 		{"other subject", "my sister's travel insurance is with Staysure", "switched the insurance to Battleface",
 			fact("sister", "travel-insurance", "Staysure"), fact("user", "insurance-provider", "Battleface"), "user/insurance-provider", store.StatusActive},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			x := &mapExtractor{facts: map[string][]facts.Fact{tt.old: {tt.oldFact}, tt.new: {tt.newFact}}}
-			o := newTestOverlay(t, func(c *Config) { c.Facts, c.Heads = x, heads })
-			trs, err := o.Add(t.Context(), "dee", []Input{{Content: tt.old, EventTime: at(1)}, {Content: tt.new, EventTime: at(2)}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if trs[1].Slot != tt.wantSlot {
-				t.Errorf("%q joined slot %q, want %s", tt.new, trs[1].Slot, tt.wantSlot)
-			}
-			if st := statuses(t, o, "dee", trs); st[tt.old] != tt.wantOld {
-				t.Errorf("%q is %s after %q, want %s", tt.old, st[tt.old], tt.new, tt.wantOld)
-			}
-		})
-	}
+	}, func(c *Config, x facts.Extractor) { c.Facts, c.Heads = x, heads })
 	for _, tt := range []struct {
 		a, b string
 		want bool
