@@ -800,7 +800,9 @@ func TestOfflineCouplesLabelsHousemates(t *testing.T) {
 		"sis still out in naperville": "sister still out in naperville", "r u ok": "are you ok", "nvm jen didnt switch": "never mind jen didnt switch",
 		"new # 773-555-0192": "new number 773-555-0192", "kara (wife) doing keto": "my wife kara doing keto", "boss (rick) is diamond": "my boss rick is diamond",
 		"lily (12) loves it": "lily (12) loves it", "the bus (again) was late": "the bus (again) was late", "coffee place = the dunkin": "coffee place: the dunkin",
-		"bros before": "bros before", "thru the door": "through the door"} {
+		"bros before": "bros before", "thru the door": "through the door",
+		// "rn" is "now": a value read up to it takes no "right" ("sim only w giffgaff rn").
+		"sim only w smarty rn": "sim only with smarty now", "HR confirmed it": "HR confirmed it", "2 hr drive": "2 hour drive", "an hr late": "an hour late"} {
 		if got := shorthand(in); got != want {
 			t.Errorf("shorthand(%q) = %q, want %q", in, got, want)
 		}

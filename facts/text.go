@@ -268,7 +268,7 @@ var chatWords = map[string]string{
 	"contrib": "contribution", "pmt": "payment", "pmts": "payments", "addr": "address",
 	"appt": "appointment", "bday": "birthday", "yr": "year", "yrs": "years", "hr": "hour",
 	"bc": "because", "b/c": "because", "cuz": "because", "thru": "through", "tho": "though",
-	"rn": "right now", "atm": "at the moment", "nvm": "never mind", "u": "you", "ur": "your",
+	"rn": "now", "atm": "at the moment", "nvm": "never mind", "u": "you", "ur": "your",
 	"r": "are", "pls": "please", "plz": "please", "abt": "about", "w/o": "without", "#": "number",
 }
 
