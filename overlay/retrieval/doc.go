@@ -85,12 +85,13 @@
 // current memory (the later date holding where current memories disagree, as they do
 // when the bank missed a change), historical ones from historical memory, transition
 // queries describe the change old → new with its dates. A packet for a past state or a
-// change whose first row is part of no recorded change knows no state of what the
-// question is most about (Packet.NoState): it goes unlabelled, as the host's own
-// packet, so that labels calling the host's evidence "current" never steer the answer
-// away from an earlier state found among the rows, and a historical one is told that
-// no change was recorded and answers from the dated records (PacketOptions.KeepLabels
-// labels it all the same, the "keep-labels" ablation). PacketOptions.Unmarked drops the
+// change whose first row is part of no recorded change, or for the present none of
+// whose rows is, knows no state of what the question asks (Packet.NoState): it goes
+// unlabelled, as the host's own packet, so that labels calling the host's evidence
+// "current" never steer the answer away from an earlier state found among the rows,
+// and a historical one is told that no change was recorded and answers from the dated
+// records (PacketOptions.KeepLabels labels it all the same, the "keep-labels"
+// ablation). PacketOptions.Unmarked drops the
 // labels of every packet (the "unmarked" ablation).
 //
 // # Failure classes

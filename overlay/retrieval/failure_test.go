@@ -48,7 +48,7 @@ func TestClassifyFailure(t *testing.T) {
 		{
 			// The slot rule labels an active record without a slot "retrieved".
 			name:  "stored without its state",
-			fc:    FailureCase{Gold: "climbing", Mode: ModeCurrent, Bank: bank(), Packet: packet("what do I like now?", PacketOptions{Labels: LabelsSlot}, "h1"), Answer: "I don't know."},
+			fc:    FailureCase{Gold: "climbing", Mode: ModeCurrent, Bank: bank(), Packet: packet("what do I like now?", PacketOptions{Labels: LabelsSlot, KeepLabels: true}, "h1"), Answer: "I don't know."},
 			class: FailureBank, row: 1, bank: []string{"h1"}, reason: "labelled retrieved memory",
 		},
 		{

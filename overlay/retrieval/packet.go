@@ -126,13 +126,14 @@ type Packet struct {
 	// Marked: the rows show their labels. False is the "unmarked" ablation, and the
 	// packet that knows no state of what it holds (NoState).
 	Marked bool `json:"marked"`
-	// NoState: the question asks for a past state or a change, and the first row — the
-	// evidence most about what it asks — is part of no recorded change: the bank knows
-	// no earlier state of it (a change it missed, or nothing changed). Such a packet goes
-	// unlabelled, as the host's own would: labels that called it "current" would steer
-	// the answer away from an earlier state the host may have found among the rows, or
-	// toward another thing's history, and the overlay only adds state, never takes
-	// evidence away.
+	// NoState: the bank knows no state of what the packet holds. For a past state or a
+	// change: the first row — the evidence most about what it asks — is part of no
+	// recorded change (a change the bank missed, or nothing changed); labels that called
+	// it "current" would steer the answer away from an earlier state the host may have
+	// found among the rows, or toward another thing's history. For the present: no row
+	// is part of a recorded change, so "current" on every row would only repeat that none
+	// is known to be replaced, stale ones included. Such a packet goes unlabelled, as the
+	// host's own would: the overlay only adds state, never takes evidence away.
 	NoState bool  `json:"no_state,omitempty"`
 	Rows    []Row `json:"rows"`
 }
@@ -167,6 +168,7 @@ func BuildPacket(query string, p Profile, rows []Candidate, opt PacketOptions) P
 		// A question about a change asks for both sides of it: the paper's order.
 		rule = LabelsPaper
 	}
+	anyChange := false
 	for i, c := range rows {
 		for _, l := range c.Links {
 			if (l.Type == LinkEvolvesFrom || l.Type == LinkEvolvesTo) && transitions[l.To] {
@@ -177,6 +179,10 @@ func BuildPacket(query string, p Profile, rows []Candidate, opt PacketOptions) P
 		if i == 0 && pk.Marked && !opt.KeepLabels && (pk.Mode == ModeHistorical || pk.Mode == ModeTransition) && !partOfChange(c) {
 			pk.Marked, pk.NoState = false, true
 		}
+		anyChange = anyChange || partOfChange(c)
+	}
+	if pk.Marked && !opt.KeepLabels && pk.Mode == ModeCurrent && !anyChange && len(rows) > 0 {
+		pk.Marked, pk.NoState = false, true
 	}
 	return pk
 }

@@ -167,8 +167,9 @@ func TestAnswerPromptsGolden(t *testing.T) {
 }
 
 // A question about a past state or a change whose first row is part of no recorded
-// change gets an unlabelled packet (NoState), as the host's own, and a historical one
-// noChangeGuide; a first row in a recorded change keeps the labels and the mode's guide.
+// change, or about the present whose rows are all part of none, gets an unlabelled
+// packet (NoState), as the host's own, and a historical one noChangeGuide; otherwise
+// the labels and the mode's guide stay.
 func TestPacketWithoutRecordedState(t *testing.T) {
 	for _, tt := range []struct {
 		query   string
@@ -183,6 +184,8 @@ func TestPacketWithoutRecordedState(t *testing.T) {
 		{"how has my home changed?", []string{"h1", "t1", "c2"}, true},
 		{"how has my home changed?", []string{"c2", "h1"}, false},
 		{"where do I live now?", []string{"h1", "c2"}, false},
+		{"where do I live now?", []string{"h1", "d1", "j1"}, false},
+		{"what do I like doing now?", []string{"h1", "h2", "d1"}, true},
 		{"tell me about my hobbies", []string{"h1", "h2"}, false},
 	} {
 		p := ProfileQuery(tt.query)
