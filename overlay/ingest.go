@@ -1033,45 +1033,44 @@ func (o *Overlay) adoptSlots(ctx context.Context, user, text string, fs []facts.
 	return out, nil
 }
 
-// sameThingAmount returns the attribute of the one candidate slot of f's subject that
-// holds an amount and whose memory names the same thing as text (facts.NameOneThing),
-// when f is an amount read by meaning; else "". The attribute of an amount read by
-// meaning is a guess among near words ("sonic promo ended, $65/mo from this bill" a
-// bill, "sonic fiber finally reached our street. 1 gig for $50" a price), while a word
-// of their own that both memories hold says which earlier amount changed.
+// sameThingAmount returns the attribute of the one candidate amount slot of f's subject
+// whose memory names the same thing as text (facts.NameOneThing), when f is an amount
+// read by meaning; else "". The attribute of an amount read by meaning is a guess among
+// near words ("sonic promo ended, $65/mo from this bill" a bill, "sonic fiber finally
+// reached our street. 1 gig for $50" a price), while a word of their own that both
+// memories hold says which earlier amount changed.
 func sameThingAmount(f facts.Fact, text string, cands []store.Record, candFacts [][]facts.Fact) string {
-	amount := func(v string) bool { return strings.ContainsFunc(v, unicode.IsDigit) }
-	if f.Confidence == 0 || !amount(f.Value) || !facts.HoldsAmounts(f.Attribute) {
+	if f.Confidence == 0 || !facts.HoldsAmounts(f.Attribute) {
 		return ""
 	}
-	found := ""
-	for i, c := range cands {
-		subj, attr, ok := strings.Cut(c.Slot, "/")
-		if !ok || strings.Contains(attr, "/") || subj != facts.Kebab(f.Subject) || attr == facts.Kebab(f.Attribute) ||
-			!facts.SingleValued(attr) || facts.NamesItsOwner(attr) || facts.DistinctKinds(f.Attribute, attr) || !facts.HoldsAmounts(attr) {
-			continue
-		}
-		if !slices.ContainsFunc(candFacts[i], func(cf facts.Fact) bool { return cf.Group() == c.Slot && amount(cf.Value) }) ||
-			!facts.NameOneThing(text, c.Content, facts.Kebab(f.Subject)) {
-			continue
-		}
-		if found != "" && found != attr {
-			return "" // two: which is meant is not said
-		}
-		found = attr
-	}
-	return found
+	return amountSlotNaming(f, cands, candFacts, func(c store.Record, attr string) bool {
+		return !facts.NamesItsOwner(attr) && facts.NameOneThing(text, c.Content, facts.Kebab(f.Subject))
+	})
 }
 
-// namedIn returns the attribute of the one candidate slot of f's subject, single-valued,
-// whose memory names f's attribute in its own words, where both are amounts ("rent
-// paid. 1150 a month" holds a price, and names the rent); else "". Only amounts: an
-// amount's attribute is read by meaning from few words, where a place or a name has
-// its own ("moving to Leeds for a job at the University of Leeds" is no university).
+// namedIn returns the attribute of the one candidate amount slot of f's subject whose
+// memory names f's attribute in its own words ("rent paid. 1150 a month" holds a price,
+// and names the rent); else "". Only amounts: an amount's attribute is read by meaning
+// from few words, where a place or a name has its own ("moving to Leeds for a job at the
+// University of Leeds" is no university).
 func namedIn(f facts.Fact, cands []store.Record, candFacts [][]facts.Fact) string {
 	attrWords := strings.Split(facts.Kebab(f.Attribute), "-")
+	if slices.ContainsFunc(attrWords, func(w string) bool { return len(w) < 3 }) {
+		return ""
+	}
+	return amountSlotNaming(f, cands, candFacts, func(c store.Record, _ string) bool {
+		said := words.Split(c.Content)
+		return !slices.ContainsFunc(attrWords, func(w string) bool { return !slices.Contains(said, w) })
+	})
+}
+
+// amountSlotNaming returns the attribute of the one candidate slot of amount f's subject
+// — single-valued, of another attribute that holds amounts of the same kind, an amount
+// among the candidate's facts — whose memory names what f is about (names); "" when
+// none or two do.
+func amountSlotNaming(f facts.Fact, cands []store.Record, candFacts [][]facts.Fact, names func(c store.Record, attr string) bool) string {
 	amount := func(v string) bool { return strings.ContainsFunc(v, unicode.IsDigit) }
-	if slices.ContainsFunc(attrWords, func(w string) bool { return len(w) < 3 }) || !amount(f.Value) {
+	if !amount(f.Value) {
 		return ""
 	}
 	found := ""
@@ -1081,16 +1080,13 @@ func namedIn(f facts.Fact, cands []store.Record, candFacts [][]facts.Fact) strin
 			!facts.SingleValued(attr) || facts.DistinctKinds(f.Attribute, attr) || !facts.HoldsAmounts(attr) {
 			continue
 		}
-		if !slices.ContainsFunc(candFacts[i], func(cf facts.Fact) bool { return cf.Group() == c.Slot && amount(cf.Value) }) {
+		if !slices.ContainsFunc(candFacts[i], func(cf facts.Fact) bool { return cf.Group() == c.Slot && amount(cf.Value) }) || !names(c, attr) {
 			continue
 		}
-		said := words.Split(c.Content)
-		if !slices.ContainsFunc(attrWords, func(w string) bool { return !slices.Contains(said, w) }) {
-			if found != "" && found != attr {
-				return "" // two: which is meant is not said
-			}
-			found = attr
+		if found != "" && found != attr {
+			return "" // two: which is meant is not said
 		}
+		found = attr
 	}
 	return found
 }
