@@ -802,7 +802,8 @@ func TestOfflineCouplesLabelsHousemates(t *testing.T) {
 		"lily (12) loves it": "lily (12) loves it", "the bus (again) was late": "the bus (again) was late", "coffee place = the dunkin": "coffee place: the dunkin",
 		"bros before": "bros before", "thru the door": "through the door",
 		// "rn" is "now": a value read up to it takes no "right" ("sim only w giffgaff rn").
-		"sim only w smarty rn": "sim only with smarty now", "HR confirmed it": "HR confirmed it", "2 hr drive": "2 hour drive", "an hr late": "an hour late"} {
+		"sim only w smarty rn": "sim only with smarty now", "HR confirmed it": "HR confirmed it", "2 hr drive": "2 hour drive", "an hr late": "an hour late",
+		"£12 per hr": "£12 per hour", "a 1hr drive": "a 1hr drive", "hr says no": "hr says no"} {
 		if got := shorthand(in); got != want {
 			t.Errorf("shorthand(%q) = %q, want %q", in, got, want)
 		}

@@ -266,15 +266,15 @@ var chatWords = map[string]string{
 	"hubby": "husband", "bestie": "friend", "bff": "friend", "roomie": "roommate",
 	"coworkers": "colleagues", "dept": "department", "fav": "fave", "acct": "account", "dd": "direct debit",
 	"contrib": "contribution", "pmt": "payment", "pmts": "payments", "addr": "address",
-	"appt": "appointment", "bday": "birthday", "yr": "year", "yrs": "years", "hr": "hour",
+	"appt": "appointment", "bday": "birthday", "yr": "year", "yrs": "years",
 	"bc": "because", "b/c": "because", "cuz": "because", "thru": "through", "tho": "though",
 	"rn": "now", "atm": "at the moment", "nvm": "never mind", "u": "you", "ur": "your",
 	"r": "are", "pls": "please", "plz": "please", "abt": "about", "w/o": "without", "#": "number",
 }
 
-// hourBeforeRe ends the text before "hr" when it is an hour: "2 hr", "an hr", "per hr",
-// "1hr" (a number written onto it is no word of its own and never matches chatWordRe).
-var hourBeforeRe = regexp.MustCompile(`(?i)(?:\d|\b(?:an?|per|one|half|an extra|each|every))\s*$`)
+// hourRe is "hr" counted as an hour: "2 hr", "an hr", "per hr" (not "HR confirmed my
+// new title", the department; "1hr" written as one word is left as it is).
+var hourRe = regexp.MustCompile(`(?i)(\d|\b(?:an?|per|one|half|an extra|each|every))(\s+)hr\b`)
 
 // equalsLabelRe is a note's "=" after a label of words: "coffee place = the dunkin".
 var equalsLabelRe = regexp.MustCompile(`(\p{L})\s*=\s+`)
@@ -342,11 +342,9 @@ func shorthand(text string) string {
 		}
 		return sub[1] + sub[2] + "'s" + sub[3]
 	})
+	text = hourRe.ReplaceAllString(text, "${1}${2}hour")
 	for range 2 { // twice: matches that share a space ("r u") are found in turn
-		text = replaceSubmatchesAt(chatWordRe, text, func(sub []string, at int) string {
-			if strings.EqualFold(sub[2], "hr") && !hourBeforeRe.MatchString(text[:at]+sub[1]) {
-				return sub[0] // "HR confirmed my new title": the department, not an hour
-			}
+		text = replaceSubmatches(chatWordRe, text, func(sub []string) string {
 			return sub[1] + chatWords[strings.ToLower(sub[2])] + sub[3]
 		})
 	}
@@ -365,12 +363,6 @@ func shorthand(text string) string {
 // replaceSubmatches is regexp's ReplaceAllStringFunc given each match's submatches
 // (sub[0] the match), so that a replacement is not matched a second time to read them.
 func replaceSubmatches(re *regexp.Regexp, text string, repl func(sub []string) string) string {
-	return replaceSubmatchesAt(re, text, func(sub []string, _ int) string { return repl(sub) })
-}
-
-// replaceSubmatchesAt is replaceSubmatches whose repl is also told where the match
-// starts in text.
-func replaceSubmatchesAt(re *regexp.Regexp, text string, repl func(sub []string, at int) string) string {
 	matches := re.FindAllStringSubmatchIndex(text, -1)
 	if len(matches) == 0 {
 		return text
@@ -385,7 +377,7 @@ func replaceSubmatchesAt(re *regexp.Regexp, text string, repl func(sub []string,
 			}
 		}
 		b.WriteString(text[last:ix[0]])
-		b.WriteString(repl(sub, ix[0]))
+		b.WriteString(repl(sub))
 		last = ix[1]
 	}
 	b.WriteString(text[last:])
