@@ -1051,7 +1051,7 @@ func ruleFacts(c clause, in Input, self string, cased, knownPet bool) []Fact {
 		// the speaker's rent, put up by the landlord.
 		f := base
 		f.Attribute, f.Value, f.Negated = a, v, false
-		if put && !servesAnother(c.toks) {
+		if put && servedAt(c.toks) < 0 {
 			f.Subject = self // not "mum's gp put the amlodipine up": mum's (people.servedOwner)
 		}
 		return []Fact{f}
@@ -1143,18 +1143,9 @@ var formReaders = []func(c clause, self string, cased bool) (formReading, bool){
 	},
 	// An address is an email whoever's clause states it ("use r.k@proton.me from now on").
 	readValue("email", func(c clause) string { return emailRe.FindString(c.text) }),
-	func(c clause, self string, _ bool) (formReading, bool) {
-		subj, v := languageLevel(c, self)
-		return formReading{subject: subj, attr: "language-level", value: v, keepNegation: true}, v != "" && subj != ""
-	},
-	func(c clause, self string, _ bool) (formReading, bool) {
-		subj, v := workShift(c, self)
-		return formReading{subject: subj, attr: "shift", value: v, keepNegation: true}, v != "" && subj != ""
-	},
-	func(c clause, self string, _ bool) (formReading, bool) {
-		subj, v := loyaltyTier(c, self)
-		return formReading{subject: subj, attr: "loyalty-status", value: v, keepNegation: true}, v != ""
-	},
+	readHeld("language-level", languageLevel),
+	readHeld("shift", workShift),
+	readHeld("loyalty-status", loyaltyTier),
 	readPair(func(c clause) (string, string) { return serviceProvider(c.rest) }),
 	func(c clause, _ string, _ bool) (formReading, bool) {
 		v, neg, ok := studyFact(c.rest, len(skipFillers(c.toks)) == len(c.rest))
@@ -1318,6 +1309,15 @@ func readValue(attr string, value func(c clause) string) func(clause, string, bo
 	return func(c clause, _ string, _ bool) (formReading, bool) {
 		v := value(c)
 		return formReading{attr: attr, value: v}, v != ""
+	}
+}
+
+// readHeld adapts a reader of whose a value of attr is and the value ("" when none) to
+// formReaders; the reader decides the polarity its words say.
+func readHeld(attr string, held func(c clause, self string) (subj, value string)) func(clause, string, bool) (formReading, bool) {
+	return func(c clause, self string, _ bool) (formReading, bool) {
+		subj, v := held(c, self)
+		return formReading{subject: subj, attr: attr, value: v, keepNegation: true}, v != "" && subj != ""
 	}
 }
 

@@ -1088,14 +1088,11 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 // thing or a person ("put the amlodipine up", "has put her in", "doubled it"); else 0.
 // The one served is named last (whom a later "she" means).
 func (p *people) servedOwner(ts []token) (string, int) {
-	if len(ts) < 4 || !servesAnother(ts) {
+	at := servedAt(ts)
+	if at < 0 || len(ts) < 4 {
 		return "", 0
 	}
-	skip := 0
-	if ts[0].low == "my" || ts[0].low == "our" {
-		skip = 1
-	}
-	w := strings.TrimSuffix(ts[skip].low, "'s")
+	w := strings.TrimSuffix(ts[at].low, "'s")
 	owner := relations[w]
 	if owner == "" && isWord(w) && !notName(w) && !p.things[w] && roles[w] == "" {
 		owner = Kebab(w)
@@ -1103,7 +1100,7 @@ func (p *people) servedOwner(ts []token) (string, int) {
 	if owner == "" {
 		return "", 0
 	}
-	for j := 2 + skip; j+1 < len(ts) && j <= 4+skip; j++ {
+	for j := at + 2; j+1 < len(ts) && j <= at+4; j++ {
 		if !changingVerbs[ts[j].low] && !placingVerbs[ts[j].low] {
 			continue
 		}
@@ -1117,13 +1114,18 @@ func (p *people) servedOwner(ts []token) (string, int) {
 	return "", 0
 }
 
-// servesAnother reports a clause that opens with someone's role ("mum's gp", "Marta's
-// physio"): what that role does is for the one it serves (people.servedOwner).
-func servesAnother(ts []token) bool {
+// servedAt returns where the one served is named when a clause opens with someone's role
+// ("mum's gp", "my dad's cardiologist", "Marta's physio"): what that role does is for
+// the one it serves (people.servedOwner); else -1.
+func servedAt(ts []token) int {
+	at := 0
 	if len(ts) > 2 && (ts[0].low == "my" || ts[0].low == "our") {
-		ts = ts[1:] // "my dad's cardiologist"
+		at = 1
 	}
-	return len(ts) > 1 && strings.HasSuffix(ts[0].low, "'s") && roles[ts[1].low] != ""
+	if len(ts) > at+1 && strings.HasSuffix(ts[at].low, "'s") && roles[ts[at+1].low] != "" {
+		return at
+	}
+	return -1
 }
 
 // placedSelf returns the index after "me" or "us" when the clause's actor places the
