@@ -60,7 +60,7 @@ func (r LabelRule) Valid() bool {
 
 // Label labels a candidate by rule r (see the rules' docs).
 func (r LabelRule) Label(c Candidate) Label {
-	evolves := c.TransitionLinked || slices.ContainsFunc(c.Links, func(l Link) bool { return l.Type == LinkEvolvesFrom || l.Type == LinkEvolvesTo })
+	evolves := linkedToTransition(c)
 	current := c.Status == StatusActive || (c.Status != StatusTransition && c.Status != StatusSuperseded &&
 		(c.Source == SourceSuccessor || slices.ContainsFunc(c.Links, func(l Link) bool { return l.Type == LinkSupersedes })))
 	switch r {
@@ -168,7 +168,7 @@ func BuildPacket(query string, p Profile, rows []Candidate, opt PacketOptions) P
 		// A question about a change asks for both sides of it: the paper's order.
 		rule = LabelsPaper
 	}
-	anyChange := false
+	firstChanged, anyChanged := false, false // whether the first row, some row, is part of a recorded change
 	for i, c := range rows {
 		for _, l := range c.Links {
 			if (l.Type == LinkEvolvesFrom || l.Type == LinkEvolvesTo) && transitions[l.To] {
@@ -176,23 +176,34 @@ func BuildPacket(query string, p Profile, rows []Candidate, opt PacketOptions) P
 			}
 		}
 		pk.Rows[i] = Row{ID: c.ID, Label: rule.Label(c), Content: c.Content, Time: c.EventTime, Status: c.Status, Slot: c.Slot, Source: c.Source}
-		if i == 0 && pk.Marked && !opt.KeepLabels && (pk.Mode == ModeHistorical || pk.Mode == ModeTransition) && !partOfChange(c) {
-			pk.Marked, pk.NoState = false, true
-		}
-		anyChange = anyChange || partOfChange(c)
+		changed := partOfChange(c)
+		firstChanged = firstChanged || i == 0 && changed
+		anyChanged = anyChanged || changed
 	}
-	if pk.Marked && !opt.KeepLabels && pk.Mode == ModeCurrent && !anyChange && len(rows) > 0 {
-		pk.Marked, pk.NoState = false, true
+	if pk.Marked && !opt.KeepLabels && len(rows) > 0 {
+		switch pk.Mode {
+		case ModeHistorical, ModeTransition:
+			pk.NoState = !firstChanged
+		case ModeCurrent:
+			pk.NoState = !anyChanged
+		}
+		pk.Marked = !pk.NoState
 	}
 	return pk
 }
 
 // partOfChange reports whether the bank recorded a change c is part of: a transition
-// record, a superseded record, or one linked to a change.
+// record, a superseded record, one that supersedes another, or one linked to a
+// transition.
 func partOfChange(c Candidate) bool {
-	return c.Status == StatusTransition || c.Status == StatusSuperseded || c.TransitionLinked || slices.ContainsFunc(c.Links, func(l Link) bool {
-		return l.Type == LinkSupersedes || l.Type == LinkSupersededBy || l.Type == LinkEvolvesFrom || l.Type == LinkEvolvesTo
-	})
+	return c.Status == StatusTransition || c.Status == StatusSuperseded || linkedToTransition(c) ||
+		slices.ContainsFunc(c.Links, func(l Link) bool { return l.Type == LinkSupersedes || l.Type == LinkSupersededBy })
+}
+
+// linkedToTransition reports a state on either side of a recorded change: an evolves
+// link, or the pool's flag (Candidate.TransitionLinked).
+func linkedToTransition(c Candidate) bool {
+	return c.TransitionLinked || slices.ContainsFunc(c.Links, func(l Link) bool { return l.Type == LinkEvolvesFrom || l.Type == LinkEvolvesTo })
 }
 
 // Text renders the rows for an agent to paste, one line each:
