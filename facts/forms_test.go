@@ -43,6 +43,16 @@ func wantFacts(t *testing.T, text string, want []string) {
 	}
 }
 
+// wantEach checks that f, named name in errors, maps each case's input to its output.
+func wantEach(t *testing.T, name string, f func(string) string, cases map[string]string) {
+	t.Helper()
+	for in, want := range cases {
+		if got := f(in); got != want {
+			t.Errorf("%s(%q) = %q, want %q", name, in, got, want)
+		}
+	}
+}
+
 // sentenceCase is a sentence and the facts it must yield ("-" first: must not; wantFacts).
 type sentenceCase struct {
 	text string
@@ -796,18 +806,14 @@ func TestOfflineCouplesLabelsHousemates(t *testing.T) {
 	if got := possessives("jos is here and alfies teacher", map[string]bool{"alfie": true, "user": true}); got != "jos is here and alfie's teacher" {
 		t.Errorf("possessives: %q", got)
 	}
-	for in, want := range map[string]string{"living w ben": "living with ben", "a flat w/ my flatmate": "a flat with my flatmate", "w/out sugar": "w/out sugar", "grade w": "grade w",
+	wantEach(t, "shorthand", shorthand, map[string]string{"living w ben": "living with ben", "a flat w/ my flatmate": "a flat with my flatmate", "w/out sugar": "w/out sugar", "grade w": "grade w",
 		"sis still out in naperville": "sister still out in naperville", "r u ok": "are you ok", "nvm jen didnt switch": "never mind jen didnt switch",
 		"new # 773-555-0192": "new number 773-555-0192", "kara (wife) doing keto": "my wife kara doing keto", "boss (rick) is diamond": "my boss rick is diamond",
 		"lily (12) loves it": "lily (12) loves it", "the bus (again) was late": "the bus (again) was late", "coffee place = the dunkin": "coffee place: the dunkin",
 		"bros before": "bros before", "thru the door": "through the door",
 		// "rn" is "now": a value read up to it takes no "right" ("sim only w giffgaff rn").
 		"sim only w smarty rn": "sim only with smarty now", "HR confirmed it": "HR confirmed it", "2 hr drive": "2 hour drive", "an hr late": "an hour late",
-		"£12 per hr": "£12 per hour", "a 1hr drive": "a 1hr drive", "hr says no": "hr says no"} {
-		if got := shorthand(in); got != want {
-			t.Errorf("shorthand(%q) = %q, want %q", in, got, want)
-		}
-	}
+		"£12 per hr": "£12 per hour", "a 1hr drive": "a 1hr drive", "hr says no": "hr says no"})
 }
 
 func TestOfflineDosesCommutesExpiries(t *testing.T) {
@@ -1147,15 +1153,11 @@ func TestOfflineCoversAppositionsFragments(t *testing.T) {
 // TestScopeOfPartOfDay checks that a part of the day scopes a fact without taking the
 // rest of its clause.
 func TestScopeOfPartOfDay(t *testing.T) {
-	for in, want := range map[string]string{
+	wantEach(t, "scope", scope, map[string]string{
 		"in the morning now he drinks cappuccino instead of chimarrão": "in the morning",
 		"at weekends we go to the allotment":                           "at weekends",
 		"he drinks cappuccino now":                                     "",
-	} {
-		if got := scope(in); got != want {
-			t.Errorf("scope(%q) = %q, want %q", in, got, want)
-		}
-	}
+	})
 	// A day said before the event, with no day of its own, is the time's condition.
 	res := extract(t, []Input{{Text: "also on Mondays standup moves to 10:00 because of the all-hands", Values: map[string][]string{"user/standup-time": {"9:30"}}, Slots: []string{"user/standup-time"}}})
 	if !slices.ContainsFunc(res[0].Facts, func(f Fact) bool {
@@ -1494,16 +1496,12 @@ func TestLevelsAndShifts(t *testing.T) {
 // A week or season apart and a day's part are conditions; a bare hour moved by someone
 // fits a slot of times, never one of names (written for the purpose).
 func TestWeeksApartAndBareHours(t *testing.T) {
-	for text, want := range map[string]string{
+	wantEach(t, "scope", scope, map[string]string{
 		"easter week the gym opens at 10 instead":           "easter week",
 		"sunday evenings tho = pizza, no exceptions":        "sunday evenings",
 		"over the holidays the cleaner comes on wednesdays": "over the holidays",
 		"I moved to Hull on friday morning":                 "",
-	} {
-		if got := scope(text); got != want {
-			t.Errorf("scope(%q) = %q, want %q", text, got, want)
-		}
-	}
+	})
 	res := extract(t, []Input{{Text: "Priya moved the retro to 3 😩", Values: map[string][]string{"user/manager": {"Priya"}, "user/retro-time": {"2pm"}}}})
 	if got := factKeys(res[0].Facts); slices.Contains(got, "user/manager=3") {
 		t.Errorf("facts %v: an hour is no manager", got)

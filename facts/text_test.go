@@ -437,17 +437,13 @@ func TestSentenceEnds(t *testing.T) {
 // A sentence in capitals throughout is read in lower case; an acronym, a word alone and
 // a sentence with any lower case keep their capitals.
 func TestUnshout(t *testing.T) {
-	for in, want := range map[string]string{
+	wantEach(t, "unshout", unshout, map[string]string{
 		"POPPY HAS SWITCHED TO ARSENAL. took her to the emirates": "poppy has switched to arsenal. took her to the emirates",
 		"I GOT IT!!! senior data engineer from July":              "i got it!!! senior data engineer from July",
 		"my GP at the NHS moved me to Dr Chen":                    "my GP at the NHS moved me to Dr Chen",
 		"KEYS!!! we own a house":                                  "KEYS!!! we own a house",
 		"OK":                                                      "OK",
-	} {
-		if got := unshout(in); got != want {
-			t.Errorf("unshout(%q) = %q, want %q", in, got, want)
-		}
-	}
+	})
 }
 
 // One value said in the singular and the plural is one value.
