@@ -155,6 +155,8 @@ type Variant struct {
 	LabelsOff bool `json:"labels_off,omitempty"`
 	// KeepLabels labels the packets that know no state all the same.
 	KeepLabels bool `json:"keep_labels,omitempty"`
+	// KeepOrder keeps the packets' rows in the pool's order.
+	KeepOrder bool `json:"keep_order,omitempty"`
 	// FactsOff runs the overlay without Env.Facts.
 	FactsOff bool `json:"facts_off,omitempty"`
 	// AllFacts lets facts of any confidence make version groups (overlay.Config.FactMin
@@ -193,6 +195,7 @@ const (
 	AblationPaperLabels      = "paper-labels"
 	AblationSlotLabels       = "slot-labels"
 	AblationKeepLabels       = "keep-labels"
+	AblationKeepOrder        = "keep-order"
 	AblationControllerOff    = "controller-off"
 	AblationControllerShadow = "controller-shadow"
 	AblationControllerOnline = "controller-online"
@@ -201,7 +204,7 @@ const (
 // Ablations lists the ablation names in table order.
 func Ablations() []string {
 	return []string{AblationGateOff, AblationJudgeOff, AblationFactsOff, AblationFactMinOff, AblationLabelsOff, AblationTierFirst, AblationPaperLabels, AblationSlotLabels,
-		AblationKeepLabels, AblationControllerOff, AblationControllerShadow, AblationControllerOnline}
+		AblationKeepLabels, AblationKeepOrder, AblationControllerOff, AblationControllerShadow, AblationControllerOnline}
 }
 
 // ParseAblations turns a comma-separated list of ablation names ("all" for every one)
@@ -252,6 +255,8 @@ func ParseAblations(s string) ([]Variant, error) {
 			v.Labels = retrieval.LabelsSlot
 		case AblationKeepLabels:
 			v.KeepLabels = true
+		case AblationKeepOrder:
+			v.KeepOrder = true
 		case AblationControllerOff:
 			v.Controller = retrieval.ControllerOff
 		case AblationControllerShadow:
@@ -291,10 +296,11 @@ type queryInput struct {
 	Text   string
 	Gold   string
 	Answer bool
-	// Unmarked, KeepLabels, Controller, Order and Labels are the variant's query
-	// options (the overlay only).
+	// Unmarked, KeepLabels, KeepOrder, Controller, Order and Labels are the variant's
+	// query options (the overlay only).
 	Unmarked   bool
 	KeepLabels bool
+	KeepOrder  bool
 	Controller retrieval.ControllerMode
 	Order      retrieval.Order
 	Labels     retrieval.LabelRule
@@ -529,7 +535,7 @@ func (m *overlayMemory) note(user string, chunk []memoryInput, trs []overlay.Ing
 
 func (m *overlayMemory) query(ctx context.Context, user string, q queryInput) (queryOutput, error) {
 	tr, err := m.ov.Query(ctx, user, overlay.QueryRequest{
-		Text: q.Text, TopK: m.env.TopK, Controller: q.Controller, Unmarked: q.Unmarked, KeepLabels: q.KeepLabels, Order: q.Order, Labels: q.Labels,
+		Text: q.Text, TopK: m.env.TopK, Controller: q.Controller, Unmarked: q.Unmarked, KeepLabels: q.KeepLabels, KeepOrder: q.KeepOrder, Order: q.Order, Labels: q.Labels,
 		Answer: q.Answer && m.env.LLM != nil, Gold: q.Gold,
 	})
 	if err != nil {

@@ -45,6 +45,9 @@ type QueryRequest struct {
 	// KeepLabels labels a packet that knows no state all the same (ablation; see
 	// retrieval.Packet.NoState).
 	KeepLabels bool `json:"keep_labels,omitempty"`
+	// KeepOrder keeps the packet's rows in the pool's order, where the packet otherwise
+	// orders them by state and date (ablation; see retrieval.PacketOptions.KeepOrder).
+	KeepOrder bool `json:"keep_order,omitempty"`
 	// Order is the pool's pre-rank ("": anchored, the paper's; "tier-first" for the
 	// ablation).
 	Order retrieval.Order `json:"order,omitempty"`
@@ -195,7 +198,8 @@ func (o *Overlay) Query(ctx context.Context, user string, q QueryRequest) (*Quer
 	for _, r := range rows {
 		tr.Final = append(tr.Final, r.ID)
 	}
-	tr.Packet = retrieval.BuildPacket(q.Text, tr.Profile, rows, retrieval.PacketOptions{Unmarked: q.Unmarked, Labels: q.Labels, KeepLabels: q.KeepLabels})
+	tr.Packet = retrieval.BuildPacket(q.Text, tr.Profile, rows, retrieval.PacketOptions{Unmarked: q.Unmarked, Labels: q.Labels, KeepLabels: q.KeepLabels,
+		KeepOrder: q.KeepOrder || st.Applied}) // the controller's order stands
 
 	if q.Answer && o.cfg.Answerer != nil {
 		t0 = time.Now()

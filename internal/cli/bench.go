@@ -453,7 +453,7 @@ pairs derived from the annotations. Tune on the dev split; score the test split 
 issue is finished. --validate-only checks the corpus and prints its counts (no models needed).`,
 		Example: `  atma bench cases
   atma bench cases --split test --out runs/cases-test
-  atma bench cases --ablation tier-first,paper-labels,slot-labels,keep-labels
+  atma bench cases --ablation tier-first,paper-labels,slot-labels,keep-labels,keep-order
   atma bench cases --validate-only --corpus bench/testdata/cases/work.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

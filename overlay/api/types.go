@@ -164,6 +164,8 @@ type QueryRequest struct {
 	Unmarked bool `json:"unmarked,omitempty"`
 	// KeepLabels labels a packet that knows no state all the same (ablation).
 	KeepLabels bool `json:"keep_labels,omitempty"`
+	// KeepOrder keeps the rows in the pool's order (ablation).
+	KeepOrder bool `json:"keep_order,omitempty"`
 	// Order ("anchored", "tier-first") and Labels ("state", "paper", "slot") choose the
 	// pre-rank and the label rule (ablations; empty: the defaults).
 	Order  string `json:"order,omitempty"`
@@ -171,7 +173,7 @@ type QueryRequest struct {
 }
 
 func (q QueryRequest) request() (overlay.QueryRequest, error) {
-	out := overlay.QueryRequest{Text: q.Query, TopK: q.TopK, Controller: retrieval.ControllerMode(q.Controller), Gold: q.Gold, Unmarked: q.Unmarked, KeepLabels: q.KeepLabels,
+	out := overlay.QueryRequest{Text: q.Query, TopK: q.TopK, Controller: retrieval.ControllerMode(q.Controller), Gold: q.Gold, Unmarked: q.Unmarked, KeepLabels: q.KeepLabels, KeepOrder: q.KeepOrder,
 		Order: retrieval.Order(q.Order), Labels: retrieval.LabelRule(q.Labels)}
 	var errs []error
 	switch q.Mode {

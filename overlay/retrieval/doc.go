@@ -94,6 +94,25 @@
 // ablation). PacketOptions.Unmarked drops the
 // labels of every packet (the "unmarked" ablation).
 //
+// # Packet order
+//
+// The pool's pre-rank is the paper's, state placed beside the host's hits. The packet
+// then orders its rows for the state asked, unless a controller chose the order
+// (PacketOptions.KeepOrder, also the "keep-order" ablation):
+//   - for the present, the current rows first, then transition, linked and retrieved
+//     rows, then historical ones; and a current row moves above the first older current
+//     row it shares a content word with (two current records of one thing with no
+//     change recorded between them: the bank missed it, and the later one holds);
+//   - for a past state, when the packet knows no state, by date: oldest first, or, when
+//     the query names a later state ("before the rando took it") that a row holds, the
+//     rows before that one nearest first. The host ranks the state that holds now first
+//     as often as an earlier one, and without a recorded change the dates are the
+//     evidence left.
+//
+// Both are measured against the rows as given (`atma bench cases --ablation
+// keep-order`); the word test is crude, and a later record of something else that
+// shares a word can move above the one asked for.
+//
 // # Failure classes
 //
 // ClassifyFailure compares a gold answer with the bank, the packet and the answer:

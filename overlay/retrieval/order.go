@@ -5,8 +5,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/atma-dev/atma/internal/words"
+	"github.com/atma-dev/atma/overlay/store/fts"
 )
 
 // Order within a slot: which of a slot's states a historical query asks for. A query
@@ -154,4 +156,96 @@ func countWords(text string, ws []string) int {
 		}
 	}
 	return n
+}
+
+// pastOrder orders the rows of a packet for a past state that knows no state
+// (Packet.NoState) by time: the bank recorded no change of what they hold, and the
+// host ranks the state that holds now first as often as an earlier one, so the dates
+// are the evidence left. Oldest first; or, when the query's anchor names a later state
+// ("before the rando took it") and a dated row holds most of its words, the rows
+// before that one nearest first, then that row and the later ones oldest first. Rows
+// of unknown time come last, in their order.
+func pastOrder(rows []Row, p Profile) {
+	slices.SortStableFunc(rows, func(a, b Row) int { return byTime(a.Time, b.Time) })
+	best, at := 0, -1
+	for i, r := range rows {
+		if n := countWords(r.Content, p.Anchor); n > best && !r.Time.IsZero() {
+			best, at = n, i
+		}
+	}
+	if at > 0 {
+		slices.Reverse(rows[:at])
+	}
+}
+
+// presentOrder orders the rows of a packet for the present: the current rows first,
+// then transition, linked and retrieved ones, then historical ones, each in the order
+// given. Among the current rows, one moves above the first older current row it shares
+// a content word with: two current records of the same thing with no recorded change
+// between them disagree when the bank missed the change, and then the later one holds
+// (as the answer's guide says). A row of unknown time stays where it is.
+func presentOrder(rows []Row) {
+	tier := func(r Row) int {
+		switch r.Label {
+		case LabelCurrent:
+			return 0
+		case LabelHistorical:
+			return 2
+		}
+		return 1
+	}
+	slices.SortStableFunc(rows, func(a, b Row) int { return cmp.Compare(tier(a), tier(b)) })
+	type row struct {
+		Row
+		terms map[string]bool
+	}
+	var out []row
+	for _, r := range rows {
+		if r.Label != LabelCurrent {
+			break
+		}
+		c := row{r, contentTerms(r.Content)}
+		at := len(out)
+		for i, o := range out {
+			if !o.Time.IsZero() && c.Time.After(o.Time) && sharesKey(c.terms, o.terms) {
+				at = i
+				break
+			}
+		}
+		out = slices.Insert(out, at, c)
+	}
+	for i, r := range out {
+		rows[i] = r.Row
+	}
+}
+
+// contentTerms are the search terms of text (fts.Terms) of three letters or more.
+func contentTerms(text string) map[string]bool {
+	return set(slices.DeleteFunc(fts.Terms(text, 0), func(t string) bool { return len(t) < 3 })...)
+}
+
+// sharesKey reports whether a and b have a key in common.
+func sharesKey(a, b map[string]bool) bool {
+	for k := range a {
+		if b[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// byTime compares two times, the zero time after every other.
+func byTime(a, b time.Time) int {
+	switch {
+	case a.IsZero() || b.IsZero():
+		return cmp.Compare(zeroLast(a), zeroLast(b))
+	}
+	return a.Compare(b)
+}
+
+func zeroLast(t time.Time) int {
+	if t.IsZero() {
+		return 1
+	}
+	return 0
 }

@@ -147,10 +147,17 @@ type PacketOptions struct {
 	// KeepLabels labels a packet that knows no state all the same (the "keep-labels"
 	// ablation; see Packet.NoState).
 	KeepLabels bool
+	// KeepOrder keeps the rows in the order given, where BuildPacket otherwise orders
+	// a packet for the present by state and date (presentOrder) and one for a past
+	// state that knows no state by date (pastOrder). The caller sets it when a
+	// controller chose the order; it is also the "keep-order" ablation.
+	KeepOrder bool
 }
 
-// BuildPacket builds the packet of a query from its final candidates, in their order.
-// A candidate with an evolves link to a transition record among the rows counts as
+// BuildPacket builds the packet of a query from its final candidates: in their order
+// when opt.KeepOrder is set or the query asks for a change, a neutral state or a past
+// state the bank recorded, else ordered for the state asked (see "Packet order" in the
+// package doc). A candidate with an evolves link to a transition record among the rows counts as
 // TransitionLinked even when the pool did not say so.
 func BuildPacket(query string, p Profile, rows []Candidate, opt PacketOptions) Packet {
 	transitions := make(map[string]bool)
@@ -188,6 +195,13 @@ func BuildPacket(query string, p Profile, rows []Candidate, opt PacketOptions) P
 			pk.NoState = !anyChanged
 		}
 		pk.Marked = !pk.NoState
+	}
+	switch {
+	case opt.KeepOrder:
+	case pk.NoState && pk.Mode == ModeHistorical:
+		pastOrder(pk.Rows, p)
+	case pk.Mode == ModeCurrent:
+		presentOrder(pk.Rows)
 	}
 	return pk
 }

@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -227,6 +228,57 @@ func TestAnswerPromptFollowsMode(t *testing.T) {
 				t.Errorf("marked %t: modes %s and %s share a guide", marked, m, other)
 			}
 			seen[g] = m
+		}
+	}
+}
+
+// A packet for the present puts current rows first, historical ones last, and a later
+// current record above an older one of the same thing (a change the bank missed); one
+// for a past state that knows no state goes by date, from the anchor's row back when the
+// query names a later state. KeepOrder keeps the rows as given.
+func TestPacketOrder(t *testing.T) {
+	at := func(id, content, date string, st Status) Candidate {
+		return Candidate{ID: id, Content: content, Status: st, EventTime: day(date)}
+	}
+	rows := map[string]Candidate{
+		"gym1":    at("gym1", "My gym is the Leisure Centre on Mill Road.", "2024-01-10", StatusActive),
+		"chat":    at("chat", "Bought new trainers, bright orange.", "2024-06-02", StatusActive),
+		"gym2":    at("gym2", "Cancelled the Leisure Centre, I train at Ironworks now.", "2024-05-20", StatusActive),
+		"old":     at("old", "I used to swim at the lido.", "2023-07-01", StatusSuperseded),
+		"nick1":   at("nick1", "My handle is frogspawn.", "2024-02-01", StatusActive),
+		"nick2":   at("nick2", "Handle is now teapotking.", "2024-04-01", StatusActive),
+		"nick3":   at("nick3", "Someone squatted teapotking so frogspawn again.", "2024-09-01", StatusActive),
+		"q":       at("q", "Can you get a handle back once it is taken?", "2024-08-01", StatusActive),
+		"undated": {ID: "undated", Content: "Handle ideas: moth, gecko.", Status: StatusActive},
+	}
+	pick := func(ids ...string) []Candidate {
+		out := make([]Candidate, len(ids))
+		for i, id := range ids {
+			out[i] = rows[id]
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		query string
+		rows  []string
+		keep  bool
+		want  []string
+	}{
+		// The old gym's record ranks first; the newer one names the same place.
+		{"which gym do I go to now?", []string{"gym1", "old", "chat", "gym2"}, false, []string{"gym2", "gym1", "chat", "old"}},
+		{"which gym do I go to now?", []string{"gym1", "old", "chat", "gym2"}, true, []string{"gym1", "old", "chat", "gym2"}},
+		// Nothing recorded as changed: oldest first.
+		{"what was my handle at first?", []string{"nick3", "undated", "nick2", "nick1"}, false, []string{"nick1", "nick2", "nick3", "undated"}},
+		// "before someone squatted it": the rows before the anchor's, nearest first.
+		{"what was my handle before someone squatted it?", []string{"nick3", "nick1", "q", "nick2"}, false, []string{"q", "nick2", "nick1", "nick3"}},
+	} {
+		pk := BuildPacket(tt.query, ProfileQuery(tt.query), pick(tt.rows...), PacketOptions{KeepOrder: tt.keep})
+		var got []string
+		for _, r := range pk.Rows {
+			got = append(got, r.ID)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q over %v (keep order %t): %v, want %v", tt.query, tt.rows, tt.keep, got, tt.want)
 		}
 	}
 }
