@@ -103,9 +103,11 @@
 //     rows, then historical ones; and a current row moves above the first older current
 //     row it shares a content word with (two current records of one thing with no
 //     change recorded between them: the bank missed it, and the later one holds);
-//   - for a past state, when the packet knows no state, by date: oldest first, or, when
-//     the query names a later state ("before the rando took it") that a row holds, the
-//     rows before that one nearest first. The host ranks the state that holds now first
+//   - for a past state, when the packet knows no state, by date: when the query names a
+//     month or a season ("in april", "over the summer"; Profile.Period), the rows
+//     before it ended latest first; else oldest first, or, when the query names a later
+//     state ("before the rando took it") that a row holds, the rows before that one
+//     nearest first. The host ranks the state that holds now first
 //     as often as an earlier one, and without a recorded change the dates are the
 //     evidence left.
 //

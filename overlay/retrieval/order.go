@@ -122,11 +122,27 @@ func (b *poolBuilder) slotStates(seed Candidate) ([]Candidate, error) {
 	return cs, nil
 }
 
-// wanted returns the state of a slot (oldest first) that p asks for: the one just
-// before the state that holds most of the anchor's words (the oldest on a tie), or the
-// first when p asks for the earliest; false when p names no order, or the anchor is in
-// no state or in the first.
+// wanted returns the state of a slot (oldest first) that p asks for: when p names a
+// period, the last state begun before it ended (periodEnd, the year read from the
+// newest state); else the one just before the state that holds most of the anchor's
+// words (the oldest on a tie), or the first when p asks for the earliest; false when p
+// names no order, no state begun before the period ended, or the anchor is in no state
+// or in the first.
 func wanted(states []Candidate, p Profile) (Candidate, bool) {
+	if len(states) > 0 {
+		if end, ok := periodEnd(p.Period, states[len(states)-1].EventTime); ok {
+			// "what was I playing in april?": the last state begun before the period ended.
+			at := -1
+			for i, s := range states {
+				if !s.EventTime.IsZero() && s.EventTime.Before(end) {
+					at = i
+				}
+			}
+			if at >= 0 {
+				return states[at], true
+			}
+		}
+	}
 	if len(p.Anchor) > 0 {
 		best, at := 0, -1
 		for i, s := range states {
@@ -161,12 +177,33 @@ func countWords(text string, ws []string) int {
 // pastOrder orders the rows of a packet for a past state that knows no state
 // (Packet.NoState) by time: the bank recorded no change of what they hold, and the
 // host ranks the state that holds now first as often as an earlier one, so the dates
-// are the evidence left. Oldest first; or, when the query's anchor names a later state
-// ("before the rando took it") and a dated row holds most of its words, the rows
-// before that one nearest first, then that row and the later ones oldest first. Rows
-// of unknown time come last, in their order.
+// are the evidence left. When the query names a period ("in april") and rows are dated
+// before it ended, those rows latest first, then the later ones; else oldest first, or,
+// when the query's anchor names a later state ("before the rando took it") and a dated
+// row holds most of its words, the rows before that one nearest first, then that row
+// and the later ones oldest first. Rows of unknown time come last, in their order.
 func pastOrder(rows []Row, p Profile) {
 	slices.SortStableFunc(rows, func(a, b Row) int { return byTime(a.Time, b.Time) })
+	var ref time.Time // the newest row's time
+	for _, r := range rows {
+		if !r.Time.IsZero() {
+			ref = r.Time
+		}
+	}
+	if end, ok := periodEnd(p.Period, ref); ok {
+		// "what was I playing in april?": the rows up to the period's end, the latest
+		// first, then the later ones.
+		at, _ := slices.BinarySearchFunc(rows, end, func(r Row, t time.Time) int {
+			if r.Time.IsZero() {
+				return 1
+			}
+			return r.Time.Compare(t)
+		})
+		if at > 0 {
+			slices.Reverse(rows[:at])
+			return
+		}
+	}
 	best, at := 0, -1
 	for i, r := range rows {
 		if n := countWords(r.Content, p.Anchor); n > best && !r.Time.IsZero() {
@@ -248,4 +285,58 @@ func zeroLast(t time.Time) int {
 		return 1
 	}
 	return 0
+}
+
+// periodRe finds a month or a season the query places a state in: "in april", "back in
+// june", "over the summer", "last winter", "during the spring".
+var periodRe = regexp.MustCompile(`\b(?:in|during|over|through|throughout|back in|around|early|mid|late|last|this)\s+(?:the\s+)?(?:early\s+|mid-?\s*|late\s+)?` +
+	`(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|apr|jun|jul|aug|sept?|oct|nov|dec|spring|summer|autumn|fall|winter)\b`)
+
+// periodIn returns the month or season query places its state in, its full name
+// ("sept" → september, "fall" → autumn), or "". A year after it is not read: the
+// period is placed by the records' own dates (periodEnd).
+func periodIn(query string) string {
+	m := periodRe.FindStringSubmatch(strings.ToLower(query))
+	if m == nil {
+		return ""
+	}
+	if m[1] == "fall" {
+		return "autumn"
+	}
+	for mo := time.January; mo <= time.December; mo++ {
+		if name := strings.ToLower(mo.String()); strings.HasPrefix(name, m[1]) {
+			return name
+		}
+	}
+	return m[1]
+}
+
+// seasonStart is the first month of each season (the northern hemisphere's).
+var seasonStart = map[string]time.Month{"spring": time.March, "summer": time.June, "autumn": time.September, "winter": time.December}
+
+// periodEnd returns the end of the latest span of period (a month's or a season's
+// name, as periodIn gives) that starts before ref, the time of the newest record
+// read: "april" read in September 2025 is April 2025, in February 2026 still April
+// 2025. False when period is empty or unknown, or ref is zero.
+func periodEnd(period string, ref time.Time) (time.Time, bool) {
+	if period == "" || ref.IsZero() {
+		return time.Time{}, false
+	}
+	first, months := seasonStart[period], 3
+	if first == 0 {
+		months = 1
+		for mo := time.January; mo <= time.December; mo++ {
+			if strings.ToLower(mo.String()) == period {
+				first = mo
+			}
+		}
+		if first == 0 {
+			return time.Time{}, false
+		}
+	}
+	start := time.Date(ref.Year(), first, 1, 0, 0, 0, 0, time.UTC)
+	if start.After(ref) {
+		start = start.AddDate(-1, 0, 0)
+	}
+	return start.AddDate(0, months, 0), true
 }

@@ -159,10 +159,11 @@ func (p Pool) Select(final []Candidate, st ControllerStatus) []Candidate {
 // mode is current (and neighbour hops are on); an active seed's older states, when the
 // mode is historical or transition (for a change: the old state, the change, the new
 // one); its transition records, when the mode is transition. For a historical query
-// that names a later state or asks for the first (Profile.Anchor, Profile.Earliest),
-// the state of the seed's slot it asks for goes first of all: the one just before the
-// state holding the anchor's words, or the oldest (among the states supersession
-// links reach from the seed, by event time; see order.go). The seed's other relation
+// that names a period, a later state or the first (Profile.Period, Profile.Anchor,
+// Profile.Earliest), the state of the seed's slot it asks for goes first of all: the
+// last one begun before the period ended, the one just before the state holding the
+// anchor's words, or the oldest (among the states supersession links reach from the
+// seed, by event time; see order.go). The seed's other relation
 // hops follow it directly when the packet must carry both states (View.Unsure or a
 // transition query), else after all seeds. At most MaxAdjacent (2) hops, the nearest,
 // stand next to a seed, those before it first; the others come after all seeds, then the
@@ -221,7 +222,7 @@ func BuildPool(ctx context.Context, g Graph, p Profile, seeds []Candidate, cfg C
 				return Pool{}, err
 			}
 		}
-		if v.Mode == ModeHistorical && (len(p.Anchor) > 0 || p.Earliest) && seed.Status != StatusTransition && seed.Slot != "" {
+		if v.Mode == ModeHistorical && (len(p.Anchor) > 0 || p.Earliest || p.Period != "") && seed.Status != StatusTransition && seed.Slot != "" {
 			// "before I switched to cortado", "my first job": the state of the seed's slot
 			// the query asks for goes first, before the seed and its other hops.
 			states, err := b.slotStates(seed)

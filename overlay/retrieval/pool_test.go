@@ -508,6 +508,13 @@ func TestBuildPoolOrderWithinSlot(t *testing.T) {
 		{"what did I drink before?", []string{"d3", "other"}, []string{"d3", "other"}},
 		// A current query keeps the anchor out of it.
 		{"what do I drink now that I switched to kombucha?", []string{"d4", "other"}, []string{"d4", "other"}},
+		// A month or a season: the last state begun before it ended, the year read from
+		// the slot's newest state (July 2022).
+		{"what was I drinking in april?", []string{"d4", "other"}, []string{"d2"}},
+		{"what was I drinking back in may?", []string{"d1", "other"}, []string{"d3", "d1"}},
+		{"what was my drink over the winter?", []string{"d4", "other"}, []string{"d1"}},
+		// Before the first state: nothing to place.
+		{"what was I drinking in december 2021?", []string{"d3", "other"}, []string{"d3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query+" "+strings.Join(tt.seeds, ","), func(t *testing.T) {

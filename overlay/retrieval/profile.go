@@ -54,7 +54,7 @@ type Profile struct {
 	// scope qualifier ("scope:on weekends"), which counts for no mode; guard notes a cue
 	// a guard set aside ("guard:negated before", "guard:person former colleague",
 	// "guard:context used to" for a cue in a clause that only sets the context of the
-	// question); anchor and earliest, last, record the order readings below.
+	// question); anchor, earliest and period, last, record the order readings below.
 	Hints []string `json:"hints"`
 	// Confident: the mode rests on explicit wording (see ProfileQuery).
 	Confident bool `json:"confident"`
@@ -65,6 +65,9 @@ type Profile struct {
 	// Earliest: the query asks for the first state ("my first job", "originally",
 	// "when I first moved in").
 	Earliest bool `json:"earliest,omitempty"`
+	// Period is a month or season the query places the state in ("what was I playing in
+	// april?" → april, "over the summer" → summer); see periodOf.
+	Period string `json:"period,omitempty"`
 }
 
 // Unsure reports whether retrieval should carry both the current and the historical
@@ -184,6 +187,9 @@ func ProfileQuery(query string) Profile {
 	}
 	if p.Anchor != nil {
 		orderHints = append(orderHints, "anchor:"+strings.Join(p.Anchor, " "))
+	}
+	if p.Period = periodIn(query); p.Period != "" {
+		orderHints = append(orderHints, "period:"+p.Period)
 	}
 	for i := range clauses {
 		for _, m := range matches[i] {

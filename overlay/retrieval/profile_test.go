@@ -188,7 +188,7 @@ func checkProfileInvariants(t *testing.T, p Profile) {
 			n[kindCurrent]++
 		case "change":
 			n[kindChange]++
-		case "scope", "guard", "anchor", "earliest":
+		case "scope", "guard", "anchor", "earliest", "period":
 		default:
 			t.Errorf("hint %q has an unknown kind", h)
 		}
@@ -326,6 +326,53 @@ func TestProfileOrder(t *testing.T) {
 				t.Errorf("hints %q lack the anchor", p.Hints)
 			}
 		})
+	}
+}
+
+func TestProfilePeriod(t *testing.T) {
+	for q, want := range map[string]string{
+		"what was I playing in april?":                      "april",
+		"who was my main client back in june?":              "june",
+		"what was my thing over the summer, exercise-wise?": "summer",
+		"who was i going out with last autumn":              "autumn",
+		"which gym did I use in the fall?":                  "autumn",
+		"what was my rent in sept?":                         "september",
+		"what dose was i on over winter before the switch":  "winter",
+		"may I ask where I lived before?":                   "",
+		"where do I live now?":                              "",
+		"what did I have for lunch in the office?":          "",
+	} {
+		p := ProfileQuery(q)
+		if p.Period != want {
+			t.Errorf("%q: period %q, want %q", q, p.Period, want)
+		}
+		if want != "" && !slices.Contains(p.Hints, "period:"+want) {
+			t.Errorf("%q: hints %q lack the period", q, p.Hints)
+		}
+	}
+}
+
+// periodEnd reads a month or a season in the latest year it began before the newest
+// record.
+func TestPeriodEnd(t *testing.T) {
+	for _, tt := range []struct {
+		period, ref, want string
+	}{
+		{"april", "2025-09-10", "2025-05-01"},
+		{"april", "2026-02-01", "2025-05-01"},
+		{"september", "2025-09-10", "2025-10-01"},
+		{"summer", "2025-09-10", "2025-09-01"},
+		{"winter", "2025-01-15", "2025-03-01"},
+		{"winter", "2025-06-15", "2025-03-01"},
+		{"winter", "2025-12-20", "2026-03-01"},
+	} {
+		end, ok := periodEnd(tt.period, day(tt.ref))
+		if !ok || !end.Equal(day(tt.want)) {
+			t.Errorf("%s read on %s: %v %t, want %s", tt.period, tt.ref, end, ok, tt.want)
+		}
+	}
+	if _, ok := periodEnd("", day("2025-01-01")); ok {
+		t.Error("no period has an end")
 	}
 }
 
