@@ -46,7 +46,7 @@ type QueryRequest struct {
 	// retrieval.Packet.NoState).
 	KeepLabels bool `json:"keep_labels,omitempty"`
 	// KeepOrder keeps the packet's rows in the pool's order, where the packet otherwise
-	// orders them by state and date (ablation; see retrieval.PacketOptions.KeepOrder).
+	// orders them by date within a state (ablation; see retrieval.PacketOptions.KeepOrder).
 	KeepOrder bool `json:"keep_order,omitempty"`
 	// Order is the pool's pre-rank ("": anchored, the paper's; "tier-first" for the
 	// ablation).

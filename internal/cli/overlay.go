@@ -457,7 +457,7 @@ trace id printed last works with 'atma overlay trace'.`,
 	cmd.Flags().BoolVar(&q.Answer, "answer", false, "answer with the LLM endpoint from the packet")
 	cmd.Flags().BoolVar(&q.Unmarked, "unmarked", false, "leave the state labels out (ablation)")
 	cmd.Flags().BoolVar(&q.KeepLabels, "keep-labels", false, "label a packet that knows no state of what it holds all the same (ablation)")
-	cmd.Flags().BoolVar(&q.KeepOrder, "keep-order", false, "keep the rows in the pool's order, not by state and date (ablation)")
+	cmd.Flags().BoolVar(&q.KeepOrder, "keep-order", false, "keep the rows in the pool's order, not by date within a state (ablation)")
 	cmd.Flags().StringVar((*string)(&q.Order), "order", "", "pre-rank: anchored (default, the paper's) or tier-first (ablation)")
 	cmd.Flags().StringVar((*string)(&q.Labels), "labels", "", "label rule: state (default), paper or slot (ablations)")
 	cmd.Flags().StringVar(&q.Gold, "gold", "", "expected answer: classify a failure as bank, retrieval or QA")

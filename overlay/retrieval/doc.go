@@ -99,10 +99,10 @@
 // The pool's pre-rank is the paper's, state placed beside the host's hits. The packet
 // then orders its rows for the state asked, unless a controller chose the order
 // (PacketOptions.KeepOrder, also the "keep-order" ablation):
-//   - for the present, the current rows first, then transition, linked and retrieved
-//     rows, then historical ones; and a current row moves above the first older current
-//     row it shares a content word with (two current records of one thing with no
-//     change recorded between them: the bank missed it, and the later one holds);
+//   - for the present, a current row moves directly above the first older current row
+//     it shares a content word with (two current records of one thing with no change
+//     recorded between them: the bank missed it, and the later one holds); nothing else
+//     moves, and no row is re-sorted by its state;
 //   - for a past state, when the packet knows no state, by date: when the query names a
 //     month or a season ("in april", "over the summer"; Profile.Period), the rows
 //     before it ended latest first; else oldest first, or, when the query names a later
@@ -113,7 +113,10 @@
 //
 // Both are measured against the rows as given (`atma bench cases --ablation
 // keep-order`); the word test is crude, and a later record of something else that
-// shares a word can move above the one asked for.
+// shares a word can move above the one asked for. Putting current rows first and
+// historical ones last as well lowered stale leakage a little more, but re-sorted
+// unrelated records by state, which the pre-rank must not (docs/benchmarks.md,
+// session 24).
 //
 // # Failure classes
 //

@@ -38,8 +38,7 @@ func ExampleBuildPool() {
 			Links: []retrieval.Link{{Type: retrieval.LinkSupersedes, To: "berlin"}, {Type: retrieval.LinkEvolvesFrom, To: "move"}}},
 	}, nil)
 
-	// The host's search found only the old record: its live successor goes before it,
-	// and in a packet for the present the old state comes last.
+	// The host's search found only the old record: its live successor goes before it.
 	query := "where do I live now?"
 	p := retrieval.ProfileQuery(query)
 	pool, err := retrieval.BuildPool(context.Background(), bank, p, []retrieval.Candidate{{ID: "berlin"}}, retrieval.Config{})
@@ -50,6 +49,6 @@ func ExampleBuildPool() {
 	fmt.Print(retrieval.BuildPacket(query, p, pool.Top, retrieval.PacketOptions{}).Text())
 	// Output:
 	// [1] current memory | 2023-05-12 | I live in Lisbon now.
-	// [2] transition memory | 2023-05-10 | I moved from Berlin to Lisbon.
-	// [3] historical memory | 2019-03-01 | I live in Berlin.
+	// [2] historical memory | 2019-03-01 | I live in Berlin.
+	// [3] transition memory | 2023-05-10 | I moved from Berlin to Lisbon.
 }

@@ -74,7 +74,7 @@ func TestClassifyFailure(t *testing.T) {
 		{
 			name:  "first for its state, answer wrong",
 			fc:    FailureCase{Gold: "Lisbon", Bank: bank(), Packet: packet("where do I live now?", PacketOptions{}, "j2", "c1", "c2", "t1"), Answer: "Berlin"},
-			class: FailureQA, row: 2, bank: []string{"c2"}, reason: "row 2 holds the gold answer as the first active row",
+			class: FailureQA, row: 3, bank: []string{"c2"}, reason: "row 3 holds the gold answer as the first active row",
 		},
 		{
 			name:  "historical",

@@ -215,38 +215,28 @@ func pastOrder(rows []Row, p Profile) {
 	}
 }
 
-// presentOrder orders the rows of a packet for the present: the current rows first,
-// then transition, linked and retrieved ones, then historical ones, each in the order
-// given. Among the current rows, one moves above the first older current row it shares
-// a content word with: two current records of the same thing with no recorded change
-// between them disagree when the bank missed the change, and then the later one holds
-// (as the answer's guide says). A row of unknown time stays where it is.
+// presentOrder orders the rows of a packet for the present: a current row moves
+// directly above the first older current row it shares a content word with — two
+// current records of the same thing with no change recorded between them disagree when
+// the bank missed the change, and then the later one holds (as the answer's guide
+// says). Nothing else moves: no row is re-sorted by its state, so the host's ranking of
+// unrelated records stands. A row of unknown time stays where it is.
 func presentOrder(rows []Row) {
-	tier := func(r Row) int {
-		switch r.Label {
-		case LabelCurrent:
-			return 0
-		case LabelHistorical:
-			return 2
-		}
-		return 1
-	}
-	slices.SortStableFunc(rows, func(a, b Row) int { return cmp.Compare(tier(a), tier(b)) })
 	type row struct {
 		Row
 		terms map[string]bool
 	}
-	var out []row
+	out := make([]row, 0, len(rows))
 	for _, r := range rows {
-		if r.Label != LabelCurrent {
-			break
-		}
-		c := row{r, contentTerms(r.Content)}
+		c := row{Row: r}
 		at := len(out)
-		for i, o := range out {
-			if !o.Time.IsZero() && c.Time.After(o.Time) && sharesKey(c.terms, o.terms) {
-				at = i
-				break
+		if r.Label == LabelCurrent {
+			c.terms = contentTerms(r.Content)
+			for i, o := range out {
+				if o.Label == LabelCurrent && !o.Time.IsZero() && c.Time.After(o.Time) && sharesKey(c.terms, o.terms) {
+					at = i
+					break
+				}
 			}
 		}
 		out = slices.Insert(out, at, c)
@@ -256,9 +246,11 @@ func presentOrder(rows []Row) {
 	}
 }
 
-// contentTerms are the search terms of text (fts.Terms) of three letters or more.
+// contentTerms are the search terms of text (fts.Terms) of three letters or more that
+// name a thing: not the words that say when a state holds (frameWords: "now", "still")
+// or that it is "new".
 func contentTerms(text string) map[string]bool {
-	return set(slices.DeleteFunc(fts.Terms(text, 0), func(t string) bool { return len(t) < 3 })...)
+	return set(slices.DeleteFunc(fts.Terms(frameWords.ReplaceAllString(text, " "), 0), func(t string) bool { return len(t) < 3 || t == "new" })...)
 }
 
 // sharesKey reports whether a and b have a key in common.

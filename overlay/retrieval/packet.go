@@ -147,9 +147,10 @@ type PacketOptions struct {
 	// KeepLabels labels a packet that knows no state all the same (the "keep-labels"
 	// ablation; see Packet.NoState).
 	KeepLabels bool
-	// KeepOrder keeps the rows in the order given, where BuildPacket otherwise orders
-	// a packet for the present by state and date (presentOrder) and one for a past
-	// state that knows no state by date (pastOrder). The caller sets it when a
+	// KeepOrder keeps the rows in the order given, where BuildPacket otherwise puts a
+	// later current record above an older one of the same thing in a packet for the
+	// present (presentOrder) and orders one for a past state that knows no state by
+	// date (pastOrder). The caller sets it when a
 	// controller chose the order; it is also the "keep-order" ablation.
 	KeepOrder bool
 }

@@ -232,8 +232,8 @@ func TestAnswerPromptFollowsMode(t *testing.T) {
 	}
 }
 
-// A packet for the present puts current rows first, historical ones last, and a later
-// current record above an older one of the same thing (a change the bank missed); one
+// A packet for the present puts a later current record directly above an older one of
+// the same thing (a change the bank missed) and moves nothing else; one
 // for a past state that knows no state goes by date, from the anchor's row back when the
 // query names a later state. KeepOrder keeps the rows as given.
 func TestPacketOrder(t *testing.T) {
@@ -241,8 +241,8 @@ func TestPacketOrder(t *testing.T) {
 		return Candidate{ID: id, Content: content, Status: st, EventTime: day(date)}
 	}
 	rows := map[string]Candidate{
-		"gym1":    at("gym1", "My gym is the Leisure Centre on Mill Road.", "2024-01-10", StatusActive),
-		"chat":    at("chat", "Bought new trainers, bright orange.", "2024-06-02", StatusActive),
+		"gym1":    at("gym1", "My new gym is the Leisure Centre on Mill Road.", "2024-01-10", StatusActive),
+		"chat":    at("chat", "Bought new trainers, the new ones are orange.", "2024-06-02", StatusActive),
 		"gym2":    at("gym2", "Cancelled the Leisure Centre, I train at Ironworks now.", "2024-05-20", StatusActive),
 		"old":     at("old", "I used to swim at the lido.", "2023-07-01", StatusSuperseded),
 		"nick1":   at("nick1", "My handle is frogspawn.", "2024-02-01", StatusActive),
@@ -264,8 +264,10 @@ func TestPacketOrder(t *testing.T) {
 		keep  bool
 		want  []string
 	}{
-		// The old gym's record ranks first; the newer one names the same place.
-		{"which gym do I go to now?", []string{"gym1", "old", "chat", "gym2"}, false, []string{"gym2", "gym1", "chat", "old"}},
+		// The old gym's record ranks first; the newer one names the same place. The
+		// trainers share only "new" with it, which names no thing, and the superseded
+		// row keeps its place.
+		{"which gym do I go to now?", []string{"gym1", "old", "chat", "gym2"}, false, []string{"gym2", "gym1", "old", "chat"}},
 		{"which gym do I go to now?", []string{"gym1", "old", "chat", "gym2"}, true, []string{"gym1", "old", "chat", "gym2"}},
 		// Nothing recorded as changed: oldest first.
 		{"what was my handle at first?", []string{"nick3", "undated", "nick2", "nick1"}, false, []string{"nick1", "nick2", "nick3", "undated"}},
