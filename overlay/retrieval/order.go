@@ -265,8 +265,7 @@ func sharesKey(a, b map[string]bool) bool {
 
 // byTime compares two times, the zero time after every other.
 func byTime(a, b time.Time) int {
-	switch {
-	case a.IsZero() || b.IsZero():
+	if a.IsZero() || b.IsZero() {
 		return cmp.Compare(zeroLast(a), zeroLast(b))
 	}
 	return a.Compare(b)
@@ -285,22 +284,25 @@ var periodRe = regexp.MustCompile(`\b(?:in|during|over|through|throughout|back i
 	`(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|apr|jun|jul|aug|sept?|oct|nov|dec|spring|summer|autumn|fall|winter)\b`)
 
 // periodIn returns the month or season query places its state in, its full name
-// ("sept" → september, "fall" → autumn), or "". A year after it is not read: the
-// period is placed by the records' own dates (periodEnd).
+// ("sept" → september, "fall" → autumn), or "". "May" counts only after a word that
+// places it ("in may", "back in may", "last may"), not in "this may sound odd". A year
+// after it is not read: the period is placed by the records' own dates (periodEnd).
 func periodIn(query string) string {
-	m := periodRe.FindStringSubmatch(strings.ToLower(query))
-	if m == nil {
-		return ""
-	}
-	if m[1] == "fall" {
-		return "autumn"
-	}
-	for mo := time.January; mo <= time.December; mo++ {
-		if name := strings.ToLower(mo.String()); strings.HasPrefix(name, m[1]) {
-			return name
+	for _, m := range periodRe.FindAllStringSubmatch(strings.ToLower(query), -1) {
+		switch {
+		case m[1] == "may" && (strings.HasPrefix(m[0], "this") || strings.HasPrefix(m[0], "around")):
+			continue
+		case m[1] == "fall":
+			return "autumn"
 		}
+		for mo := time.January; mo <= time.December; mo++ {
+			if name := strings.ToLower(mo.String()); strings.HasPrefix(name, m[1]) {
+				return name
+			}
+		}
+		return m[1]
 	}
-	return m[1]
+	return ""
 }
 
 // seasonStart is the first month of each season (the northern hemisphere's).

@@ -150,16 +150,16 @@ type PacketOptions struct {
 	// KeepOrder keeps the rows in the order given, where BuildPacket otherwise puts a
 	// later current record above an older one of the same thing in a packet for the
 	// present (presentOrder) and orders one for a past state that knows no state by
-	// date (pastOrder). The caller sets it when a
-	// controller chose the order; it is also the "keep-order" ablation.
+	// date (pastOrder). The caller sets it when a controller chose the order; it is
+	// also the "keep-order" ablation.
 	KeepOrder bool
 }
 
 // BuildPacket builds the packet of a query from its final candidates: in their order
 // when opt.KeepOrder is set or the query asks for a change, a neutral state or a past
 // state the bank recorded, else ordered for the state asked (see "Packet order" in the
-// package doc). A candidate with an evolves link to a transition record among the rows counts as
-// TransitionLinked even when the pool did not say so.
+// package doc). A candidate with an evolves link to a transition record among the rows
+// counts as TransitionLinked even when the pool did not say so.
 func BuildPacket(query string, p Profile, rows []Candidate, opt PacketOptions) Packet {
 	transitions := make(map[string]bool)
 	for _, c := range rows {

@@ -66,7 +66,7 @@ type Profile struct {
 	// "when I first moved in").
 	Earliest bool `json:"earliest,omitempty"`
 	// Period is a month or season the query places the state in ("what was I playing in
-	// april?" → april, "over the summer" → summer); see periodOf.
+	// april?" → april, "over the summer" → summer); see periodIn.
 	Period string `json:"period,omitempty"`
 }
 

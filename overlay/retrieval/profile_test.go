@@ -339,6 +339,9 @@ func TestProfilePeriod(t *testing.T) {
 		"what was my rent in sept?":                         "september",
 		"what dose was i on over winter before the switch":  "winter",
 		"may I ask where I lived before?":                   "",
+		"this may sound odd, but where did I live before?":  "",
+		"what was I doing back in may?":                     "may",
+		"this may sound odd, but what did I drink in june?": "june",
 		"where do I live now?":                              "",
 		"what did I have for lunch in the office?":          "",
 	} {
