@@ -813,7 +813,14 @@ func TestOfflineCouplesLabelsHousemates(t *testing.T) {
 		"bros before": "bros before", "thru the door": "through the door",
 		// "rn" is "now": a value read up to it takes no "right" ("sim only w giffgaff rn").
 		"sim only w smarty rn": "sim only with smarty now", "HR confirmed it": "HR confirmed it", "2 hr drive": "2 hour drive", "an hr late": "an hour late",
-		"£12 per hr": "£12 per hour", "a 1hr drive": "a 1hr drive", "hr says no": "hr says no"})
+		"£12 per hr": "£12 per hour", "a 1hr drive": "a 1hr drive", "hr says no": "hr says no",
+		// Texting's "n" is "and", and "w" is "with" before a number too, unless a number
+		// stands before it (watts).
+		"my tag is zebrafin n my pin is new": "my tag is zebrafin and my pin is new", "a house w 4 others": "a house with 4 others",
+		"a 60 w bulb": "a 60 w bulb", "n/a": "n/a", "row N": "row N"})
+	wantSentences(t, []sentenceCase{
+		{"my gamertag is zebrafin n i play on weekends", []string{"user/gamertag=zebrafin"}},
+	})
 }
 
 func TestOfflineDosesCommutesExpiries(t *testing.T) {

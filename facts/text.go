@@ -245,7 +245,7 @@ func apposed(cs [][]token) [][]token {
 // priya", "living w ben and jo".
 var (
 	withSlashRe = regexp.MustCompile(`(?i)(^|\s)w/\s+`)
-	withRe      = regexp.MustCompile(`(?i)(^|\s)w(\s+\p{L})`)
+	withRe      = regexp.MustCompile(`(?i)(^|[^\d\s]\s+)w(\s+[\p{L}\d])`)
 )
 
 // topicWiseRe is chat's topic marker: "hobby-wise I mostly do bouldering", "piano wise
@@ -253,7 +253,8 @@ var (
 var topicWiseRe = regexp.MustCompile(`(?i)(^|[\s:,.!])[\p{L}]+[- ]wise,?\s+`)
 
 // chatWords are texting's short forms of the words the readers look for: "sis still out
-// in naperville", "mgr is denise", "nvm jen didnt switch", "new # 773-555-0192".
+// in naperville", "mgr is denise", "nvm jen didnt switch", "new # 773-555-0192"; and
+// "n" for "and", which ends a value ("my discord is frogbyte n my number's …").
 // elongatedRe finds a word with a letter three times or more in a row; drawnOut are
 // the chat words people draw out so.
 var (
@@ -269,7 +270,7 @@ var chatWords = map[string]string{
 	"appt": "appointment", "bday": "birthday", "yr": "year", "yrs": "years",
 	"bc": "because", "b/c": "because", "cuz": "because", "thru": "through", "tho": "though",
 	"rn": "now", "atm": "at the moment", "nvm": "never mind", "u": "you", "ur": "your",
-	"r": "are", "pls": "please", "plz": "please", "abt": "about", "w/o": "without", "#": "number",
+	"r": "are", "n": "and", "pls": "please", "plz": "please", "abt": "about", "w/o": "without", "#": "number",
 }
 
 // hourRe is "hr" counted as an hour: "2 hr", "an hr", "per hr" (not "HR confirmed my
@@ -345,6 +346,9 @@ func shorthand(text string) string {
 	text = hourRe.ReplaceAllString(text, "${1}${2}hour")
 	for range 2 { // twice: matches that share a space ("r u") are found in turn
 		text = replaceSubmatches(chatWordRe, text, func(sub []string) string {
+			if sub[2] == "N" {
+				return sub[0] // an initial or a row's letter, not "and"
+			}
 			return sub[1] + chatWords[strings.ToLower(sub[2])] + sub[3]
 		})
 	}
