@@ -817,7 +817,7 @@ func TestOfflineCouplesLabelsHousemates(t *testing.T) {
 		// Texting's "n" is "and", and "w" is "with" before a number too, unless a number
 		// stands before it (watts).
 		"my tag is zebrafin n my pin is new": "my tag is zebrafin and my pin is new", "a house w 4 others": "a house with 4 others",
-		"a 60 w bulb": "a 60 w bulb", "n/a": "n/a", "row N": "row N"})
+		"a 60 w bulb": "a 60 w bulb", "n/a": "n/a", "row N": "row N", "u n me": "you and me"})
 	wantSentences(t, []sentenceCase{
 		{"my gamertag is zebrafin n i play on weekends", []string{"user/gamertag=zebrafin"}},
 	})

@@ -253,8 +253,7 @@ var (
 var topicWiseRe = regexp.MustCompile(`(?i)(^|[\s:,.!])[\p{L}]+[- ]wise,?\s+`)
 
 // chatWords are texting's short forms of the words the readers look for: "sis still out
-// in naperville", "mgr is denise", "nvm jen didnt switch", "new # 773-555-0192"; and
-// "n" for "and", which ends a value ("my discord is frogbyte n my number's …").
+// in naperville", "mgr is denise", "nvm jen didnt switch", "new # 773-555-0192".
 // elongatedRe finds a word with a letter three times or more in a row; drawnOut are
 // the chat words people draw out so.
 var (
@@ -270,12 +269,16 @@ var chatWords = map[string]string{
 	"appt": "appointment", "bday": "birthday", "yr": "year", "yrs": "years",
 	"bc": "because", "b/c": "because", "cuz": "because", "thru": "through", "tho": "though",
 	"rn": "now", "atm": "at the moment", "nvm": "never mind", "u": "you", "ur": "your",
-	"r": "are", "n": "and", "pls": "please", "plz": "please", "abt": "about", "w/o": "without", "#": "number",
+	"r": "are", "pls": "please", "plz": "please", "abt": "about", "w/o": "without", "#": "number",
 }
 
 // hourRe is "hr" counted as an hour: "2 hr", "an hr", "per hr" (not "HR confirmed my
 // new title", the department; "1hr" written as one word is left as it is).
 var hourRe = regexp.MustCompile(`(?i)(\d|\b(?:an?|per|one|half|an extra|each|every))(\s+)hr\b`)
+
+// andRe is texting's "n" for "and", which ends a value ("my discord is frogbyte n my
+// number's …"); in lower case only, as a capital N is an initial or a row's letter.
+var andRe = regexp.MustCompile(`(^|[\s(,.!;:])n([\s),.!;:?]|$)`)
 
 // equalsLabelRe is a note's "=" after a label of words: "coffee place = the dunkin".
 var equalsLabelRe = regexp.MustCompile(`(\p{L})\s*=\s+`)
@@ -344,11 +347,11 @@ func shorthand(text string) string {
 		return sub[1] + sub[2] + "'s" + sub[3]
 	})
 	text = hourRe.ReplaceAllString(text, "${1}${2}hour")
+	for range 2 { // twice: "n n" shares a space
+		text = andRe.ReplaceAllString(text, "${1}and${2}")
+	}
 	for range 2 { // twice: matches that share a space ("r u") are found in turn
 		text = replaceSubmatches(chatWordRe, text, func(sub []string) string {
-			if sub[2] == "N" {
-				return sub[0] // an initial or a row's letter, not "and"
-			}
 			return sub[1] + chatWords[strings.ToLower(sub[2])] + sub[3]
 		})
 	}
