@@ -2821,12 +2821,11 @@ func notPairs(clauses []clause) nots {
 			e := n.ends[i+1]
 			old := phrase(ts[j:e])
 			old = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(old, " at all"), " anymore"))
-			after := ts[e:]
-			opened := false
-			for len(after) > 0 && (after[0].low == "it" || after[0].low == "it's" || after[0].low == "its" || after[0].low == "is" || after[0].low == "she's" || after[0].low == "he's" || after[0].low == "they're" || after[0].low == "in") {
-				after, opened = after[1:], true
+			at := e // past the words that open the new value ("it's", "she's in")
+			for at < len(ts) && isntOpeners[ts[at].low] {
+				at++
 			}
-			if at := len(ts) - len(after); opened && old != "" && at < len(ts) {
+			if at > e && old != "" && at < len(ts) {
 				if nv := phrase(ts[at:n.ends[at]]); nv != "" {
 					n.pairs = append(n.pairs, notPair{old: old, nv: nv, at: i, k: i})
 				}
@@ -2852,6 +2851,10 @@ func notPairs(clauses []clause) nots {
 // isnt are the denials whose new value follows in the next clause ("isn't in Harrogate,
 // it's Knaresborough").
 var isnt = wordSet(`isn't isnt wasn't wasnt aren't arent`)
+
+// isntOpeners open the clause of the new value after a denial (isnt): "it's
+// Knaresborough", "she's in Bury".
+var isntOpeners = wordSet(`it it's its is she's he's they're in`)
 
 // correction reads "<new> not <old>" where old is a value of the slot (vals): the slot's
 // value is new — for a multi-valued attribute also old, denied, since each value is its
