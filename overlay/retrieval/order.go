@@ -132,24 +132,13 @@ func wanted(states []Candidate, p Profile) (Candidate, bool) {
 	if len(states) > 0 {
 		if end, ok := periodEnd(p.Period, states[len(states)-1].EventTime); ok {
 			// "what was I playing in april?": the last state begun before the period ended.
-			at := -1
-			for i, s := range states {
-				if !s.EventTime.IsZero() && s.EventTime.Before(end) {
-					at = i
-				}
-			}
-			if at >= 0 {
+			if at := lastBefore(states, end, func(c Candidate) time.Time { return c.EventTime }); at >= 0 {
 				return states[at], true
 			}
 		}
 	}
 	if len(p.Anchor) > 0 {
-		best, at := 0, -1
-		for i, s := range states {
-			if n := countWords(s.Content, p.Anchor); n > best {
-				best, at = n, i
-			}
-		}
+		at := mostAnchorWords(states, p.Anchor, func(c Candidate) string { return c.Content })
 		if at > 0 {
 			return states[at-1], true
 		}
@@ -161,6 +150,30 @@ func wanted(states []Candidate, p Profile) (Candidate, bool) {
 		return states[0], true
 	}
 	return Candidate{}, false
+}
+
+// lastBefore returns the index of the last of xs (oldest first) dated before end, or -1;
+// an unknown time (zero) is before nothing.
+func lastBefore[T any](xs []T, end time.Time, at func(T) time.Time) int {
+	last := -1
+	for i, x := range xs {
+		if t := at(x); !t.IsZero() && t.Before(end) {
+			last = i
+		}
+	}
+	return last
+}
+
+// mostAnchorWords returns the index of the first of xs whose text holds the most of the
+// anchor's words, or -1 when none holds one.
+func mostAnchorWords[T any](xs []T, anchor []string, text func(T) string) int {
+	best, at := 0, -1
+	for i, x := range xs {
+		if n := countWords(text(x), anchor); n > best {
+			best, at = n, i
+		}
+	}
+	return at
 }
 
 func countWords(text string, ws []string) int {
@@ -193,23 +206,17 @@ func pastOrder(rows []Row, p Profile) {
 	if end, ok := periodEnd(p.Period, ref); ok {
 		// "what was I playing in april?": the rows up to the period's end, the latest
 		// first, then the later ones.
-		at, _ := slices.BinarySearchFunc(rows, end, func(r Row, t time.Time) int {
-			if r.Time.IsZero() {
-				return 1
-			}
-			return r.Time.Compare(t)
-		})
-		if at > 0 {
-			slices.Reverse(rows[:at])
+		if n := lastBefore(rows, end, func(r Row) time.Time { return r.Time }) + 1; n > 0 {
+			slices.Reverse(rows[:n])
 			return
 		}
 	}
-	best, at := 0, -1
-	for i, r := range rows {
-		if n := countWords(r.Content, p.Anchor); n > best && !r.Time.IsZero() {
-			best, at = n, i
+	at := mostAnchorWords(rows, p.Anchor, func(r Row) string {
+		if r.Time.IsZero() {
+			return "" // an undated row is no anchor: there is no "before" it
 		}
-	}
+		return r.Content
+	})
 	if at > 0 {
 		slices.Reverse(rows[:at])
 	}
@@ -289,48 +296,49 @@ var periodRe = regexp.MustCompile(`\b(?:in|during|over|through|throughout|back i
 // after it is not read: the period is placed by the records' own dates (periodEnd).
 func periodIn(query string) string {
 	for _, m := range periodRe.FindAllStringSubmatch(strings.ToLower(query), -1) {
-		switch {
-		case m[1] == "may" && (strings.HasPrefix(m[0], "this") || strings.HasPrefix(m[0], "around")):
+		if m[1] == "may" && (strings.HasPrefix(m[0], "this") || strings.HasPrefix(m[0], "around")) {
 			continue
-		case m[1] == "fall":
-			return "autumn"
 		}
-		for mo := time.January; mo <= time.December; mo++ {
-			if name := strings.ToLower(mo.String()); strings.HasPrefix(name, m[1]) {
-				return name
-			}
-		}
-		return m[1]
+		return periods[m[1]].name
 	}
 	return ""
 }
 
-// seasonStart is the first month of each season (the northern hemisphere's).
-var seasonStart = map[string]time.Month{"spring": time.March, "summer": time.June, "autumn": time.September, "winter": time.December}
+// period is a month or a season: its full name, its first month and how many months it
+// spans.
+type period struct {
+	name   string
+	first  time.Month
+	months int
+}
+
+// periods are the months by their names and short forms, and the seasons (the northern
+// hemisphere's), by the words periodRe finds.
+var periods = func() map[string]period {
+	m := map[string]period{
+		"spring": {"spring", time.March, 3}, "summer": {"summer", time.June, 3},
+		"autumn": {"autumn", time.September, 3}, "fall": {"autumn", time.September, 3}, "winter": {"winter", time.December, 3},
+	}
+	for mo := time.January; mo <= time.December; mo++ {
+		name := strings.ToLower(mo.String())
+		m[name], m[name[:3]] = period{name, mo, 1}, period{name, mo, 1}
+	}
+	m["sept"] = m["september"]
+	return m
+}()
 
 // periodEnd returns the end of the latest span of period (a month's or a season's
 // name, as periodIn gives) that starts before ref, the time of the newest record
 // read: "april" read in September 2025 is April 2025, in February 2026 still April
 // 2025. False when period is empty or unknown, or ref is zero.
 func periodEnd(period string, ref time.Time) (time.Time, bool) {
-	if period == "" || ref.IsZero() {
+	pr, ok := periods[period]
+	if !ok || ref.IsZero() {
 		return time.Time{}, false
 	}
-	first, months := seasonStart[period], 3
-	if first == 0 {
-		months = 1
-		for mo := time.January; mo <= time.December; mo++ {
-			if strings.ToLower(mo.String()) == period {
-				first = mo
-			}
-		}
-		if first == 0 {
-			return time.Time{}, false
-		}
-	}
-	start := time.Date(ref.Year(), first, 1, 0, 0, 0, 0, time.UTC)
+	start := time.Date(ref.Year(), pr.first, 1, 0, 0, 0, 0, time.UTC)
 	if start.After(ref) {
 		start = start.AddDate(-1, 0, 0)
 	}
-	return start.AddDate(0, months, 0), true
+	return start.AddDate(0, pr.months, 0), true
 }
