@@ -277,7 +277,7 @@ func RunCases(ctx context.Context, c *Corpus, split string, env Env, ablations [
 			}
 			for _, p := range s.Probes {
 				out, err := mem.query(ctx, s.ID, queryInput{Text: p.Question, Gold: p.Gold[len(p.Gold)-1], Answer: env.LLM != nil,
-					Unmarked: v.LabelsOff, KeepLabels: v.KeepLabels, KeepOrder: v.KeepOrder, Controller: v.Controller, Order: v.Order, Labels: v.Labels})
+					queryOptions: v.queryOptions()})
 				if err != nil {
 					return nil, fmt.Errorf("run cases: %s/%s: %w", s.ID, p.ID, err)
 				}

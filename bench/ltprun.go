@@ -315,7 +315,7 @@ func RunLTP(ctx context.Context, l *LTP, env Env, ablations []Variant, traces io
 				return nil, err
 			}
 			u := units[p.Unit]
-			out, err := rp.mem.query(ctx, p.Profile, queryInput{Text: p.Question, Gold: p.Gold, Answer: env.LLM != nil, Unmarked: v.LabelsOff, KeepLabels: v.KeepLabels, KeepOrder: v.KeepOrder, Controller: v.Controller, Order: v.Order, Labels: v.Labels})
+			out, err := rp.mem.query(ctx, p.Profile, queryInput{Text: p.Question, Gold: p.Gold, Answer: env.LLM != nil, queryOptions: v.queryOptions()})
 			if err != nil {
 				return nil, fmt.Errorf("run ltp: %s: probe %s: %w", v.Name, p.ID, err)
 			}

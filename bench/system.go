@@ -296,14 +296,22 @@ type queryInput struct {
 	Text   string
 	Gold   string
 	Answer bool
-	// Unmarked, KeepLabels, KeepOrder, Controller, Order and Labels are the variant's
-	// query options (the overlay only).
+	queryOptions
+}
+
+// queryOptions are a variant's options of a query (the overlay only).
+type queryOptions struct {
 	Unmarked   bool
 	KeepLabels bool
 	KeepOrder  bool
 	Controller retrieval.ControllerMode
 	Order      retrieval.Order
 	Labels     retrieval.LabelRule
+}
+
+// queryOptions are the variant's options of its queries.
+func (v Variant) queryOptions() queryOptions {
+	return queryOptions{Unmarked: v.LabelsOff, KeepLabels: v.KeepLabels, KeepOrder: v.KeepOrder, Controller: v.Controller, Order: v.Order, Labels: v.Labels}
 }
 
 // queryOutput is a packet whose rows carry the benchmark's memory ids.

@@ -446,7 +446,7 @@ func RunTEM(ctx context.Context, t *TEM, env Env, traces io.Writer) (*TEMReport,
 		unmarked := marked
 		unmarked.Packet.Marked = false
 		if env.LLM != nil {
-			if unmarked, err = ov.query(ctx, q.Persona, queryInput{Text: q.Question, Answer: true, Unmarked: true}); err != nil {
+			if unmarked, err = ov.query(ctx, q.Persona, queryInput{Text: q.Question, Answer: true, queryOptions: queryOptions{Unmarked: true}}); err != nil {
 				return nil, err
 			}
 		}
