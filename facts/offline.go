@@ -330,7 +330,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			prev, read := "", 0 // the subject of the sentence's clause before; clauses read
 			for ci := 0; ci < len(cs); ci++ {
 				c := cs[ci]
-				if len(skipFillers(c)) == 0 || memoryCommandRe.MatchString(join(c)) || memoryCommandRe.MatchString(join(skipFillers(c))) {
+				if said := skipFillers(c); len(said) == 0 || memoryCommandRe.MatchString(join(c)) || len(said) < len(c) && memoryCommandRe.MatchString(join(said)) {
 					continue // "Note to self", "update your notes": said to the assistant, about nothing
 				}
 				if ci+1 < len(cs) && petApposition(c, cs[ci+1]) {
