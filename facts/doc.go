@@ -186,6 +186,23 @@
 //     that", "Note to self", "update your notes") open a clause without being its
 //     subject, or are no clause at all. A slot of dates (DateFits) takes no value that
 //     is no date, and of two slots of one kind a value joins the one the text names.
+//   - Session 25's forms: more endings by name — notice given ("gave notice at Rush"),
+//     a job packed in, a car written off, an imperative "cancel Calgary", "given up on
+//     Ronan", "shifted from TIME", a goodbye ("ta ta Telstra"), "stopped covering the
+//     Flovent generic" (the name after the verb it stops), and of the one named before
+//     the verb: gone ("the Hilux is gone", not "gone back to" nor "gone and got"), gone
+//     bust, under or into administration, closed or shut down, withdrawn or cancelled
+//     ("YouTube TV is cancelled"), "went on medical leave", "finished up friday". A
+//     currency or a unit before an amount is nobody ("KSh 18,000": amountShaped), and a
+//     clause opened by an amount goes on with its sentence's subject ("my brother Kevin
+//     rents in Rongai, KSh 9,000 for a one bedroom"); the exclamations of other Englishes
+//     and of chat ("Wah", "Haiz", "Eish", "yikes") are nobody either; a name's accents
+//     fold to one key by their canonical decomposition ("Thảo" → thao); one who serves
+//     the speaker changes the speaker's bare attribute ("Landlord has increased rent to
+//     13,500"). An amount the meaning read as a price, a bill or a rent beside the one
+//     service the memory names is that service's price, "<service>-price" ("wifi is
+//     virgin, £30 a month": broadband-price; servicePrice), a slot no other amount slot
+//     takes (PricesService).
 //   - A plan's month is when the planned thing happens, not when the fact became true
 //     ("we're going to crete in july"): no event time for a trip, a flight, a stay or an
 //     event dated ahead.

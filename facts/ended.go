@@ -23,13 +23,13 @@ import (
 // endedObjectRe is a verb that ends what follows it: "cancelled the Amex", "switching
 // from Aetna to Cigna", "moved the savings from ASN to Bunq", "fontaines have replaced
 // wet leg", "thai has overtaken korean".
-var endedObjectRe = regexp.MustCompile(`(?i)\b(?:(?:stop|stopped|stopping) (?:seeing|using|going to)|stopped|stopping|dropped|dropping|cancell?ed|cancelling|discontinued|ditched|ditching|finished|quit|quitting|unsubbed from|unsubscribed from|binned|deleted|uninstalled|got rid of|gave up|given up|giving up|grew out of|grown out of|came off|come off|rolled off|overplayed|done with|finished with|said goodbye to|switch(?:ed|ing) (?:\S+ ){0,2}?from|mov(?:ed|ing) (?:\S+ ){0,2}?(?:away |out )?from|moved out of|swapped out|traded in|nicked|stole|left|replaced|overtaken|overtook|took over from|taken over from|pulled out of|withdrew from|withdrawn from|backed out of)$`)
+var endedObjectRe = regexp.MustCompile(`(?i)\b(?:(?:stop|stopped|stopping) (?:going to|\S+ing)|stopped|stopping|dropped|dropping|cancell?ed|cancelling|discontinued|ditched|ditching|finished|quit|quitting|unsubbed from|unsubscribed from|binned|deleted|uninstalled|got rid of|gave up|given up|giving up|grew out of|grown out of|came off|come off|rolled off|overplayed|done with|finished with|said goodbye to|switch(?:ed|ing) (?:\S+ ){0,2}?from|mov(?:ed|ing) (?:\S+ ){0,2}?(?:away |out )?from|moved out of|swapped out|traded in|nicked|stole|left|replaced|overtaken|overtook|took over from|taken over from|pulled out of|withdrew from|withdrawn from|backed out of|(?:gave|given|giving|handed in|handing in) (?:\S+ )?notice (?:at|to)|resign(?:ed|ing) from|(?:packed|packing|jacked|jacking) in|(?:wrote|written|writing) off|cancel|shift(?:ed|ing) (?:\S+ ){0,2}?from|(?:gave|given|giving) up on|good ?bye|bye bye|ta ta)$`)
 
 // endedSubjectRe is what ends the thing or person said before it: "bex left??",
 // "Dr. Haddad is retiring", "Graham's gone on sabbatical", "payments migration shipped",
 // "the fiddle leaf fig has died", "the BahnCard isn't worth it for me anymore", "okafor
 // sold the whole building".
-var endedSubjectRe = regexp.MustCompile(`(?i)^(?:(?:is|has|have|was|had|been|just|finally|officially|now|already|sadly)\s+)*(?:left|quit|retired|retiring|died|passed away|didn'?t make it|did not make it|shipped|fell through|froze (?:my|our) \S+|ran out|has run out|expired|goes on (?:\S+ )?leave|gone on (?:\S+ )?(?:leave|sabbatical|secondment)|going on (?:\S+ )?(?:leave|sabbatical|secondment)|off on (?:\S+ )?(?:leave|sabbatical|secondment)|on (?:maternity|paternity) leave|sold (?:the|his|her|their) (?:whole )?(?:building|house|flat|place|practice|business|company)|stops \S+ing|isn'?t worth it|is not worth it|not worth it any ?more|can'?t come any ?more|cant come any ?more|isn'?t coming any ?more|moving away|moved away|moved out|moving out|dropped out|pulled out|handed (?:it|them|\S+) over|won'?t be (?:coming|doing it|around) any ?more|wont be (?:coming|doing it|around) any ?more|(?:was|got|has been|have been) (?:stolen|nicked|written off)|was (?:only |just )?(?:in my basket|the (?:other )?(?:quote|offer|one|option)s?\b)|is no longer (?:my|our|his|her|their|\S+'s) \S+|(?:is |are |'s )?dead to me|dethroned|is over|cancell?ed on (?:us|me)|bailed(?: on (?:us|me))?)\b`)
+var endedSubjectRe = regexp.MustCompile(`(?i)^(?:(?:is|has|have|was|had|been|just|finally|officially|now|already|sadly)\s+)*(?:left|quit|retired|retiring|died|passed away|didn'?t make it|did not make it|shipped|fell through|froze (?:my|our) \S+|ran out|has run out|expired|goes on (?:\S+ )?leave|went on (?:\S+ )?(?:leave|sabbatical|secondment)|(?:went|gone|going) (?:bust|under|into administration|out of business)|(?:closed|closing|shut|shutting) down|(?:is|was|are|were|been|got) (?:cancell?ed|withdrawn|scrapped|axed|discontinued)|gone|finished up|gone on (?:\S+ )?(?:leave|sabbatical|secondment)|going on (?:\S+ )?(?:leave|sabbatical|secondment)|off on (?:\S+ )?(?:leave|sabbatical|secondment)|on (?:maternity|paternity) leave|sold (?:the|his|her|their) (?:whole )?(?:building|house|flat|place|practice|business|company)|stops \S+ing|isn'?t worth it|is not worth it|not worth it any ?more|can'?t come any ?more|cant come any ?more|isn'?t coming any ?more|moving away|moved away|moved out|moving out|dropped out|pulled out|handed (?:it|them|\S+) over|won'?t be (?:coming|doing it|around) any ?more|wont be (?:coming|doing it|around) any ?more|(?:was|got|has been|have been) (?:stolen|nicked|written off)|was (?:only |just )?(?:in my basket|the (?:other )?(?:quote|offer|one|option)s?\b)|is no longer (?:my|our|his|her|their|\S+'s) \S+|(?:is |are |'s )?dead to me|dethroned|is over|cancell?ed on (?:us|me)|bailed(?: on (?:us|me))?)\b`)
 
 // correctingRe marks a memory that corrects what was said: its "not X" denies X.
 var correctingRe = regexp.MustCompile(`(?i)\b(?:sorry|i meant|meant to say|correction|correct an earlier|typo|my mistake|mistake|my bad|misspoke|wait,? no|no wait|oops|got (?:that|it|the \w+) wrong|had it wrong|said wrong|told you wrong|i was wrong|disregard|misread|ahem|not actually|turns out|(?:i|we) (?:said|told you)\b[^.!?]{0,40}\b(?:before|earlier))\b`)
@@ -41,7 +41,13 @@ var endedAfterRe = regexp.MustCompile(`(?i)\b(?:no more|instead of|rather than)$
 // endedFollow are the words after "X left" or "X quit" that keep them an ending: "bex
 // left?? just gone", not "leo left his water bottle at school" nor "julien's left the
 // CHU" (its object an ending of its own).
-var endedFollow = wordSet(`today yesterday last lol now already officially after at on in so and but because recently suddenly apparently too omg`)
+var endedFollow = wordSet(`today yesterday last lol now already officially after at on in so and but because recently suddenly apparently too omg
+	monday tuesday wednesday thursday friday saturday sunday`)
+
+// asWell reports "as well" at the start of ts.
+func asWell(ts []token) bool {
+	return len(ts) > 1 && ts[0].low == "as" && ts[1].low == "well"
+}
 
 // timeUnits count what remains: "six months left".
 var timeUnits = wordSet(`minutes mins hours hrs days weeks months years sessions episodes eps pages`)
@@ -105,7 +111,12 @@ func endedNames(p prepared) []endedName {
 				continue
 			}
 			before := low[:ends[i]]
-			if (endedObjectRe.MatchString(before) || endedAfterRe.MatchString(before)) && !deniedBefore(ts, i) {
+			// "liam finished up friday": he left, said of the one before the verb.
+			finishedUp := ts[i].low == "finished" && i+1 < len(ts) && ts[i+1].low == "up"
+			if (endedObjectRe.MatchString(before) || endedAfterRe.MatchString(before)) && !deniedBefore(ts, i) && !finishedUp {
+				if (ts[i].low == "stop" || ts[i].low == "stopped" || ts[i].low == "stopping") && i+1 < len(ts) && strings.HasSuffix(ts[i+1].low, "ing") {
+					continue // "stopped covering the Flovent generic": the name is after the verb it stops
+				}
 				if ts[i].low == "finished" && i+1 < len(ts) && (finishedWhat.MatchString(join(skipDeterminers(ts[i+1:]))) || p.cased && !slices.ContainsFunc(ts[i+1:min(len(ts), i+5)], isCapitalised)) {
 					continue // "finished the wine"; in cased text a finished thing is named: "finished another pottery project" is work done
 				}
@@ -133,6 +144,12 @@ func endedNames(p prepared) []endedName {
 			}
 			if (w == "left" || w == "quit" || w == "retired" || w == "died") && i+len(last) < len(ts) && !endedFollow[ts[i+len(last)].low] {
 				continue // "leo left his water bottle at school"; "julien's left the CHU" ends the CHU, not julien
+			}
+			if w == "gone" && i+len(last) < len(ts) && (!endedFollow[ts[i+len(last)].low] || ts[i+len(last)].low == "and") && !asWell(ts[i+len(last):]) {
+				continue // "shes gone back to the credit union", "kayla's gone and got covid"; but "Square is gone as well"
+			}
+			if w == "up" && i+len(last) < len(ts) && !endedFollow[ts[i+len(last)].low] {
+				continue // "liam finished up friday", not "finished up the report"
 			}
 			if w == "left" && (last[0] == "is" || last[0] == "are" || last[0] == "was" || isDigitStart(ts[i-1].low) || timeUnits[ts[i-1].low]) {
 				continue // "only peanuts is left now", "so 800 left", "six months left on it": what remains
@@ -165,7 +182,7 @@ var endedStops = wordSet(`to from at in on with for and but so because since as 
 	yesterday this last next lol is was are were be been has have had it its which who that when then than or nor not
 	i we you he she they me him them us there here just still already again also though tbh honestly apparently
 	every each per by into onto off out up down over about like well ok okay oh update welp sadly finally once twice
-	ago few couple several recently earlier another wrong right before`)
+	ago few couple several recently earlier another wrong right before back`)
 
 // endedValue is the name of what is ended: the words after the verb (subj false) up to a
 // stop word or a clause boundary, or the words before it (subj true) back to one, a

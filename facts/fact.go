@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Fact is one thing a memory states about one subject: "I moved to Porto" is the fact
@@ -154,18 +156,24 @@ func Kebab(s string) string {
 	return b.String()
 }
 
-// fold maps common accented Latin letters to their base letter, so that a name typed
-// with or without its accent ("tomás", "tomas") has one key.
+// fold maps a Latin letter with diacritics to its base letter, so that a name typed with
+// or without its accents ("tomás", "tomas"; "thảo", "thao") has one key: the first rune
+// of its canonical decomposition, as fts.Tokenize drops the marks, and for the letters
+// that Unicode does not decompose (ø, đ, ł), a table.
 func fold(r rune) rune {
 	if r < 0x80 {
 		return r
 	}
-	const from, to = "àáâãäåçèéêëìíîïñòóôõöøùúûüýÿ", "aaaaaaceeeeiiiinoooooouuuuyy"
-	fr := []rune(from)
-	for i, c := range fr {
-		if c == r {
-			return rune(to[i])
-		}
+	if d := []rune(norm.NFD.String(string(r))); d[0] < 0x80 {
+		return d[0]
+	}
+	switch r {
+	case 'ø':
+		return 'o'
+	case 'đ':
+		return 'd'
+	case 'ł':
+		return 'l'
 	}
 	return r
 }

@@ -1264,6 +1264,29 @@ func TestEndedNames(t *testing.T) {
 		"we left for Porto on friday":                                     nil,
 		"it hasn't stopped raining all week":                              nil,
 		"cancelled the meeting, nobody had anything":                      nil,
+		// Session 25's forms: notice given, a job packed in, a thing written off or
+		// cancelled by an imperative, given up on, gone, gone bust or into
+		// administration, closed, withdrawn, finished up, shifted from, a goodbye.
+		"Tunde gave his notice at Brightwater yesterday":            {"Brightwater"},
+		"mam packed in the Tesco job, her back couldn't take it":    {"Tesco job"},
+		"Nkechi wrote off the Yaris on the ring road, she's fine":   {"Yaris"},
+		"cancel Lisbon, the strike's on that week":                  {"Lisbon"},
+		"we've given up on Harlow Dental, three cancellations":      {"Harlow Dental"},
+		"the Passat is gone, sold it to a lad from Ennis":           {"Passat"},
+		"Fernhill Stores has gone into administration":              {"Fernhill Stores"},
+		"the bakery on Quay Street went bust":                       {"Quay Street"},
+		"Greggs closed down last week":                              {"Greggs"},
+		"the Marlow Road flat has been withdrawn":                   {"Marlow Road flat"},
+		"Ottilie finished up on friday, her last shift was a blast": {"Ottilie"},
+		"shifted from Airtel to Jio last month":                     {"Airtel"},
+		"new bank card came, so goodbye Santander":                  {"Santander"},
+		"Kofi went on paternity leave, Ama covers the desk":         {"Kofi"},
+		"the Wednesday ceramics class is cancelled for the term":    {"Wednesday ceramics class"},
+		"Dr Ruiz stopped prescribing the Zomig, we're on Maxalt":    {"Zomig"},
+		"shes gone back to her mams for the weekend":                nil,
+		"Marek's gone and bought another bike":                      nil,
+		"she finished up the report at midnight":                    nil,
+		"the storm is gone as well, blue skies":                     {"storm"},
 	}
 	for text, want := range cases {
 		p := prepareForTest(t, text)
@@ -1680,6 +1703,56 @@ func TestServedOwnersAndReports(t *testing.T) {
 		got := factKeys(extract(t, []Input{{Text: tt.text}})[0].Facts)
 		if !slices.ContainsFunc(got, func(k string) bool { return strings.HasPrefix(k, subj+"/") && strings.HasSuffix(k, "="+val) }) {
 			t.Errorf("%q: facts %v, want %s's fact %q", tt.text, got, subj, val)
+		}
+	}
+}
+
+// Session 25's subjects, in sentences written for the purpose: a currency or a unit
+// before an amount is nobody ("KSh 18,000"), an exclamation of chat or of another English
+// opens a clause without being its subject, a name's accents fold to one key, and one
+// who serves the speaker changes the speaker's bare attribute.
+func TestSubjectsOfOtherEnglishes(t *testing.T) {
+	wantSentences(t, []sentenceCase{
+		{"Moved into a bedsitter in Kasarani, KSh 11,500 a month", []string{"-ksh/rent=11,500"}},
+		{"Rs 2,400 for the new maid every month", []string{"-rs/rent=2,400"}},
+		{"Aiyo my insurance renewal went up to 1,380", []string{"-aiyo/insurance=1,380"}},
+		{"Walao the gym membership is 89.90 now", []string{"-walao/gym-membership=89.90"}},
+		{"Bảo moved to Hanoi in March", []string{"bao/home=Hanoi"}},
+	})
+	for text, acts := range map[string]bool{
+		"Landlady has raised rent to 42,000 from January": true,
+		"landlord put the rent up to 1,750":               true,
+		"mum moved house in the spring":                   false,
+	} {
+		if got := actsOnOwn(tokenize(text)) > 0; got != acts {
+			t.Errorf("actsOnOwn(%q) = %v, want %v", text, got, acts)
+		}
+	}
+}
+
+// An amount the meaning read beside the one service a memory names is that service's
+// price (servicePrice), and no other amount slot takes it (PricesService).
+func TestServicePrice(t *testing.T) {
+	provider := Fact{Subject: "user", Attribute: "broadband", Value: "Hyperoptic"}
+	amount := func(attr string) Fact { return Fact{Subject: "user", Attribute: attr, Value: "£28", Confidence: 0.7} }
+	for _, tt := range []struct {
+		text string
+		fs   []Fact
+		want string
+	}{
+		{"internet's hyperoptic now, £28 a month", []Fact{provider, amount("rent")}, "broadband-price"},
+		{"internet's hyperoptic now, £28 a month", []Fact{provider, amount("bill")}, "broadband-price"},
+		{"rent is £28 a night lol and the internet's hyperoptic", []Fact{provider, amount("rent")}, "rent"},
+		{"hyperoptic for internet and octopus for gas, £28 a month", []Fact{provider, {Subject: "user", Attribute: "energy-supplier", Value: "Octopus"}, amount("price")}, "price"},
+		{"my sister's on hyperoptic, I pay £28 for mine", []Fact{{Subject: "sister", Attribute: "broadband", Value: "Hyperoptic"}, amount("price")}, "price"},
+		{"Crunchyroll is £28 a year", []Fact{{Subject: "user", Attribute: "subscription", Value: "Crunchyroll"}, amount("price")}, "crunchyroll-price"},
+	} {
+		fs := servicePrice(tt.fs, tt.text)
+		if got := fs[len(fs)-1].Attribute; got != tt.want {
+			t.Errorf("%q: the amount's attribute is %q, want %q", tt.text, got, tt.want)
+		}
+		if got := PricesService(fs[len(fs)-1], fs); got != (tt.want != tt.fs[len(tt.fs)-1].Attribute) {
+			t.Errorf("%q: PricesService = %v", tt.text, got)
 		}
 	}
 }

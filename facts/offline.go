@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -829,7 +830,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			facts = append(facts, Fact{Subject: p.self, Attribute: r, Value: strings.ReplaceAll(name, "-", " "), EventTime: eventTime(c.text, in.Time), aside: true})
 		}
 	}
-	facts = readByForm(oneDose(p, loneDose(p, ownersByAttribute(in, p, knownEvents(facts, known), known)), values))
+	facts = servicePrice(readByForm(oneDose(p, loneDose(p, ownersByAttribute(in, p, knownEvents(facts, known), known)), values)), p.text())
 	for i := range facts {
 		facts[i].defaultOwner, facts[i].genericEvent = false, false
 	}
@@ -1408,12 +1409,64 @@ func orderFacts(fs []Fact) []Fact {
 var fragmentLeads = wordSet(`has have been no plus also with mostly usually always`)
 
 // fragment reports a clause with no subject of its own: no first person, and short (at
-// most three words) or opened by a word that goes on (fragmentLeads).
+// most three words), opened by a word that goes on (fragmentLeads), or by an amount
+// ("my brother rents in Rongai, KSh 9,000 for a one bedroom", "£640 for the pair").
 func fragment(ts []token) bool {
 	if len(ts) == 0 || speaksOfSelf(ts) {
 		return false
 	}
-	return fragmentLeads[ts[0].low] || len(skipFillers(ts)) <= 3
+	amountLead := isDigitStart(strings.TrimLeft(ts[0].low, "£$€₱₹¥₦")) || len(ts) > 1 && amountShaped(ts[1].low) && !isNameToken(ts, 0)
+	return fragmentLeads[ts[0].low] || amountLead || len(skipFillers(ts)) <= 3
+}
+
+// pricedServices are the attributes whose holder is paid for: a provider, a plan, a gym,
+// a subscription, a school, a stay (with the household services of serviceWords and each
+// kind of insurance).
+var pricedServices = wordSet(`provider phone-plan gym subscription school university lodging`)
+
+// servicePrice puts an amount the meaning read as a price, a bill or a rent into the slot
+// of the one service the memory names, "<service>-price": "wifi is virgin, £30 a month
+// split 4 ways" is broadband-price 30, not the rent; "Enrolled at Anytime Fitness, ₱2,500
+// a month" is gym-price. Each service's price then has a history of its own, and the
+// phone plan's £18 never replaces the gym's ₱2,500. A rent said as a rent stays one; a
+// memory with two services, or none, is left as it is.
+func servicePrice(fs []Fact, text string) []Fact {
+	paid := func(f Fact) bool {
+		a := Kebab(f.Attribute)
+		return pricedServices[a] || slices.Contains(slices.Collect(maps.Values(serviceWords)), a) || strings.HasSuffix(a, "-insurance")
+	}
+	mentionsRent := slices.Contains(strings.Fields(strings.ToLower(text)), "rent")
+	out := slices.Clone(fs)
+	for i, f := range out {
+		if f.Negated || f.Confidence == 0 || !(f.Attribute == "price" || f.Attribute == "bill" || f.Attribute == "rent" && !mentionsRent) {
+			continue
+		}
+		var svc []Fact
+		for _, g := range fs {
+			if g.Subject == f.Subject && !g.Negated && paid(g) && !slices.ContainsFunc(svc, func(h Fact) bool { return h.Attribute == g.Attribute }) {
+				svc = append(svc, g)
+			}
+		}
+		if len(svc) != 1 {
+			continue
+		}
+		name := Kebab(svc[0].Attribute)
+		if !SingleValued(name) {
+			name = Kebab(svc[0].Value) // "netflix-price": each subscription its own
+		}
+		out[i].Attribute = name + "-price"
+	}
+	return out
+}
+
+// PricesService reports whether f is the price of a service that another fact of fs
+// names (servicePrice: "broadband-price" beside broadband = Virgin): its slot is the
+// service's own, and no other amount slot may take it.
+func PricesService(f Fact, fs []Fact) bool {
+	svc, ok := strings.CutSuffix(Kebab(f.Attribute), "-price")
+	return ok && slices.ContainsFunc(fs, func(g Fact) bool {
+		return g.Subject == f.Subject && !g.Negated && (Kebab(g.Attribute) == svc || Kebab(g.Value) == svc)
+	})
 }
 
 // readByForm drops a fact read by meaning whose number a surer fact of the same subject

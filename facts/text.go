@@ -449,6 +449,24 @@ func shouted(s string) bool {
 
 func isDigitStart(s string) bool { return s != "" && unicode.IsDigit(rune(s[0])) }
 
+// amountShaped reports whether s is a number written as an amount: with a thousands
+// separator or a decimal point, or of three digits or more ("18,000", "4.50", "1500").
+func amountShaped(s string) bool {
+	if !isDigitStart(s) {
+		return false
+	}
+	digits := 0
+	for _, r := range s {
+		switch {
+		case unicode.IsDigit(r):
+			digits++
+		case r != ',' && r != '.':
+			return false
+		}
+	}
+	return digits >= 3 || strings.ContainsAny(s, ",.")
+}
+
 // startsStatement reports whether ts starts with a subject and, so, a new statement.
 func startsStatement(ts []token) bool {
 	if len(ts) == 0 {
@@ -487,6 +505,11 @@ var fillers = map[string]bool{
 	"meanwhile": true, "otherwise": true, "besides": true, "anyhow": true,
 	// Greetings and exclamations: "Hi Audrey!" is said to Audrey, about nobody.
 	"hi": true, "hello": true, "hiya": true, "thanks": true, "congrats": true, "wow": true, "woohoo": true, "yay": true, "aww": true,
+	// Exclamations of other Englishes and of chat, never a name: "Wah my passport
+	// expiring February leh", "Haiz the bus fare went up", "Eish the landlord again".
+	"wah": true, "haiz": true, "aiyo": true, "aiyoh": true, "aiya": true, "alamak": true, "walao": true, "abeg": true, "haba": true,
+	"eish": true, "arre": true, "yaar": true, "grabe": true, "oof": true, "yikes": true, "welp": true, "gosh": true, "jeez": true,
+	"blimey": true, "crikey": true, "argh": true, "sheesh": true,
 	// Politeness: "Please note that my friend Theo has moved", "Kindly update: …".
 	"please": true, "pls": true, "plz": true, "kindly": true,
 }
@@ -706,6 +729,9 @@ func isNameToken(ts []token, i int) bool {
 	if isMonthOrDay(w) {
 		return false
 	}
+	if i+1 < len(ts) && !t.end && amountShaped(ts[i+1].low) {
+		return false // "KSh 18,000", "Rs 1500": a currency or a unit; "Mia 7" may be an age
+	}
 	if i == 0 && verbForm(w) && !verbLikeNames[w] {
 		// "Fixing cars is such an art", "Excited to …", "Look at this": a verb opens the
 		// clause, whatever its capital says.
@@ -766,7 +792,8 @@ func nounOpening(ts []token) bool {
 		}
 		return false
 	}
-	return ts[2].low == "is" || ts[2].low == "was" || ts[2].low == "has" || ts[2].low == "isn't" || ts[2].low == "wasn't" || ts[2].low == "makes" || ts[2].low == "helps" || ts[2].low == "gives" || ts[2].low == "keeps"
+	// "Greystar renewal came in": a singular noun followed by its verb, in the past too.
+	return ts[2].low == "is" || ts[2].low == "was" || ts[2].low == "has" || ts[2].low == "isn't" || ts[2].low == "wasn't" || ts[2].low == "makes" || ts[2].low == "helps" || ts[2].low == "gives" || ts[2].low == "keeps" || pastVerbs[ts[2].low]
 }
 
 // ownedThings are the amounts and dates a speaker has one of, which "the" names as the
@@ -1196,6 +1223,10 @@ func actsOnOwn(ts []token) int {
 		case o == "the" && i+2 < len(ts):
 			if _, ok := attributeByName(strings.TrimSuffix(ts[i+2].low, "s")); ok || drugRe.MatchString(ts[i+2].orig) {
 				return i // "landlord put the rent up", "the gp upped the sertraline"
+			}
+		case roles[strings.TrimSuffix(ts[0].low, "'s")] != "":
+			if _, ok := attributeByName(strings.TrimSuffix(o, "s")); ok {
+				return i // "Landlord has increased rent to 13,500": one who serves the speaker; "mum moved house" is mum's
 			}
 		}
 		return 0

@@ -207,7 +207,7 @@ func TestValue(t *testing.T) {
 
 func TestKebabAndSlot(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{"Mobile Team", "mobile-team"}, {"phone_number", "phone-number"}, {"Tomás", "tomas"}, {"O'Brien", "obrien"}, {"  --x--  ", "x"}, {"mobile-team", "mobile-team"},
+		{"Mobile Team", "mobile-team"}, {"phone_number", "phone-number"}, {"Tomás", "tomas"}, {"Thảo", "thao"}, {"Nguyễn Đức", "nguyen-duc"}, {"Søren", "soren"}, {"O'Brien", "obrien"}, {"  --x--  ", "x"}, {"mobile-team", "mobile-team"},
 	}
 	for _, tt := range tests {
 		if got := Kebab(tt.in); got != tt.want || Kebab(got) != got {

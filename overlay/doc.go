@@ -97,6 +97,8 @@
 //     its subject, holding an amount in a slot that may hold one (facts.HoldsAmounts),
 //     whose memory names the attribute in its own words: "putting the rent up to 1240"
 //     joins "rent paid. 1150 a month" (read as a price) (namedIn, TestAmountNamedIn);
+//     the price of a service the memory names ("wifi is virgin, £30 a month":
+//     broadband-price, facts.PricesService) keeps its own slot;
 //   - a denial that names a value an earlier candidate stated while the extractor read
 //     no fact from it ("so me and Tomás broke up" after "been seeing someone called
 //     Tomás"), or only facts by meaning of other slots and values ("bex left?? new

@@ -258,6 +258,31 @@ func TestAdoptSlot(t *testing.T) {
 	}
 }
 
+// The price of a service the memory names keeps the service's price slot, however near
+// the topic head puts it to the rent before it (facts.PricesService).
+func TestAdoptSlotKeepsServicePrice(t *testing.T) {
+	heads := gate.NewHeads(overlaytest.BagDim, 16, 8, rand.New(rand.NewPCG(3, 4)))
+	price := fact("user", "broadband-price", "30")
+	price.Confidence = 0.7
+	rent := fact("user", "rent", "520")
+	rent.Confidence = 0.8
+	x := &mapExtractor{facts: map[string][]facts.Fact{
+		"rent is 520 a month":            {rent},
+		"wifi is hyperoptic, 30 a month": {fact("user", "broadband", "Hyperoptic"), price},
+	}}
+	o := newTestOverlay(t, func(c *Config) { c.Facts, c.Heads, c.AdoptTop = x, heads, -1 })
+	trs, err := o.Add(t.Context(), "dee", []Input{{Content: "rent is 520 a month", EventTime: at(1)}, {Content: "wifi is hyperoptic, 30 a month", EventTime: at(2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trs[1].Slot != "user/broadband" {
+		t.Errorf("the wifi joined slot %q, want user/broadband", trs[1].Slot)
+	}
+	if st := statuses(t, o, "dee", trs); st["rent is 520 a month"] != store.StatusActive {
+		t.Errorf("the rent is %s after the wifi's price", st["rent is 520 a month"])
+	}
+}
+
 // A fact read by meaning never adopts a candidate's slot, however near the topic head
 // puts the two memories, when the two attributes take values of different kinds (a
 // running distance is no home; a ticket no passport's expiry date) or when its attribute

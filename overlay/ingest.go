@@ -975,6 +975,9 @@ func (o *Overlay) adoptSlots(ctx context.Context, user, text string, fs []facts.
 		if !facts.SingleValued(f.Attribute) || facts.NamesItsOwner(f.Attribute) || slices.ContainsFunc(cands, func(c store.Record) bool { return c.Slot == f.Group() }) {
 			continue
 		}
+		if facts.PricesService(f, fs) {
+			continue // "wifi is virgin, £30 a month": the broadband's price, not the rent of the memory before
+		}
 		if a := namedIn(f, cands, candFacts); a != "" {
 			// "bumped the 401k to 6%" after "checked the 401k portal: I'm at 4%" (rate):
 			// the earlier memory names the thing, its fact has it under another word.
