@@ -202,7 +202,11 @@
 //     13,500"). An amount the meaning read as a price, a bill or a rent beside the one
 //     service the memory names is that service's price, "<service>-price" ("wifi is
 //     virgin, £30 a month": broadband-price; servicePrice), a slot no other amount slot
-//     takes (PricesService).
+//     takes (PricesService). A role's word as a label names who holds it ("advisor:
+//     Prof. Halvorsen", "cleaner: Marta"); "<name> is our <role>" reads as "my" does
+//     ("Priya is our new landlord"), and a doctor's title before a name said to be
+//     someone is one subject ("Dr Mbeki is my advisor"), while "Dr Wanjiru has added a
+//     Seretide preventer" stays the speaker's state.
 //   - A plan's month is when the planned thing happens, not when the fact became true
 //     ("we're going to crete in july"): no event time for a trip, a flight, a stay or an
 //     event dated ahead.

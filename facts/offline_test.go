@@ -587,6 +587,9 @@ func TestOfflineLabelledStatements(t *testing.T) {
 		{"Theo's hobby these days: bouldering.", "theo", "hobby", "bouldering"},
 		{"new favourite rider: marco bezzecchi. sorry lando, it's over", "user", "favourite-rider", "marco bezzecchi"},
 		{"My manager: Dana Whitfield.", "user", "manager", "Dana Whitfield"},
+		// A role's word as the label: who holds the speaker's role.
+		{"advisor: Prof. Lindqvist", "user", "supervisor", "Prof Lindqvist"},
+		{"cleaner: Ilona, every other thursday", "user", "cleaner", "Ilona"},
 		// Named for a role with "as".
 		{"tom's away for six months, so I've put jess down as my emergency contact", "user", "contact", "jess"},
 		{"we listed Aunt Mo as next of kin on the forms", "user", "contact", "Aunt Mo"},

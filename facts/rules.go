@@ -1468,8 +1468,8 @@ func ownedAs(c clause) (attr, value string) {
 	for i < len(rest) && ownedAdverbs[rest[i].low] {
 		i++
 	}
-	if i >= len(rest) || rest[i].low != "my" {
-		return "", ""
+	if i >= len(rest) || rest[i].low != "my" && rest[i].low != "our" {
+		return "", "" // "dana is my new manager", "Priya is our new landlord"
 	}
 	j := i + 1
 	for j < len(rest) && labelLeads[rest[j].low] {
@@ -1480,8 +1480,8 @@ func ownedAs(c clause) (attr, value string) {
 	if last := &name[n-1]; strings.HasSuffix(last.low, "'s") {
 		last.orig, last.low = last.orig[:len(last.orig)-2], last.low[:len(last.low)-2]
 	}
-	if !isNameToken(ft, 0) {
-		return "", ""
+	if !isNameToken(ft, 0) && !(honorifics[ft[0].low] && n > 1 && isNameToken(ft, 1)) {
+		return "", "" // "Dr. Mbeki is my advisor": a title and a name
 	}
 	if relations[name[0].low] != "" {
 		return "", ""
@@ -1840,6 +1840,9 @@ func labelAttr(ts []token) (attr string, own bool) {
 	}
 	if _, ok := attributeByName(Kebab(name)); ok {
 		return Kebab(name), own
+	}
+	if r := roles[name]; r != "" {
+		return r, own // "advisor: Prof. Halvorsen", "cleaner: Marta": who holds the speaker's role
 	}
 	if cued := attributeCues[name]; len(ts) == 1 && len(cued) == 1 {
 		return cued[0].name, own // "hotel sorted:", "hotel:": a word that cues one attribute names it

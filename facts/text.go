@@ -648,6 +648,7 @@ var relations = map[string]string{
 	"stepdaughter": "stepdaughter", "eldest": "eldest", "youngest": "youngest", "supervisor": "supervisor", "babysitter": "babysitter",
 	"nanny": "babysitter", "sitter": "babysitter", "childminder": "babysitter", "cleaner": "cleaner",
 	"psychiatrist": "doctor", "psychologist": "doctor", "counsellor": "doctor", "counselor": "doctor", "neurologist": "doctor",
+	"advisor": "supervisor", "adviser": "supervisor",
 }
 
 // roles are relations that are also attributes of the user: "my manager is Dana" is the
@@ -661,6 +662,8 @@ var roles = map[string]string{
 	"consultant": "doctor", "surgeon": "doctor", "nurse": "doctor", "pharmacist": "doctor", "midwife": "doctor", "dietitian": "doctor", "dietician": "doctor",
 	"optician": "doctor", "specialist": "doctor", "osteopath": "doctor", "chiropractor": "doctor", "cardiologist": "doctor", "dermatologist": "doctor",
 	"supervisor": "supervisor", "babysitter": "babysitter", "nanny": "babysitter", "sitter": "babysitter", "childminder": "babysitter", "cleaner": "cleaner",
+	"advisor": "supervisor", "adviser": "supervisor", "paediatrician": "doctor", "pediatrician": "doctor", "allergist": "doctor", "pulmonologist": "doctor",
+	"orthodontist": "doctor", "podiatrist": "doctor", "physiotherapist": "doctor", "gynaecologist": "doctor", "gynecologist": "doctor",
 }
 
 // entityHeads are nouns of described third parties that have facts of their own: "the
@@ -1057,6 +1060,13 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 			return self, ts, ""
 		}
 		return "", ts, ""
+	}
+	if titled, n := titledName(ts, 0); n > 0 && !isNameToken(ts, 0) && n < len(ts) && (ts[n].low == "is" || ts[n].low == "was") {
+		// "Dr Mbeki is my advisor": a title that is also a word of the table (a doctor's
+		// "dr") and the name, said to be someone; "Dr Wanjiru has added a Seretide
+		// preventer" acts on the speaker's state.
+		p.last = titled
+		return p.last, ts[n:], ""
 	}
 	if isNameToken(ts, 0) && !p.things[strings.TrimSuffix(w0, "'s")] {
 		// "ines's sister marta is coming": the last name of a possessive chain.

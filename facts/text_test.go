@@ -16,6 +16,8 @@ func TestSubject(t *testing.T) {
 		{"relation", "my cousin works night shifts at the depot", "user", "", "cousin", ""},
 		{"relation with a name", "my flatmate oskar is vegan these days", "user", "", "oskar", ""},
 		{"capitalised name", "Mirela started at the bakery on Monday", "user", "", "mirela", ""},
+		{"a doctor's title and a name, said to be someone", "Dr Mbeki is my advisor from september", "user", "", "dr-mbeki", ""},
+		{"a doctor acting on the speaker's state", "Dr Achterberg has added a steroid inhaler", "user", "", "user", ""},
 		{"lower-case name", "kwame moved to glasgow for his phd", "user", "", "kwame", ""},
 		{"possessive name", "bilal's car got towed again", "user", "", "bilal", ""},
 		{"possessive chain", "dana's brother felix is a chef in rome", "user", "", "felix", ""},
@@ -347,6 +349,8 @@ func TestOwnedAs(t *testing.T) {
 		{"Games are my go-to when I'm stressed", "", ""},
 		{"this is my life now", "", ""},
 		{"she is my rock", "", ""},
+		{"Dr Mbeki is my advisor from september", "supervisor", "Dr Mbeki"},
+		{"Priya is our new landlord", "landlord", "Priya"},
 	}
 	for _, tt := range tests {
 		ts := tokenize(tt.text)
