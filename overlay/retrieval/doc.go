@@ -48,8 +48,11 @@
 // cortado?") or asks for the first ("my first job"), the state of the seed's slot it
 // asks for before all of these (the profile's Anchor and Earliest; TEM's key entity in
 // the first row, before latest 0.833 → 0.983, historical 0.492 → 0.958); the other hops stand
-// directly after it only when the packet must carry both states (a change query or an
-// unsure profile), else after all seeds — and the semantic hops come last. (Placing the
+// directly after it only for a change query or a profile that leans to no state
+// (neutral), else after all seeds — and the semantic hops come last. A profile that
+// leans to one state on weak cues ("what am I driving?") still follows both directions,
+// so a stale seed's live successor still stands before it, but the old states of its
+// active seeds wait until the host's hits are in (View.adjacent). (Placing the
 // after-hops next to their seed for every query, as before, lost LTP evidence support
 // 0.950 → 0.930 against the host's 0.939: a current question's packet filled with the
 // transition records and old states of seeds it did not ask about.) Nothing unrelated is re-sorted by state, so the

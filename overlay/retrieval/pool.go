@@ -107,6 +107,15 @@ func ViewOf(p Profile) View {
 // record when the pool has them.
 func (v View) bothStates() bool { return v.Unsure || v.Mode == ModeTransition }
 
+// adjacent reports whether a seed's hops that go after it stand directly after it (a
+// change query, or a profile that leans to no state) rather than after all the seeds.
+// A profile that leans to one state on weak cues ("what am I driving?", "do I still
+// …") still follows both directions and still gets a stale seed's live successor
+// directly before it, but its old states do not push the host's later hits out (cases
+// dev unchanged; fresh sets C, F, G, I, K state first +0.009 to +0.018, docs/benchmarks.md,
+// session 25).
+func (v View) adjacent() bool { return v.Mode == ModeTransition || v.Mode == ModeNeutral }
+
 // Pool is the evidence pool of one query.
 type Pool struct {
 	View View `json:"view"`
@@ -301,7 +310,7 @@ func BuildPool(ctx context.Context, g Graph, p Profile, seeds []Candidate, cfg C
 		ranked := PreRank(b.pool, v)
 		return Pool{View: v, K: cfg.k(), Order: OrderTierFirst, Ranked: ranked, Top: topK(ranked, cfg.k(), v.bothStates())}, nil
 	}
-	ranked := b.anchored(nSeeds, v.bothStates())
+	ranked := b.anchored(nSeeds, v.adjacent())
 	return Pool{View: v, K: cfg.k(), Order: OrderAnchored, Ranked: ranked, Top: slices.Clone(ranked[:min(cfg.k(), len(ranked))])}, nil
 }
 

@@ -74,9 +74,14 @@ func TestBuildPool(t *testing.T) {
 			tierRanked: []string{"d1", "d2"}, tierTop: []string{"d1", "d2"}, sources: map[string]Source{"d2": SourceNeighbour},
 		},
 		{
-			name: "unsure query carries both states (tier-first: by replacing a seed; anchored: next to their seed, as room allows)", profile: currentUnsure, seeds: seeds("h1", "d1", "c2"), cfg: Config{K: 3},
+			name: "unsure query carries both states (tier-first: by replacing a seed; anchored: a stale seed's successor before it)", profile: currentUnsure, seeds: seeds("h1", "d1", "c2"), cfg: Config{K: 3},
 			ranked: []string{"h1", "d2", "d1", "c2", "c1", "t1", "h2", "j2"}, top: []string{"h1", "d2", "d1"},
 			tierRanked: []string{"h1", "h2", "j2", "d1", "d2", "c2", "t1", "c1"}, tierTop: []string{"h1", "h2", "c1"},
+		},
+		{
+			name: "unsure query that leans to the present: the states a seed adds after it wait until every seed is in, as a confident one's", profile: currentUnsure, seeds: seeds("c2", "h1"), cfg: Config{K: 2},
+			ranked: []string{"c2", "h1", "c1", "t1", "h2", "d1", "j2"}, top: []string{"c2", "h1"},
+			tierRanked: []string{"c2", "t1", "h1", "h2", "d1", "j2", "c1"}, tierTop: []string{"c2", "c1"},
 		},
 		{
 			name: "confident query: the states a seed adds after it wait until every seed is in", profile: currentSure, seeds: seeds("c2", "h1"), cfg: Config{K: 2},
