@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // valueKind says what a value of an attribute looks like, so that the offline extractor
@@ -197,13 +198,20 @@ func HoldsAmounts(attr string) bool {
 	return !roleAttrs[attr] // a role is held by a person
 }
 
-// DateFits reports whether v may be a value of attr as far as dates go: an attribute
-// outside the table named as one that holds a date or a day ("passport-expiry",
-// "wedding-date", "bin-day") holds only a date, a day, a clock time or a year ("switched
-// to the Deutschlandticket" is no passport expiry); any other attribute any value.
-func DateFits(attr, v string) bool {
+// ValueFits reports whether v may be a value of attr as far as its kind goes. An
+// attribute outside the table named as one that holds a date or a day
+// ("passport-expiry", "wedding-date", "bin-day") holds only a date, a day, a clock time
+// or a year ("switched to the Deutschlandticket" is no passport expiry); an amount of
+// the table, a medicine's dose and a service's price ("atorvastatin-dose",
+// "broadband-price") only a value with a number in it ("practice nurse" is no dose);
+// any other attribute any value.
+func ValueFits(attr, v string) bool {
 	attr = Kebab(attr)
-	if _, known := attributeByName(attr); known || !datedSuffix.MatchString(attr) {
+	a, known := attributeByName(attr)
+	if known && a.kind == kindNumber || strings.HasSuffix(attr, doseSuffix) || strings.HasSuffix(attr, "-price") {
+		return strings.ContainsFunc(v, unicode.IsDigit) || slices.ContainsFunc(strings.Fields(strings.ToLower(v)), func(w string) bool { return numberWords[w] })
+	}
+	if known || !datedSuffix.MatchString(attr) {
 		return true
 	}
 	return typedKind(v) != nil || isYear(strings.TrimSpace(v))

@@ -184,7 +184,7 @@
 //     (Input.Ended) is taken up again by name ("back on YNAB", "resubscribed to YNAB");
 //     "X isn't in A, it's B" corrects A. Politeness and memory commands ("Please note
 //     that", "Note to self", "update your notes") open a clause without being its
-//     subject, or are no clause at all. A slot of dates (DateFits) takes no value that
+//     subject, or are no clause at all. A slot of dates (ValueFits) takes no value that
 //     is no date, and of two slots of one kind a value joins the one the text names.
 //   - Session 25's forms: more endings by name — notice given ("gave notice at Rush"),
 //     a job packed in, a car written off, an imperative "cancel Calgary", "given up on
@@ -206,7 +206,10 @@
 //     Prof. Halvorsen", "cleaner: Marta"); "<name> is our <role>" reads as "my" does
 //     ("Priya is our new landlord"), and a doctor's title before a name said to be
 //     someone is one subject ("Dr Mbeki is my advisor"), while "Dr Wanjiru has added a
-//     Seretide preventer" stays the speaker's state.
+//     Seretide preventer" stays the speaker's state. A medicine given up ends its own
+//     dose slot's last dose (endedDoses: "she's stopping the atorvastatin" ends
+//     "atorvastatin-dose = 40mg"), and a slot of amounts, a dose or a price takes only a
+//     value with a number in it (ValueFits: "practice nurse" is no dose).
 //   - A plan's month is when the planned thing happens, not when the fact became true
 //     ("we're going to crete in july"): no event time for a trip, a flight, a stay or an
 //     event dated ahead.

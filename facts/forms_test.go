@@ -1756,3 +1756,13 @@ func TestServicePrice(t *testing.T) {
 		}
 	}
 }
+
+// A medicine given up ends its own dose slot's last dose; another medicine's dose stays.
+func TestEndedDoses(t *testing.T) {
+	values := map[string][]string{"user/amlodipine": {"amlodipine"}, "user/amlodipine-dose": {"10mg", "5mg"}, "user/ramipril-dose": {"2.5mg"}}
+	res := extract(t, []Input{{Text: "the gp has taken me off the amlodipine, ankles were like balloons", Values: values, Slots: []string{"user/medication", "user/amlodipine-dose", "user/ramipril-dose"}}})
+	got := factKeys(res[0].Facts)
+	if !slices.Contains(got, "user/amlodipine-dose!=10mg") || slices.ContainsFunc(got, func(k string) bool { return strings.HasPrefix(k, "user/ramipril-dose") }) {
+		t.Errorf("facts %v, want user/amlodipine-dose!=10mg and nothing of the ramipril", got)
+	}
+}

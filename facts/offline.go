@@ -488,9 +488,11 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 		if f, ok := validUntil(said, p.self); ok && !slices.ContainsFunc(facts, func(g Fact) bool { return g.Slot() == f.Slot() }) {
 			facts, why = append(facts, f), ""
 		}
-		if fs := endedFacts(p, facts, knownValues(in[i], known)); len(fs) > 0 {
+		values := knownValues(in[i], known)
+		if fs := endedFacts(p, facts, values); len(fs) > 0 {
 			facts, why = orderFacts(fs), ""
 		}
+		facts = append(facts, endedDoses(facts, values)...)
 		facts = append(facts, correctedAway(p, facts, in[i].Values)...)
 		if fs := toldYou(said, facts, in[i].Values); len(fs) > 0 {
 			facts = append(slices.DeleteFunc(facts, func(f Fact) bool { return f.Slot() == fs[0].Slot() }), fs...)
@@ -729,7 +731,7 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			if !ok {
 				a = openAttribute(reuse)
 			}
-			if v = strings.Trim(value(a, rest, c.toks, role), " ,.'\""); v != "" && DateFits(reuse, v) {
+			if v = strings.Trim(value(a, rest, c.toks, role), " ,.'\""); v != "" && ValueFits(reuse, v) {
 				attr, attrScore = a, reuseS
 			} else {
 				v = "" // a ticket is no passport's expiry date, however near the words

@@ -4280,6 +4280,27 @@ func drugFacts(c clause, self string, base Fact) []Fact {
 	return out
 }
 
+// endedDoses ends the dose of each medicine a fact of fs gives up ("she's stopping the
+// atorvastatin"): the medicine's own dose slot (values: knownValues) holds its last dose
+// no longer, so that "the atorvastatin goes up to 40mg" is history once the medicine is.
+func endedDoses(fs []Fact, values map[string][]string) []Fact {
+	var out []Fact
+	for _, f := range fs {
+		if !f.Negated || f.Attribute != "medication" {
+			continue
+		}
+		d := f
+		d.Attribute = Kebab(f.Value) + doseSuffix
+		vals := values[d.Slot()]
+		if len(vals) == 0 || slices.ContainsFunc(fs, func(g Fact) bool { return g.Slot() == d.Slot() }) {
+			continue
+		}
+		d.Value = vals[0]
+		out = append(out, d)
+	}
+	return out
+}
+
 // A loyalty scheme's tier: "FINALLY silver on ba exec club", "Skyward knocked me down to
 // Silver", "made Flying Blue Silver this week", "Dele is Platinum again", "delta gold
 // medallion this yr". The tier is one state of its holder whatever the scheme (most

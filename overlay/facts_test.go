@@ -285,7 +285,7 @@ func TestAdoptSlotKeepsServicePrice(t *testing.T) {
 
 // A fact read by meaning never adopts a candidate's slot, however near the topic head
 // puts the two memories, when the two attributes take values of different kinds (a
-// running distance is no home; a ticket no passport's expiry date) or when its attribute
+// running distance is no home; a ticket no passport's expiry date; a nurse no dose) or when its attribute
 // names its owner (a medicine's dose is never another medicine's).
 func TestAdoptSlotKeeps(t *testing.T) {
 	heads := gate.NewHeads(overlaytest.BagDim, 16, 8, rand.New(rand.NewPCG(3, 4)))
@@ -303,6 +303,8 @@ func TestAdoptSlotKeeps(t *testing.T) {
 			fact("user", "levothyroxine-dose", "50mcg"), fact("user", "amlodipine-dose", "5mg"), "user/amlodipine-dose", 0.9},
 		{"dates", "passport expires in June 2027, need to renew", "switched to the Deutschlandticket, 58 a month",
 			fact("user", "passport-expiry", "June 2027"), fact("user", "ticket", "Deutschlandticket"), "user/ticket", 0.7},
+		{"amounts", "started on atorvastatin, 20mg at night", "annual review with the practice nurse, all looks fine",
+			fact("user", "atorvastatin-dose", "20mg"), fact("user", "checkup", "practice nurse"), "user/checkup", 0.7},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			nf := tt.newFact

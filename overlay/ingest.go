@@ -1020,7 +1020,7 @@ func (o *Overlay) adoptSlots(ctx context.Context, user, text string, fs []facts.
 		for _, c := range cands {
 			subj, attr, ok := strings.Cut(c.Slot, "/")
 			if !ok || strings.Contains(attr, "/") || subj != facts.Kebab(f.Subject) || len(c.Embeddings.Topic) != len(proj.Top) || facts.DistinctKinds(f.Attribute, attr) ||
-				!facts.DateFits(attr, f.Value) {
+				!facts.ValueFits(attr, f.Value) {
 				// A distance is no home, a place no partner, a price or a ticket no
 				// expiry date, however near the topic.
 				continue
