@@ -1707,12 +1707,15 @@ func TestServedOwnersAndReports(t *testing.T) {
 	}
 }
 
-// Session 25's subjects, in sentences written for the purpose: a currency or a unit
-// before an amount is nobody ("KSh 18,000"), an exclamation of chat or of another English
-// opens a clause without being its subject, a name's accents fold to one key, and one
-// who serves the speaker changes the speaker's bare attribute.
-func TestSubjectsOfOtherEnglishes(t *testing.T) {
+// Session 25's forms of other Englishes, in sentences written for the purpose: a
+// currency or a unit before an amount is nobody ("KSh 18,000"), an exclamation of chat or
+// of another English opens a clause without being its subject, a name's accents fold to
+// one key, one who serves the speaker changes the speaker's bare attribute, and
+// "shifted" is a move.
+func TestOtherEnglishes(t *testing.T) {
 	wantSentences(t, []sentenceCase{
+		{"we're shifting to Pune next month, finally", []string{"user/home=Pune"}},
+		{"Shifted the standup to Thursday", []string{"-user/home=Thursday"}},
 		{"Moved into a bedsitter in Kasarani, KSh 11,500 a month", []string{"-ksh/rent=11,500"}},
 		{"Rs 2,400 for the new maid every month", []string{"-rs/rent=2,400"}},
 		{"Aiyo my insurance renewal went up to 1,380", []string{"-aiyo/insurance=1,380"}},

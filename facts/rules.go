@@ -333,7 +333,7 @@ var jobWords = map[string]bool{"nurse": true, "teacher": true, "tutor": true, "c
 // homeVerbs say where someone lives; moveVerbs that they moved there.
 var (
 	homeVerbs = map[string]bool{"live": true, "lives": true, "living": true, "lived": true, "settled": true, "based": true, "relocated": true, "relocating": true, "relocate": true, "resettled": true}
-	moveVerbs = map[string]bool{"moved": true, "moving": true, "move": true, "moves": true}
+	moveVerbs = map[string]bool{"moved": true, "moving": true, "move": true, "moves": true, "shifted": true, "shifting": true} // "shifted to Pune": moved, in Indian English
 )
 
 // boughtHome returns, when ts[i] buys or rents a home ("bought a place", "rented a flat",
