@@ -280,5 +280,5 @@ func SharesTopic(a, b string) bool {
 	if len(ga) > 0 && len(gb) > 0 && !slices.Equal(ga, gb) {
 		return false
 	}
-	return len(ha) > 2 && ha == hb
+	return len(ha) > 2 && singular(ha) == singular(hb) // "seminars" and "seminar-day"
 }

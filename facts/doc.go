@@ -209,7 +209,11 @@
 //     Seretide preventer" stays the speaker's state. A medicine given up ends its own
 //     dose slot's last dose (endedDoses: "she's stopping the atorvastatin" ends
 //     "atorvastatin-dose = 40mg"), and a slot of amounts, a dose or a price takes only a
-//     value with a number in it (ValueFits: "practice nurse" is no dose).
+//     value with a number in it (ValueFits: "practice nurse" is no dose). A household
+//     service's slot is named by the service whatever word the memory calls it by
+//     (serviceAttributes: "electricity: Electric Ireland" is the energy supplier), and
+//     a plural names the same thing as its singular ("seminars" and "seminar-day",
+//     SharesTopic).
 //   - A plan's month is when the planned thing happens, not when the fact became true
 //     ("we're going to crete in july"): no event time for a trip, a flight, a stay or an
 //     event dated ahead.

@@ -1769,3 +1769,17 @@ func TestEndedDoses(t *testing.T) {
 		t.Errorf("facts %v, want user/amlodipine-dose!=10mg and nothing of the ramipril", got)
 	}
 }
+
+// A household service's slot is named by the service, whatever word the memory calls it
+// by; an amount under the service's word keeps its label.
+func TestServiceAttributes(t *testing.T) {
+	fs := serviceAttributes([]Fact{
+		{Subject: "user", Attribute: "electricity", Value: "Flogas"},
+		{Subject: "user", Attribute: "wifi-price", Value: "£27"},
+		{Subject: "user", Attribute: "gas", Value: "£40 a month"},
+		{Subject: "user", Attribute: "mortgage", Value: "Halifax"},
+	})
+	if got, want := factKeys(fs), []string{"user/energy-supplier=Flogas", "user/broadband-price=£27", "user/gas=£40 a month", "user/mortgage=Halifax"}; !slices.Equal(got, want) {
+		t.Errorf("serviceAttributes = %v, want %v", got, want)
+	}
+}

@@ -517,6 +517,7 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 			// memory denies is not also one it states.
 			return !f.Negated && slices.ContainsFunc(facts, func(g Fact) bool { return g.Negated && g.Slot() == f.Slot() && SameValue(g.Value, f.Value) })
 		})
+		facts = serviceAttributes(facts)
 		out[i].Facts, out[i].Why = facts, why
 		for _, f := range facts {
 			seen = addSeen(seen, f, p)
@@ -1457,6 +1458,28 @@ func servicePrice(fs []Fact, text string) []Fact {
 			name = Kebab(svc[0].Value) // "netflix-price": each subscription its own
 		}
 		out[i].Attribute = name + "-price"
+	}
+	return out
+}
+
+// serviceAttributes names a household service's slot by the service, whatever word the
+// memory calls it by: a fact read under "electricity", "internet" or "wifi" (an open
+// label, "my internet is with Sky") is of the energy supplier's or the broadband's slot
+// (serviceWords), as serviceProvider reads "we use octopus for electricity", so that
+// "electricity: Electric Ireland" and "back with Bord Gais for the energy" share a
+// version group; so is its price. An amount under the service's word ("gas: £40") is no
+// provider and keeps its label.
+func serviceAttributes(fs []Fact) []Fact {
+	out := slices.Clone(fs)
+	for i, f := range out {
+		base, price := strings.CutSuffix(Kebab(f.Attribute), "-price")
+		s := serviceWords[base]
+		if s == "" || s == base || !price && strings.ContainsFunc(f.Value, unicode.IsDigit) {
+			continue
+		}
+		if out[i].Attribute = s; price {
+			out[i].Attribute = s + "-price"
+		}
 	}
 	return out
 }

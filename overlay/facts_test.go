@@ -393,7 +393,7 @@ func TestAdoptSlotByName(t *testing.T) {
 		want bool
 	}{
 		{"travel-insurance", "insurance-provider", true}, {"bin-day", "bin-time", false}, {"bin-day", "brenda-day", false},
-		{"favourite-band", "favourite-author", false}, {"pension-contribution", "pension-provider", false}, {"gym-fee", "gym", false}, {"home", "home", false},
+		{"favourite-band", "favourite-author", false}, {"pension-contribution", "pension-provider", false}, {"gym-fee", "gym", false}, {"home", "home", false}, {"seminars", "seminar-day", true},
 	} {
 		if got := facts.SharesTopic(tt.a, tt.b); got != tt.want {
 			t.Errorf("SharesTopic(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
