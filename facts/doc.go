@@ -213,7 +213,9 @@
 //     service's slot is named by the service whatever word the memory calls it by
 //     (serviceAttributes: "electricity: Electric Ireland" is the energy supplier), and
 //     a plural names the same thing as its singular ("seminars" and "seminar-day",
-//     SharesTopic).
+//     SharesTopic). A habit's days before the event they narrow are its scope
+//     ("mondays standup is 10:00": on mondays), and so is one week said as one ("for
+//     that week only", "Memorial Day week").
 //   - A plan's month is when the planned thing happens, not when the fact became true
 //     ("we're going to crete in july"): no event time for a trip, a flight, a stay or an
 //     event dated ahead.

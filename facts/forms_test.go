@@ -1164,6 +1164,11 @@ func TestScopeOfPartOfDay(t *testing.T) {
 		"in the morning now he drinks cappuccino instead of chimarrão": "in the morning",
 		"at weekends we go to the allotment":                           "at weekends",
 		"he drinks cappuccino now":                                     "",
+		// A habit's days before the event they narrow; one week apart, said as such.
+		"fridays swim club is 7:30 because of the gala":   "on fridays",
+		"recycling goes out saturday for that week only":  "for that week only",
+		"Labour Day week the lessons move to 5":           "Labour Day week",
+		"they moved me up to the B2 group from this week": "",
 	})
 	// A day said before the event, with no day of its own, is the time's condition.
 	res := extract(t, []Input{{Text: "also on Mondays standup moves to 10:00 because of the all-hands", Values: map[string][]string{"user/standup-time": {"9:30"}}, Slots: []string{"user/standup-time"}}})

@@ -445,9 +445,13 @@ var (
 	scopeRe  = regexp.MustCompile(`(?i)\b(?:except(?: on| in| for| when| during)?|only (?:when|on|in|if|during|for)|unless|during|until|till|for (?:anyone|new)\b [a-z]+(?: [a-z]+)?|for the (?:summer|winter|spring|autumn|holidays|weekend|week|month|year|term|time being|kids|children|twins|boys|girls|family|baby|dog|dogs|cat|cats|guests|team|next [a-z]+(?: [a-z]+)?)\b|after \d{1,2}\s?(?:am|pm)?|when (?:i|we|friends)\b)[^,.;!?]*|\b(?:in the (?:mornings?|afternoons?|evenings?)|at (?:night|weekends|the weekend)|on (?:weekends|weekdays|work days|workdays|` + dayName + `)` +
 		// A week or season apart, or a day's part: "christmas week the bins go on saturday",
 		// "saturday mornings tho = iced mocha", "over the summer".
-		`|(?:christmas|easter|bank holiday|bank hol|half[- ]term|holiday) weeks?|over (?:the )?(?:christmas|easter|summer|winter|holidays)|(?:mon|tues|wednes|thurs|fri|satur|sun)days? (?:mornings?|afternoons?|evenings?|nights?))\b`)
+		`|(?:christmas|easter|bank holiday|bank hol|half[- ]term|holiday|[a-z]+ day) weeks?|(?:for|just) (?:that|this|the one) week(?: only)?|(?:that|this|the one) week only|over (?:the )?(?:christmas|easter|summer|winter|holidays)|(?:mon|tues|wednes|thurs|fri|satur|sun)days? (?:mornings?|afternoons?|evenings?|nights?))\b`)
 	eventRe = regexp.MustCompile(`(?i)\b(?:back in|since|from|as of|starting(?: in| on| from)?|in)\s+(?:early\s+|late\s+|mid\s+)?(?:the\s+)?(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)?(` + monthName + `)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?|\b(last (?:month|week|year))\b|\bon the (\d{1,2})(?:st|nd|rd|th)\b`)
 )
+
+// leadingDaysRe is a habit's days said before the event they narrow: "mondays standup is
+// 10:00", "fridays swim club is 7:30".
+var leadingDaysRe = regexp.MustCompile(`(?i)^((?:mon|tues|wednes|thurs|fri|satur|sun)days) (?:[a-z]+(?:'s)? ){1,2}(?:is|are|moves?|starts?|goes|runs)\b`)
 
 // oneDay is a day's name in the singular: "on Friday" is one day, "on Fridays" a habit.
 const oneDay = `(?:mon|tues|wednes|thurs|fri|satur|sun)day`
@@ -483,6 +487,9 @@ func negated(clause string) bool {
 func scope(clause string) string {
 	if s := onlyScope(clause); s != "" {
 		return s
+	}
+	if m := leadingDaysRe.FindStringSubmatch(clause); m != nil {
+		return "on " + m[1] // "mondays standup is 10:00": on mondays
 	}
 	m := scopeRe.FindString(clause)
 	if oneDayRe.MatchString(m) && stateChangeRe.MatchString(clause) {
