@@ -215,7 +215,9 @@
 //     a plural names the same thing as its singular ("seminars" and "seminar-day",
 //     SharesTopic). A habit's days before the event they narrow are its scope
 //     ("mondays standup is 10:00": on mondays), and so is one week said as one ("for
-//     that week only", "Memorial Day week").
+//     that week only", "Memorial Day week"); an event said before its clock time with no
+//     verb is a schedule when said as a habit ("standup 9:00 ET daily", not "dinner 7pm
+//     at Luca's").
 //   - A plan's month is when the planned thing happens, not when the fact became true
 //     ("we're going to crete in july"): no event time for a trip, a flight, a stay or an
 //     event dated ahead.

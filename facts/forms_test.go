@@ -89,6 +89,9 @@ func TestOfflineSchedules(t *testing.T) {
 		want []string // each must be among the facts
 	}{
 		{"my pilates class is on mondays at 6pm", []string{"user/pilates-day=mondays", "user/pilates-time=6pm"}},
+		// A note's event and its time with no verb, said as a habit; days said first.
+		{"choir 7:30 every thursday in the church hall", []string{"user/choir-time=7:30"}},
+		{"wednesdays choir is 8pm till the concert", []string{"user/choir-time=8pm"}},
 		{"pilates moved to wednesdays, same time", []string{"user/pilates-day=wednesdays"}},
 		{"choir practice is thursday evenings", []string{"user/choir-day=thursday"}},
 		{"choir's on tuesdays from next term", []string{"user/choir-day=tuesdays"}},

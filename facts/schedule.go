@@ -50,6 +50,9 @@ func whenFollows(ts []token) bool {
 	return false
 }
 
+// habitRe says a thing recurs: "daily", "every", "weekdays", a weekday in the plural.
+var habitRe = regexp.MustCompile(`(?i)\b(?:daily|every|each|weekly|weekdays|weekends|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b`)
+
 // moveVerbs put an event at another day or time: "the council moved recycling to fridays".
 var eventMoves = wordSet(`moved changed switched shifted pushed put rescheduled`)
 
@@ -107,7 +110,8 @@ func scheduleFacts(c clause, self string, base Fact) []Fact {
 // to 10:00".
 func scopeBefore(text, scope, event string) bool {
 	low := strings.ToLower(text)
-	i, j := strings.Index(low, strings.ToLower(scope)), strings.Index(low, strings.ToLower(event))
+	scope = strings.TrimPrefix(strings.ToLower(scope), "on ") // "mondays standup is 10:00": on mondays
+	i, j := strings.Index(low, scope), strings.Index(low, strings.ToLower(event))
 	return i >= 0 && j > i
 }
 
@@ -211,6 +215,18 @@ func eventPhrase(ts []token, self string) (owner, event string, generic bool, at
 		o, e, g := eventOwner([]token{{orig: strings.TrimSuffix(ts[0].orig, "'s"), low: strings.TrimSuffix(ts[0].low, "'s")}}, self)
 		return o, e, g, 1
 	}
+	for i := 1; i <= 2 && i < len(ts); i++ {
+		// A note's event and its clock time with no verb between, said as a habit:
+		// "standup 9:00 ET daily", "swim club 7:30 on fridays"; not a name's ("Dana 6pm"),
+		// nor one evening's ("dinner 7pm at Luca's").
+		if ts[i-1].end || slices.ContainsFunc(ts[:i], isCapitalised) {
+			break
+		}
+		if m := clockRe.FindStringIndex(join(ts[i:])); m != nil && m[0] == 0 && habitRe.MatchString(join(ts[i:])) {
+			o, e, g := eventOwner(ts[:i], self)
+			return o, e, g, i
+		}
+	}
 	return "", "", false, 0
 }
 
@@ -250,6 +266,9 @@ func eventOwner(ph []token, self string) (owner, event string, generic bool) {
 			}
 			words = nil
 			continue
+		}
+		if isMonthOrDay(w) && i == 0 && len(ph) > 1 && strings.HasSuffix(w, "s") {
+			continue // "mondays standup is 10:00": the days it holds on (its scope), then the event
 		}
 		if !isWord(w) || strings.Contains(w, "'") || isMonthOrDay(w) || numberWords[w] {
 			return "", "", false
