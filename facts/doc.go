@@ -194,8 +194,9 @@
 //     bust, under or into administration, closed or shut down, withdrawn or cancelled
 //     ("YouTube TV is cancelled"), "went on medical leave", "finished up friday". A
 //     currency or a unit before an amount is nobody ("KSh 18,000": amountShaped), and a
-//     clause opened by an amount goes on with its sentence's subject ("my brother Kevin
-//     rents in Rongai, KSh 9,000 for a one bedroom"); the exclamations of other Englishes
+//     clause opened by an amount goes on with the subject of the clause before when that
+//     one pays, rents or earns ("my brother Kevin rents in Rongai, KSh 9,000 for a one
+//     bedroom"; paidAmount); the exclamations of other Englishes
 //     and of chat ("Wah", "Haiz", "Eish", "yikes") are nobody either; a name's accents
 //     fold to one key by their canonical decomposition ("Thảo" → thao); one who serves
 //     the speaker changes the speaker's bare attribute ("Landlord has increased rent to

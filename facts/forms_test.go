@@ -1718,8 +1718,9 @@ func TestServedOwnersAndReports(t *testing.T) {
 // Session 25's forms of other Englishes, in sentences written for the purpose: a
 // currency or a unit before an amount is nobody ("KSh 18,000"), an exclamation of chat or
 // of another English opens a clause without being its subject, a name's accents fold to
-// one key, one who serves the speaker changes the speaker's bare attribute, and
-// "shifted" is a move.
+// one key, one who serves the speaker changes the speaker's bare attribute, an amount
+// that opens a clause is the one's who pays in the clause before, and "shifted" is a
+// move.
 func TestOtherEnglishes(t *testing.T) {
 	wantSentences(t, []sentenceCase{
 		{"we're shifting to Pune next month, finally", []string{"user/home=Pune"}},
@@ -1730,6 +1731,19 @@ func TestOtherEnglishes(t *testing.T) {
 		{"Walao the gym membership is 89.90 now", []string{"-walao/gym-membership=89.90"}},
 		{"Bảo moved to Hanoi in March", []string{"bao/home=Hanoi"}},
 	})
+	// An amount that opens a clause is the one's who pays in the clause before.
+	for _, tt := range []struct {
+		before, text string
+		paid         bool
+	}{
+		{"my cousin Wanjiru rents in Kilimani", "KSh 22,000 for a bedsitter", true},
+		{"Daycare for Milo at Little Acorns", "$138 a day, 3 days a week", false},
+		{"she pays for the gym", "I think it's £30", false},
+	} {
+		if got := paidAmount(tokenize(tt.text), tokenize(tt.before)); got != tt.paid {
+			t.Errorf("paidAmount(%q after %q) = %v, want %v", tt.text, tt.before, got, tt.paid)
+		}
+	}
 	for text, acts := range map[string]bool{
 		"Landlady has raised rent to 42,000 from January": true,
 		"landlord put the rent up to 1,750":               true,

@@ -392,7 +392,8 @@ func (o *Offline) Extract(ctx context.Context, in []Input) ([]Result, error) {
 					// slots hold, named after the subject, is whom "she" means next.
 					ppl.last = who
 				}
-				if cl.subj == p.self && prev != "" && prev != p.self && prev == ppl.last && (fragment(cl.toks) || thirdPersonOpening(cl.toks)) {
+				if cl.subj == p.self && prev != "" && prev != p.self && prev == ppl.last && (fragment(cl.toks) || thirdPersonOpening(cl.toks) ||
+					len(p.clauses) > 0 && paidAmount(cl.toks, p.clauses[len(p.clauses)-1].toks)) {
 					// "mum's on sertraline too, has been for years, 150mg": a clause
 					// without a subject of its own goes on with the one before.
 					cl.subj = prev
@@ -1412,15 +1413,28 @@ func orderFacts(fs []Fact) []Fact {
 var fragmentLeads = wordSet(`has have been no plus also with mostly usually always`)
 
 // fragment reports a clause with no subject of its own: no first person, and short (at
-// most three words), opened by a word that goes on (fragmentLeads), or by an amount
-// ("my brother rents in Rongai, KSh 9,000 for a one bedroom", "£640 for the pair").
+// most three words) or opened by a word that goes on (fragmentLeads).
 func fragment(ts []token) bool {
 	if len(ts) == 0 || speaksOfSelf(ts) {
 		return false
 	}
-	amountLead := isDigitStart(strings.TrimLeft(ts[0].low, "£$€₱₹¥₦")) || len(ts) > 1 && amountShaped(ts[1].low) && !isNameToken(ts, 0)
-	return fragmentLeads[ts[0].low] || amountLead || len(skipFillers(ts)) <= 3
+	return fragmentLeads[ts[0].low] || len(skipFillers(ts)) <= 3
 }
+
+// paidAmount reports a clause opened by an amount after one in which someone pays,
+// rents, earns or charges (before): the amount is theirs ("my brother Kevin rents in
+// Rongai, KSh 9,000 for a one bedroom"), while after "Daycare for Milo at Little
+// Acorns" it is no daycare's.
+func paidAmount(ts, before []token) bool {
+	if len(ts) == 0 || speaksOfSelf(ts) {
+		return false
+	}
+	lead := isDigitStart(strings.TrimLeft(ts[0].low, "£$€₱₹¥₦")) || len(ts) > 1 && amountShaped(ts[1].low) && !isNameToken(ts, 0)
+	return lead && slices.ContainsFunc(before, func(t token) bool { return payVerbs[t.low] })
+}
+
+// payVerbs say that someone pays or is paid an amount.
+var payVerbs = wordSet(`rent rents renting rented pay pays paying paid earn earns earning charge charges charging`)
 
 // pricedServices are the attributes whose holder is paid for: a provider, a plan, a gym,
 // a subscription, a school, a stay (with the household services of serviceWords and each
