@@ -416,6 +416,13 @@ func homePlace(all []token, lower bool) string {
 		if d := dwellingPhrase(ts[k:]); d != "" && home {
 			return d // "we live in a 2 bed flat"
 		}
+		if k < len(ts) && k > j+1 && isCapitalised(ts[k]) && !isMonthOrDay(ts[k].low) {
+			// "Dad moved into his Summerset villa", "we moved into the Old Rectory": a
+			// named place after a determiner.
+			if v := placeRun(ts[k:]); v != "" {
+				return v
+			}
+		}
 		n := ts[j+1]
 		if leadValue[n.low] || common[n.low] || isMonthOrDay(n.low) || !isWord(n.low) || pronouns[n.low] || firstPerson[n.low] {
 			continue
