@@ -124,7 +124,7 @@ func endedNames(p prepared) []endedName {
 					continue // "left for Lisbon", "left her a note"
 				}
 				if (ts[i].low == "dropped" || ts[i].low == "dropping") && slices.ContainsFunc(ts[i+1:min(len(ts), i+6)], func(t token) bool { return t.low == "to" || t.low == "by" }) &&
-					slices.ContainsFunc(ts[i+1:min(len(ts), i+7)], func(t token) bool { return isDigitStart(strings.TrimLeft(t.low, "£$€")) }) {
+					slices.ContainsFunc(ts[i+1:min(len(ts), i+7)], func(t token) bool { return amountStart(t.low) }) {
 					continue // "dropped the direct debit to 95": lowered, not ended
 				}
 				add(ts[i+1:], false, ci)
@@ -139,17 +139,20 @@ func endedNames(p prepared) []endedName {
 			}
 			last := strings.Fields(rest[:m[1]])
 			w := last[len(last)-1]
-			if w == "over" && len(last) > 1 && last[len(last)-2] == "is" && i+len(last) < len(ts) {
+			// after is what follows the ending; a person's ending ("left", "gone") is one
+			// only when nothing follows or a word of endedFollow does.
+			after := ts[min(i+len(last), len(ts)):]
+			followed := len(after) > 0 && !endedFollow[after[0].low]
+			if w == "over" && len(last) > 1 && last[len(last)-2] == "is" && len(after) > 0 {
 				continue // "joris is over in rotterdam": there, not ended
 			}
-			if (w == "left" || w == "quit" || w == "retired" || w == "died") && i+len(last) < len(ts) && !endedFollow[ts[i+len(last)].low] {
-				continue // "leo left his water bottle at school"; "julien's left the CHU" ends the CHU, not julien
+			if (w == "left" || w == "quit" || w == "retired" || w == "died" || w == "up") && followed {
+				// "leo left his water bottle at school"; "julien's left the CHU" ends the
+				// CHU, not julien; "liam finished up friday", not "finished up the report".
+				continue
 			}
-			if w == "gone" && i+len(last) < len(ts) && (!endedFollow[ts[i+len(last)].low] || ts[i+len(last)].low == "and") && !asWell(ts[i+len(last):]) {
+			if w == "gone" && (followed || len(after) > 0 && after[0].low == "and") && !asWell(after) {
 				continue // "shes gone back to the credit union", "kayla's gone and got covid"; but "Square is gone as well"
-			}
-			if w == "up" && i+len(last) < len(ts) && !endedFollow[ts[i+len(last)].low] {
-				continue // "liam finished up friday", not "finished up the report"
 			}
 			if w == "left" && (last[0] == "is" || last[0] == "are" || last[0] == "was" || isDigitStart(ts[i-1].low) || timeUnits[ts[i-1].low]) {
 				continue // "only peanuts is left now", "so 800 left", "six months left on it": what remains

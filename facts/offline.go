@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -1429,17 +1428,27 @@ func paidAmount(ts, before []token) bool {
 	if len(ts) == 0 || speaksOfSelf(ts) {
 		return false
 	}
-	lead := isDigitStart(strings.TrimLeft(ts[0].low, "£$€₱₹¥₦")) || len(ts) > 1 && amountShaped(ts[1].low) && !isNameToken(ts, 0)
-	return lead && slices.ContainsFunc(before, func(t token) bool { return payVerbs[t.low] })
+	lead := amountStart(ts[0].low) || len(ts) > 1 && amountShaped(ts[1].low) && !isNameToken(ts, 0)
+	return lead && slices.ContainsFunc(before, func(t token) bool { return payerVerbs[t.low] })
 }
 
-// payVerbs say that someone pays or is paid an amount.
-var payVerbs = wordSet(`rent rents renting rented pay pays paying paid earn earns earning charge charges charging`)
+// payerVerbs say that someone pays for a thing or is paid for one (paidInto's paidVerbs
+// say what is paid into).
+var payerVerbs = wordSet(`rent rents renting rented pay pays paying paid earn earns earning charge charges charging`)
 
 // pricedServices are the attributes whose holder is paid for: a provider, a plan, a gym,
 // a subscription, a school, a stay (with the household services of serviceWords and each
 // kind of insurance).
 var pricedServices = wordSet(`provider phone-plan gym subscription school university lodging`)
+
+// householdServices are the slots of serviceWords: "energy-supplier", "broadband", ….
+var householdServices = func() map[string]bool {
+	m := map[string]bool{}
+	for _, a := range serviceWords {
+		m[a] = true
+	}
+	return m
+}()
 
 // servicePrice puts an amount the meaning read as a price, a bill or a rent into the slot
 // of the one service the memory names, "<service>-price": "wifi is virgin, £30 a month
@@ -1450,7 +1459,7 @@ var pricedServices = wordSet(`provider phone-plan gym subscription school univer
 func servicePrice(fs []Fact, text string) []Fact {
 	paid := func(f Fact) bool {
 		a := Kebab(f.Attribute)
-		return pricedServices[a] || slices.Contains(slices.Collect(maps.Values(serviceWords)), a) || strings.HasSuffix(a, "-insurance")
+		return pricedServices[a] || householdServices[a] || strings.HasSuffix(a, "-insurance")
 	}
 	mentionsRent := slices.Contains(strings.Fields(strings.ToLower(text)), "rent")
 	out := slices.Clone(fs)

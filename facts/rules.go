@@ -3351,7 +3351,7 @@ func switchValue(rest []token) string {
 // "paying 200 a month into the ISA", "we put 300 euro on the savings every month").
 func paidInto(rest []token) (attr, value string) {
 	for i := 0; i+4 < len(rest); i++ {
-		if !paidVerbs[rest[i].low] || !isDigitStart(strings.TrimLeft(rest[i+1].low, "£$€")) {
+		if !paidVerbs[rest[i].low] || !amountStart(rest[i+1].low) {
 			continue
 		}
 		j := i + 2

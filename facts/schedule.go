@@ -51,7 +51,7 @@ func whenFollows(ts []token) bool {
 }
 
 // habitRe says a thing recurs: "daily", "every", "weekdays", a weekday in the plural.
-var habitRe = regexp.MustCompile(`(?i)\b(?:daily|every|each|weekly|weekdays|weekends|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b`)
+var habitRe = regexp.MustCompile(`(?i)\b(?:daily|every|each|weekly|weekdays|weekends|` + oneDay + `s)\b`)
 
 // moveVerbs put an event at another day or time: "the council moved recycling to fridays".
 var eventMoves = wordSet(`moved changed switched shifted pushed put rescheduled`)

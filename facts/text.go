@@ -449,6 +449,12 @@ func shouted(s string) bool {
 
 func isDigitStart(s string) bool { return s != "" && unicode.IsDigit(rune(s[0])) }
 
+// currencySigns stand before an amount: "£640", "₱2,500".
+const currencySigns = "£$€₱₹¥₦"
+
+// amountStart reports a word that starts an amount, its currency sign left out.
+func amountStart(w string) bool { return isDigitStart(strings.TrimLeft(w, currencySigns)) }
+
 // amountShaped reports whether s is a number written as an amount: with a thousands
 // separator or a decimal point, or of three digits or more ("18,000", "4.50", "1500").
 func amountShaped(s string) bool {
@@ -796,8 +802,12 @@ func nounOpening(ts []token) bool {
 		return false
 	}
 	// "Greystar renewal came in": a singular noun followed by its verb, in the past too.
-	return ts[2].low == "is" || ts[2].low == "was" || ts[2].low == "has" || ts[2].low == "isn't" || ts[2].low == "wasn't" || ts[2].low == "makes" || ts[2].low == "helps" || ts[2].low == "gives" || ts[2].low == "keeps" || pastVerbs[ts[2].low]
+	return nounVerbs[ts[2].low] || pastVerbs[ts[2].low]
 }
+
+// nounVerbs follow a singular noun that opens a clause: "Mental health's a priority",
+// "Pottery class was fun".
+var nounVerbs = wordSet(`is was has isn't wasn't makes helps gives keeps`)
 
 // ownedThings are the amounts and dates a speaker has one of, which "the" names as the
 // speaker's own: "the commute", "the rent", "the dose", "the deadline".

@@ -451,7 +451,7 @@ var (
 
 // leadingDaysRe is a habit's days said before the event they narrow: "mondays standup is
 // 10:00", "fridays swim club is 7:30".
-var leadingDaysRe = regexp.MustCompile(`(?i)^((?:mon|tues|wednes|thurs|fri|satur|sun)days) (?:[a-z]+(?:'s)? ){1,2}(?:is|are|moves?|starts?|goes|runs)\b`)
+var leadingDaysRe = regexp.MustCompile(`(?i)^(` + oneDay + `s) (?:[a-z]+(?:'s)? ){1,2}(?:is|are|moves?|starts?|goes|runs)\b`)
 
 // oneDay is a day's name in the singular: "on Friday" is one day, "on Fridays" a habit.
 const oneDay = `(?:mon|tues|wednes|thurs|fri|satur|sun)day`
