@@ -218,7 +218,10 @@
 //     ("mondays standup is 10:00": on mondays), and so is one week said as one ("for
 //     that week only", "Memorial Day week"); an event said before its clock time with no
 //     verb is a schedule when said as a habit ("standup 9:00 ET daily", not "dinner 7pm
-//     at Luca's").
+//     at Luca's"). A name asked to be called by is the preferred name with a title too
+//     ("you may as well call me Ruth", "that you call me Mrs. Abernathy"), and a
+//     greeting asked as a question ("How do you do.", "hi, how are you?") asks nothing:
+//     the memory around it still states its facts.
 //   - A plan's month is when the planned thing happens, not when the fact became true
 //     ("we're going to crete in july"): no event time for a trip, a flight, a stay or an
 //     event dated ahead.

@@ -1375,6 +1375,12 @@ func TestSwitchedOwnThing(t *testing.T) {
 		{"please call me Jo, only my dad says Joanna", []string{"user/preferred-name=Jo"}},
 		{"I'd rather go by Robin from now on", []string{"user/preferred-name=Robin"}},
 		{"call me when you land", []string{"-user/preferred-name=when"}},
+		{"You might as well call me Marjorie now", []string{"user/preferred-name=Marjorie"}},
+		{"I should like it if you call me Dr. Okonjo in letters", []string{"user/preferred-name=Dr Okonjo"}},
+		{"you call me when you're back", []string{"-user/preferred-name=when"}},
+		// A greeting asked as a question asks nothing.
+		{"How do you do. Please call me Mrs. Achterberg.", []string{"user/preferred-name=Mrs Achterberg"}},
+		{"hey, how are you? we moved to Galway last week", []string{"user/home=Galway"}},
 		{"Ines: sharing a flat in Poblenou with two cyclists", []string{"ines/home=Poblenou"}},
 		{"changed my mind from yes to no", []string{"-user/mind=no"}},
 		{"tap moved my flight to may 10", []string{"-user/flight=10"}},

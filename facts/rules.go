@@ -3380,7 +3380,7 @@ var (
 
 // calledRe reads the name the speaker asks to be called by: "you can call me Alex",
 // "I'd like to go by Sasha", not "nobody calls me Alexandra".
-var calledRe = regexp.MustCompile(`(?i)(?:^|\b(?:can|please|pls|just|to|and|or|rather|now|will|gonna)\b|,)\s*(?:call me|go by)\s+([\p{L}][\p{L}'-]+)`)
+var calledRe = regexp.MustCompile(`(?i)(?:^|\b(?:can|please|pls|just|to|and|or|rather|now|will|gonna|you|well|should)\b|,)\s*(?:call me|go by)\s+((?:(?:mr|mrs|ms|dr|prof)\.?\s+)?[\p{L}][\p{L}'-]+)`)
 
 // owed reads a debt between the speaker and another: "Femi still owes me $500" (femi's
 // owes-<speaker>, $500), "he owes me nothing now" (0), "I owe dad 300" (the speaker's

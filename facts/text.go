@@ -83,6 +83,10 @@ func splitSpeaker(text, speaker string) (string, string) {
 	return text[len(m[0]):], m[1]
 }
 
+// greetingRe is a greeting asked as a question, which asks nothing: "How do you do.",
+// "hi, how are you?", "how's it going".
+var greetingRe = regexp.MustCompile(`(?i)^(?:(?:hi|hello|hey|hiya|morning|evening|good (?:morning|afternoon|evening))[ ,!]+)?(?:how do you do|how are (?:you|things)(?: doing| today)?|how(?:'s| is) it going|how have you been|what'?s up)\W*$`)
+
 // sentenceEnd splits at sentence punctuation followed by a space, and at line breaks.
 var sentenceEnd = regexp.MustCompile(`[.!?;]+(?:\s+|$)|\n+|\s+[-–—]\s+|\s*\.\.\.\s*|\s*[\x{1F300}-\x{1FAFF}\x{2600}-\x{27BF}]+\x{FE0F}?\s*|\s+[:;=]-?[()DPp/|]+(?:\s+|$)`)
 
@@ -101,7 +105,8 @@ func sentences(text string) []sentence {
 			return
 		}
 		ts := skipFillers(tokenize(s)) // once, for both readings of a question
-		out = append(out, sentence{text: s, question: strings.Contains(punct, "?") && isQuestion(ts) || askedPlainly(ts)})
+		asks := strings.Contains(punct, "?") && isQuestion(ts) || askedPlainly(ts)
+		out = append(out, sentence{text: s, question: asks && !greetingRe.MatchString(s)})
 	}
 	for _, ix := range idx {
 		add(text[start:ix[0]], text[ix[0]:ix[1]])
