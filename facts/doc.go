@@ -190,7 +190,7 @@
 //     a job packed in, a car written off, an imperative "cancel Calgary", "given up on
 //     Ronan", "shifted from TIME", a goodbye ("ta ta Telstra"), "stopped covering the
 //     Flovent generic" (the name after the verb it stops), and of the one named before
-//     the verb: gone ("the Hilux is gone", not "gone back to" nor "gone and got"), gone
+//     the verb: gone ("the Hilux is gone", named with a capital; not "gone back to", "gone and got" nor "my voice is gone"), gone
 //     bust, under or into administration, closed or shut down, withdrawn or cancelled
 //     ("YouTube TV is cancelled"), "went on medical leave", "finished up friday". A
 //     currency or a unit before an amount is nobody ("KSh 18,000": amountShaped), and a

@@ -151,8 +151,11 @@ func endedNames(p prepared) []endedName {
 				// CHU, not julien; "liam finished up friday", not "finished up the report".
 				continue
 			}
-			if w == "gone" && (followed || len(after) > 0 && after[0].low == "and") && !asWell(after) {
-				continue // "shes gone back to the credit union", "kayla's gone and got covid"; but "Square is gone as well"
+			if w == "gone" && ((followed || len(after) > 0 && after[0].low == "and") && !asWell(after) || !slices.ContainsFunc(ts[:i], isCapitalised)) {
+				// "shes gone back to the credit union", "kayla's gone and got covid"; but
+				// "Square is gone as well". What is gone is named with a capital: "my
+				// voice is gone" ends nothing.
+				continue
 			}
 			if w == "left" && (last[0] == "is" || last[0] == "are" || last[0] == "was" || isDigitStart(ts[i-1].low) || timeUnits[ts[i-1].low]) {
 				continue // "only peanuts is left now", "so 800 left", "six months left on it": what remains

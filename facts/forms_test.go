@@ -1294,7 +1294,8 @@ func TestEndedNames(t *testing.T) {
 		"shes gone back to her mams for the weekend":                nil,
 		"Marek's gone and bought another bike":                      nil,
 		"she finished up the report at midnight":                    nil,
-		"the storm is gone as well, blue skies":                     {"storm"},
+		"Monzo is gone as well, closed it on friday":                {"Monzo"},
+		"way too much karaoke, my voice is gone":                    nil,
 	}
 	for text, want := range cases {
 		p := prepareForTest(t, text)

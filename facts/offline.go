@@ -718,6 +718,9 @@ func (o *Offline) extract(in Input, p prepared, mem []float32, protos [][][]floa
 			if len(s.vecs) == 0 {
 				continue
 			}
+			if s.attribute == "named" {
+				continue // a state known by its name only ("goodbye sourdough") is no attribute to read by meaning
+			}
 			if strings.HasPrefix(s.attribute, "favourite") && !favouriteRe.MatchString(c.text) {
 				// A favourite is said as one: "I love trying out new recipes" is no
 				// favourite-recipe.

@@ -4299,7 +4299,8 @@ func endedDoses(fs []Fact, values map[string][]string) []Fact {
 		d := f
 		d.Attribute = Kebab(f.Value) + doseSuffix
 		vals := values[d.Slot()]
-		if len(vals) == 0 || slices.ContainsFunc(fs, func(g Fact) bool { return g.Slot() == d.Slot() }) {
+		same := func(g Fact) bool { return g.Slot() == d.Slot() }
+		if len(vals) == 0 || slices.ContainsFunc(fs, same) || slices.ContainsFunc(out, same) {
 			continue
 		}
 		d.Value = vals[0]
