@@ -221,7 +221,10 @@
 //     at Luca's"). A name asked to be called by is the preferred name with a title too
 //     ("you may as well call me Ruth", "that you call me Mrs. Abernathy"), and a
 //     greeting asked as a question ("How do you do.", "hi, how are you?") asks nothing:
-//     the memory around it still states its facts.
+//     the memory around it still states its facts. A capitalised word that opens a
+//     clause and is said to be a percentage or a sum of money is a thing, not a name
+//     ("Commission is 8% on new logos": the speaker's commission; "Mia is 7" stays an
+//     age).
 //   - A plan's month is when the planned thing happens, not when the fact became true
 //     ("we're going to crete in july"): no event time for a trip, a flight, a stay or an
 //     event dated ahead.

@@ -1732,6 +1732,7 @@ func TestOtherEnglishes(t *testing.T) {
 	wantSentences(t, []sentenceCase{
 		{"we're shifting to Pune next month, finally", []string{"user/home=Pune"}},
 		{"Gran moved into her Oakhaven flat on Friday", []string{"grandma/home=Oakhaven"}},
+		{"Commission is 9% on renewals", []string{"user/commission=9%"}},
 		{"Shifted the standup to Thursday", []string{"-user/home=Thursday"}},
 		{"Moved into a bedsitter in Kasarani, KSh 11,500 a month", []string{"-ksh/rent=11,500"}},
 		{"Rs 2,400 for the new maid every month", []string{"-rs/rent=2,400"}},

@@ -746,6 +746,9 @@ func isNameToken(ts []token, i int) bool {
 	if i+1 < len(ts) && !t.end && amountShaped(ts[i+1].low) {
 		return false // "KSh 18,000", "Rs 1500": a currency or a unit; "Mia 7" may be an age
 	}
+	if i+2 < len(ts) && !t.end && isCapitalised(t) && (ts[i+1].low == "is" || ts[i+1].low == "was") && (strings.HasSuffix(ts[i+2].low, "%") || amountStart(ts[i+2].low) && !isDigitStart(ts[i+2].low)) {
+		return false // "Commission is 8% on new logos", "Parking is £6 a day": a thing's amount; "Mia is 7" may be an age
+	}
 	if i == 0 && verbForm(w) && !verbLikeNames[w] {
 		// "Fixing cars is such an art", "Excited to …", "Look at this": a verb opens the
 		// clause, whatever its capital says.

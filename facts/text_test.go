@@ -18,6 +18,8 @@ func TestSubject(t *testing.T) {
 		{"capitalised name", "Mirela started at the bakery on Monday", "user", "", "mirela", ""},
 		{"a doctor's title and a name, said to be someone", "Dr Mbeki is my advisor from september", "user", "", "dr-mbeki", ""},
 		{"a doctor acting on the speaker's state", "Dr Achterberg has added a steroid inhaler", "user", "", "user", ""},
+		{"a thing said to be an amount", "Parking is £6.50 a day at the new site", "user", "", "user", ""},
+		{"one said to be an age", "Ruby is 7 next week", "user", "", "ruby", ""},
 		{"lower-case name", "kwame moved to glasgow for his phd", "user", "", "kwame", ""},
 		{"possessive name", "bilal's car got towed again", "user", "", "bilal", ""},
 		{"possessive chain", "dana's brother felix is a chef in rome", "user", "", "felix", ""},
