@@ -224,7 +224,9 @@
 //     the memory around it still states its facts. A capitalised word that opens a
 //     clause and is said to be a percentage or a sum of money is a thing, not a name
 //     ("Commission is 8% on new logos": the speaker's commission; "Mia is 7" stays an
-//     age).
+//     age). A form of address before a first name leaves the name the subject ("Kuya
+//     Paolo moved", "Aunt Ruth rang": paolo, ruth, as "my aunt Ruth" reads), and "Herr"
+//     and "Frau" are titles as "Mrs" is.
 //   - A plan's month is when the planned thing happens, not when the fact became true
 //     ("we're going to crete in july"): no event time for a trip, a flight, a stay or an
 //     event dated ahead.

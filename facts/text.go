@@ -623,8 +623,12 @@ func isYear(w string) bool {
 	return len(w) == 4 && (strings.HasPrefix(w, "19") || strings.HasPrefix(w, "20")) && strings.Trim(w, "0123456789") == ""
 }
 
-// honorifics stand before a surname: "Mrs Osei", "Dr Khan".
-var honorifics = wordSet(`mr mrs ms dr prof`)
+// honorifics stand before a surname: "Mrs Osei", "Dr Khan", "Herr Yilmaz".
+var honorifics = wordSet(`mr mrs ms dr prof herr frau`)
+
+// kinTitles are forms of address before a first name, in English and in the languages
+// people mix in: "Aunt Ruth", "Kuya Paolo", "Ate Joy", "Tita Baby", "Didi Priya".
+var kinTitles = wordSet(`aunt auntie aunty uncle kuya ate tita tito lola lolo didi bhaiya abuela abuelo tia tio`)
 
 // titledName returns the key of a title and the surname after it at ts[i] ("Mrs Osei":
 // mrs-osei) and how many words they take, else "" and 0.
@@ -1106,6 +1110,11 @@ func (p *people) subject(ts []token, self string) (subj string, rest []token, ro
 		// Two-word names: "Raj Patel moved", "harbour & finch ended".
 		j := i + 1
 		if j < len(ts) && !strings.HasSuffix(ts[i].low, "'s") && j+1 < len(ts) && isCapitalised(ts[j]) && isCapitalised(ts[i]) {
+			if kinTitles[ts[i].low] {
+				// "Kuya Paolo moved to Santa Rosa", "Aunt Ruth rang": the name after the
+				// form of address, as "my aunt Ruth" reads.
+				name = Kebab(strings.TrimSuffix(ts[j].low, "'s"))
+			}
 			j++
 		}
 		p.last = name

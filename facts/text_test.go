@@ -20,6 +20,8 @@ func TestSubject(t *testing.T) {
 		{"a doctor acting on the speaker's state", "Dr Achterberg has added a steroid inhaler", "user", "", "user", ""},
 		{"a thing said to be an amount", "Parking is £6.50 a day at the new site", "user", "", "user", ""},
 		{"one said to be an age", "Ruby is 7 next week", "user", "", "ruby", ""},
+		{"a form of address before a first name", "Tita Baby moved to Quezon City", "user", "", "baby", ""},
+		{"a German title and a surname", "Frau Keller has retired", "user", "", "frau-keller", ""},
 		{"lower-case name", "kwame moved to glasgow for his phd", "user", "", "kwame", ""},
 		{"possessive name", "bilal's car got towed again", "user", "", "bilal", ""},
 		{"possessive chain", "dana's brother felix is a chef in rome", "user", "", "felix", ""},
